@@ -1,0 +1,127 @@
+// Package config holds the set file model: strict decoding with line numbers,
+// environment interpolation, defaults, validation and the revision hash.
+package config
+
+import "time"
+
+// Pod management policies.
+const (
+	OrderedReady = "OrderedReady"
+	Parallel     = "Parallel"
+)
+
+// Update strategy types.
+const (
+	RollingUpdate = "RollingUpdate"
+	OnDelete      = "OnDelete"
+)
+
+// Retention policy values.
+const (
+	Retain = "Retain"
+	Delete = "Delete"
+)
+
+// Set is one StatefulSet-like replica set, after defaults are applied.
+type Set struct {
+	Name                                 string                `yaml:"name" json:"name"`
+	Replicas                             *int                  `yaml:"replicas" json:"replicas"`
+	ServiceName                          string                `yaml:"serviceName" json:"serviceName"`
+	Network                              string                `yaml:"network" json:"network"`
+	PodManagementPolicy                  string                `yaml:"podManagementPolicy" json:"podManagementPolicy"`
+	UpdateStrategy                       UpdateStrategy        `yaml:"updateStrategy" json:"updateStrategy"`
+	MinReadySeconds                      int                   `yaml:"minReadySeconds" json:"minReadySeconds"`
+	RevisionHistoryLimit                 *int                  `yaml:"revisionHistoryLimit" json:"revisionHistoryLimit"`
+	Ordinals                             Ordinals              `yaml:"ordinals" json:"ordinals"`
+	PersistentVolumeClaimRetentionPolicy RetentionPolicy       `yaml:"persistentVolumeClaimRetentionPolicy" json:"persistentVolumeClaimRetentionPolicy"`
+	TerminationGracePeriodSeconds        *int                  `yaml:"terminationGracePeriodSeconds" json:"terminationGracePeriodSeconds"`
+	Template                             Template              `yaml:"template" json:"template"`
+	VolumeClaimTemplates                 []VolumeClaimTemplate `yaml:"volumeClaimTemplates" json:"volumeClaimTemplates,omitempty"`
+
+	// Source is "file:line" of the document the set came from (not part of the file format).
+	Source string `yaml:"-" json:"source,omitempty"`
+}
+
+// UpdateStrategy says how replicas move to a new revision.
+type UpdateStrategy struct {
+	Type          string              `yaml:"type" json:"type"`
+	RollingUpdate RollingUpdateParams `yaml:"rollingUpdate" json:"rollingUpdate"`
+}
+
+// RollingUpdateParams are the rollingUpdate parameters.
+type RollingUpdateParams struct {
+	Partition int `yaml:"partition" json:"partition"`
+	// MaxUnavailable is an integer ("2") or a percentage ("25%") of replicas; default "1".
+	MaxUnavailable IntOrPercent `yaml:"maxUnavailable" json:"maxUnavailable"`
+}
+
+// IntOrPercent is "N" or "N%".
+type IntOrPercent string
+
+// Ordinals sets the first ordinal.
+type Ordinals struct {
+	Start int `yaml:"start" json:"start"`
+}
+
+// RetentionPolicy says what happens to per-ordinal volumes.
+type RetentionPolicy struct {
+	WhenDeleted string `yaml:"whenDeleted" json:"whenDeleted"`
+	WhenScaled  string `yaml:"whenScaled" json:"whenScaled"`
+}
+
+// Template is the replica container.
+type Template struct {
+	Image         string            `yaml:"image" json:"image"`
+	Command       []string          `yaml:"command" json:"command,omitempty"`
+	Args          []string          `yaml:"args" json:"args,omitempty"`
+	Env           map[string]string `yaml:"env" json:"env,omitempty"`
+	WorkingDir    string            `yaml:"workingDir" json:"workingDir,omitempty"`
+	User          string            `yaml:"user" json:"user,omitempty"`
+	Labels        map[string]string `yaml:"labels" json:"labels,omitempty"`
+	Ports         []Port            `yaml:"ports" json:"ports,omitempty"`
+	Healthcheck   *Healthcheck      `yaml:"healthcheck" json:"healthcheck,omitempty"`
+	VolumeMounts  []VolumeMount     `yaml:"volumeMounts" json:"volumeMounts,omitempty"`
+	Resources     Resources         `yaml:"resources" json:"resources"`
+	RestartPolicy string            `yaml:"restartPolicy" json:"restartPolicy,omitempty"`
+}
+
+// Port publishes containerPort on hostPort+ordinal-offset.
+type Port struct {
+	ContainerPort int    `yaml:"containerPort" json:"containerPort"`
+	HostPort      int    `yaml:"hostPort" json:"hostPort,omitempty"`
+	HostIP        string `yaml:"hostIP" json:"hostIP,omitempty"`
+	Protocol      string `yaml:"protocol" json:"protocol,omitempty"`
+}
+
+// Healthcheck overrides the image HEALTHCHECK. Test ["NONE"] disables it.
+type Healthcheck struct {
+	Test        []string `yaml:"test" json:"test"`
+	Interval    Duration `yaml:"interval" json:"interval,omitempty"`
+	Timeout     Duration `yaml:"timeout" json:"timeout,omitempty"`
+	Retries     int      `yaml:"retries" json:"retries,omitempty"`
+	StartPeriod Duration `yaml:"startPeriod" json:"startPeriod,omitempty"`
+}
+
+// Duration is a time.Duration written as "2s" in YAML and JSON.
+type Duration time.Duration
+
+// VolumeMount is a shared named volume or a bind mount (same for every ordinal).
+type VolumeMount struct {
+	Source   string `yaml:"source" json:"source"`
+	Target   string `yaml:"target" json:"target"`
+	ReadOnly bool   `yaml:"readOnly" json:"readOnly,omitempty"`
+}
+
+// Resources limits the replica container.
+type Resources struct {
+	CPUs   string `yaml:"cpus" json:"cpus,omitempty"`
+	Memory string `yaml:"memory" json:"memory,omitempty"`
+}
+
+// VolumeClaimTemplate makes one Docker named volume per ordinal.
+type VolumeClaimTemplate struct {
+	Name       string            `yaml:"name" json:"name"`
+	MountPath  string            `yaml:"mountPath" json:"mountPath"`
+	Driver     string            `yaml:"driver" json:"driver,omitempty"`
+	DriverOpts map[string]string `yaml:"driverOpts" json:"driverOpts,omitempty"`
+}

@@ -1,0 +1,163 @@
+package engine
+
+import (
+	"context"
+	"time"
+)
+
+// Container states as Docker reports them.
+const (
+	StateCreated    = "created"
+	StateRunning    = "running"
+	StateRestarting = "restarting"
+	StatePaused     = "paused"
+	StateExited     = "exited"
+	StateDead       = "dead"
+	StateRemoving   = "removing"
+)
+
+// Health values; HealthNone means the container has no healthcheck.
+const (
+	HealthNone      = ""
+	HealthStarting  = "starting"
+	HealthHealthy   = "healthy"
+	HealthUnhealthy = "unhealthy"
+)
+
+// Replica is one observed container that carries the set's labels.
+type Replica struct {
+	ID       string
+	Name     string
+	Ordinal  int
+	Revision string
+	State    string
+	Health   string
+	// Created is when the container was created.
+	Created time.Time
+	// ReadySince is when the container last became ready (zero if unknown or not ready).
+	// Filled only when Observe is asked for timings.
+	ReadySince time.Time
+}
+
+// Foreign is a container without the set's labels that holds a name the set needs.
+type Foreign struct {
+	ID   string
+	Name string
+	// Owner is the io.ostset.set label of the container, empty if none.
+	Owner string
+}
+
+// Volume is one observed per-ordinal volume carrying the set's labels.
+type Volume struct {
+	Name    string
+	Claim   string
+	Ordinal int
+	Created time.Time
+}
+
+// Observed is a snapshot of what Docker holds for one set.
+type Observed struct {
+	Replicas []Replica
+	Foreign  []Foreign
+	Volumes  []Volume
+}
+
+// ObserveOptions tunes an observation.
+type ObserveOptions struct {
+	// Timings asks for Replica.ReadySince (costs one inspect per ready container).
+	Timings bool
+}
+
+// ReplicaSpec is everything needed to create one replica container.
+type ReplicaSpec struct {
+	Set      string
+	Name     string // container name and hostname
+	Ordinal  int
+	Revision string
+	Image    string // image ID
+	// Entrypoint and Cmd are nil when the image defaults apply.
+	Entrypoint  []string
+	Cmd         []string
+	Env         []string // KEY=value, sorted
+	WorkingDir  string
+	User        string
+	Labels      map[string]string // user labels plus the io.ostset.* labels
+	Network     string            // network name
+	Aliases     []string
+	Ports       []PortBinding
+	Healthcheck *Healthcheck // nil: the image's own
+	Mounts      []Mount
+	Volumes     []VolumeSpec // per-ordinal volumes to ensure before creating
+	NanoCPUs    int64
+	MemoryBytes int64
+	Restart     string // no, always, unless-stopped, on-failure[:N]
+	StopTimeout time.Duration
+}
+
+// PortBinding publishes one container port.
+type PortBinding struct {
+	ContainerPort int
+	HostPort      int
+	HostIP        string
+	Protocol      string // tcp, udp, sctp
+}
+
+// Healthcheck is the Docker healthcheck; Test ["NONE"] disables the image's.
+type Healthcheck struct {
+	Test        []string
+	Interval    time.Duration
+	Timeout     time.Duration
+	Retries     int
+	StartPeriod time.Duration
+}
+
+// Mount is a bind mount (Source is a path) or a named volume (Source is a name).
+type Mount struct {
+	Type     string // "bind" or "volume"
+	Source   string
+	Target   string
+	ReadOnly bool
+}
+
+// VolumeSpec is a per-ordinal volume with its labels.
+type VolumeSpec struct {
+	Name       string
+	Driver     string
+	DriverOpts map[string]string
+	Labels     map[string]string
+}
+
+// Runtime is what the engine needs from a container engine. Implementations must
+// never remove or change an object that does not carry the set's io.ostset.set label.
+type Runtime interface {
+	// Observe lists the set's containers and volumes, and foreign containers named
+	// like the set's replicas (<set>-<digits>).
+	Observe(ctx context.Context, set string, opts ObserveOptions) (Observed, error)
+	// EnsureNetwork returns the ID of the named network, creating a bridge labelled
+	// io.ostset.managed=true if none exists. It never creates a duplicate.
+	EnsureNetwork(ctx context.Context, name string) (string, error)
+	// RemoveNetwork removes the network if ostset created it and nothing is attached;
+	// it reports whether it removed it.
+	RemoveNetwork(ctx context.Context, name string) (bool, error)
+	// CreateReplica ensures the spec's volumes (refusing volumes that exist without
+	// the set's labels), creates the container attached to the network with its
+	// aliases, and starts it. It reports which volumes already existed.
+	CreateReplica(ctx context.Context, spec ReplicaSpec) (CreateResult, error)
+	// StartReplica starts a created or stopped container of the set.
+	StartReplica(ctx context.Context, set, id string) error
+	// RemoveReplica stops (with the grace period) and removes a container of the set.
+	RemoveReplica(ctx context.Context, set, id string, grace time.Duration) error
+	// RemoveVolume removes a volume of the set.
+	RemoveVolume(ctx context.Context, set, name string) error
+	// ResolveImage returns the local image ID of ref.
+	ResolveImage(ctx context.Context, ref string) (string, error)
+	// Watch sends on the returned channel (without blocking; it may coalesce) whenever a
+	// container of the set changes. The subscription is open when Watch returns.
+	Watch(ctx context.Context, set string) (<-chan struct{}, error)
+}
+
+// CreateResult says what CreateReplica found.
+type CreateResult struct {
+	ID            string
+	ReusedVolumes []Volume
+}
