@@ -1,0 +1,48 @@
+# ostset — build, test and demo targets. `make help` lists them.
+GO        ?= go
+BIN       := bin/ostset
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -s -w -X main.version=$(VERSION)
+PKGS      := ./...
+GOLANGCI  ?= $(shell command -v golangci-lint 2>/dev/null || echo $(shell $(GO) env GOPATH)/bin/golangci-lint)
+
+export TESTCONTAINERS_RYUK_DISABLED ?= true
+export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
+
+.PHONY: help build demo-image test-images demo test test-unit test-integration lint bench clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
+
+build: ## build bin/ostset
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ostset
+
+demo-image: ## build the demo image ostset/web:demo (no registry needed)
+	scripts/build-images.sh demo
+
+test-images: ## build the images the integration tests use
+	scripts/build-images.sh test
+
+demo: build demo-image ## build everything and run examples/web (3 replicas)
+	$(BIN) up -f examples/web/set.yaml
+
+test: test-unit test-integration ## unit tests with -race, then integration tests on the real engine
+
+test-unit: ## unit tests (no Docker needed)
+	$(GO) test -race -count=1 $(PKGS)
+
+test-integration: build test-images ## integration tests on the real Docker engine
+	$(GO) test -race -count=1 -tags integration -timeout 20m ./docker/ ./integration/
+
+lint: ## gofmt, go vet, golangci-lint
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+	$(GO) vet -tags integration $(PKGS)
+	$(GOLANGCI) run --build-tags integration $(PKGS)
+
+bench: build demo-image ## planner benchmarks and end-to-end timings on the real engine (numbers in docs/benchmarks.md)
+	$(GO) test -run '^$$' -bench . -benchmem ./engine/
+	scripts/bench.sh
+
+clean: ## remove build output
+	rm -rf bin
