@@ -1,0 +1,61 @@
+package config
+
+import "time"
+
+// These accessors read a Set as ostset runs it: on a Set without defaults
+// they answer with the defaults.
+
+// DesiredReplicas is spec.replicas.
+func (s Set) DesiredReplicas() int {
+	if s.Replicas == nil {
+		return 1
+	}
+	return *s.Replicas
+}
+
+// MaxUnavailableCount is how many replicas a rolling update may take down at
+// once: maxUnavailable resolved against the replica count (percentages round
+// down), at least 1 so that a rollout always makes progress.
+func (s Set) MaxUnavailableCount() int {
+	v := s.UpdateStrategy.RollingUpdate.MaxUnavailable
+	if v == "" {
+		v = DefaultMaxUnavailable
+	}
+	n, err := v.resolve(s.DesiredReplicas())
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
+}
+
+// HistoryLimit is how many old revisions to keep.
+func (s Set) HistoryLimit() int {
+	if s.RevisionHistoryLimit == nil {
+		return DefaultRevisionHistoryLimit
+	}
+	return *s.RevisionHistoryLimit
+}
+
+// GracePeriod is how long a replica gets between SIGTERM and SIGKILL.
+func (s Set) GracePeriod() time.Duration {
+	if s.TerminationGracePeriodSeconds == nil {
+		return DefaultGracePeriodSeconds * time.Second
+	}
+	return time.Duration(*s.TerminationGracePeriodSeconds) * time.Second
+}
+
+// Partition is the lowest ordinal a rolling update touches; 0 under OnDelete,
+// where the partition has no meaning.
+func (s Set) Partition() int {
+	if s.UpdateStrategy.Type != RollingUpdate && s.UpdateStrategy.Type != "" {
+		return 0
+	}
+	return s.UpdateStrategy.RollingUpdate.Partition
+}
+
+// FirstOrdinal is the ordinal of the first replica.
+func (s Set) FirstOrdinal() int { return s.Ordinals.Start }
+
+// EndOrdinal is one past the ordinal of the last replica: the set's ordinals
+// are FirstOrdinal() <= i < EndOrdinal().
+func (s Set) EndOrdinal() int { return s.Ordinals.Start + s.DesiredReplicas() }

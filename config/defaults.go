@@ -1,0 +1,113 @@
+package config
+
+import (
+	"maps"
+	"slices"
+)
+
+// Defaults for fields the set file leaves out.
+const (
+	DefaultNetwork              = "ostset"
+	DefaultMaxUnavailable       = "1"
+	DefaultRevisionHistoryLimit = 10
+	DefaultGracePeriodSeconds   = 10
+	DefaultRestartPolicy        = "unless-stopped"
+	DefaultProtocol             = "tcp"
+	DefaultVolumeDriver         = "local"
+)
+
+// ApplyDefaults fills every field left empty. Afterwards Replicas,
+// RevisionHistoryLimit and TerminationGracePeriodSeconds are non-nil.
+// Template.Healthcheck stays nil when not given: nil means "keep the image's
+// HEALTHCHECK", which is not the same as any healthcheck we could write.
+func (s *Set) ApplyDefaults() {
+	if s.Replicas == nil {
+		s.Replicas = ptr(1)
+	}
+	if s.ServiceName == "" {
+		s.ServiceName = s.Name
+	}
+	if s.Network == "" {
+		s.Network = DefaultNetwork
+	}
+	if s.PodManagementPolicy == "" {
+		s.PodManagementPolicy = OrderedReady
+	}
+	if s.UpdateStrategy.Type == "" {
+		s.UpdateStrategy.Type = RollingUpdate
+	}
+	if s.UpdateStrategy.RollingUpdate.MaxUnavailable == "" {
+		s.UpdateStrategy.RollingUpdate.MaxUnavailable = DefaultMaxUnavailable
+	}
+	if s.RevisionHistoryLimit == nil {
+		s.RevisionHistoryLimit = ptr(DefaultRevisionHistoryLimit)
+	}
+	if s.PersistentVolumeClaimRetentionPolicy.WhenDeleted == "" {
+		s.PersistentVolumeClaimRetentionPolicy.WhenDeleted = Retain
+	}
+	if s.PersistentVolumeClaimRetentionPolicy.WhenScaled == "" {
+		s.PersistentVolumeClaimRetentionPolicy.WhenScaled = Retain
+	}
+	if s.TerminationGracePeriodSeconds == nil {
+		s.TerminationGracePeriodSeconds = ptr(DefaultGracePeriodSeconds)
+	}
+	s.Template.applyDefaults()
+	for i := range s.VolumeClaimTemplates {
+		if s.VolumeClaimTemplates[i].Driver == "" {
+			s.VolumeClaimTemplates[i].Driver = DefaultVolumeDriver
+		}
+	}
+}
+
+func (t *Template) applyDefaults() {
+	if t.RestartPolicy == "" {
+		t.RestartPolicy = DefaultRestartPolicy
+	}
+	for i := range t.Ports {
+		if t.Ports[i].Protocol == "" {
+			t.Ports[i].Protocol = DefaultProtocol
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// clone returns a deep copy, so that defaults can be applied or fields
+// expanded without touching the caller's slices and maps.
+func (s Set) clone() Set {
+	if s.Replicas != nil {
+		s.Replicas = ptr(*s.Replicas)
+	}
+	if s.RevisionHistoryLimit != nil {
+		s.RevisionHistoryLimit = ptr(*s.RevisionHistoryLimit)
+	}
+	if s.TerminationGracePeriodSeconds != nil {
+		s.TerminationGracePeriodSeconds = ptr(*s.TerminationGracePeriodSeconds)
+	}
+	s.Template = s.Template.clone()
+	s.VolumeClaimTemplates = cloneClaims(s.VolumeClaimTemplates)
+	return s
+}
+
+func (t Template) clone() Template {
+	t.Command = slices.Clone(t.Command)
+	t.Args = slices.Clone(t.Args)
+	t.Env = maps.Clone(t.Env)
+	t.Labels = maps.Clone(t.Labels)
+	t.Ports = slices.Clone(t.Ports)
+	t.VolumeMounts = slices.Clone(t.VolumeMounts)
+	if t.Healthcheck != nil {
+		h := *t.Healthcheck
+		h.Test = slices.Clone(h.Test)
+		t.Healthcheck = &h
+	}
+	return t
+}
+
+func cloneClaims(claims []VolumeClaimTemplate) []VolumeClaimTemplate {
+	claims = slices.Clone(claims)
+	for i := range claims {
+		claims[i].DriverOpts = maps.Clone(claims[i].DriverOpts)
+	}
+	return claims
+}

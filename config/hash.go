@@ -1,0 +1,169 @@
+package config
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+)
+
+// RevisionSpec is what a revision pins: everything that shapes a replica
+// container. Replicas, partition, maxUnavailable, policies, minReadySeconds,
+// retention, history limit and grace period are deliberately not in it:
+// changing them must not roll the set.
+type RevisionSpec struct {
+	Template             Template              `json:"template"` // with Image = the reference as written
+	ImageID              string                `json:"imageID"`
+	VolumeClaimTemplates []VolumeClaimTemplate `json:"volumeClaimTemplates,omitempty"`
+	ServiceName          string                `json:"serviceName"`
+	Network              string                `json:"network"`
+	RestartedAt          string                `json:"restartedAt,omitempty"` // rollout restart stamp
+}
+
+// RevisionSpec returns the revision s would run with the image reference
+// resolved to imageID. Defaults are applied to a copy first, so a Set with
+// and without explicit defaults yields the same revision. The result shares
+// nothing with s. RestartedAt is left for the caller to carry over.
+func (s Set) RevisionSpec(imageID string) RevisionSpec {
+	s = s.clone()
+	s.ApplyDefaults()
+	return RevisionSpec{
+		Template:             s.Template,
+		ImageID:              imageID,
+		VolumeClaimTemplates: s.VolumeClaimTemplates,
+		ServiceName:          s.ServiceName,
+		Network:              s.Network,
+	}
+}
+
+// RevisionName is the name of a revision of set: "<set>-<hash>".
+func RevisionName(set, hash string) string { return set + "-" + hash }
+
+// Hash is the revision hash: 10 lowercase hex characters of a SHA-256 over a
+// canonical form of r. It is a promise to users: if it changes for an
+// unchanged spec, upgrading ostset rolls every replica of every set. So the
+// canonical form below is its own versioned type, independent of the JSON
+// tags of the model, and it must never change meaning. A field added to the
+// model later goes in with omitempty, so that specs not using it keep their
+// hash. A deliberate change of the form is a new "v".
+//
+// The image counts only by ID (a tag renamed or re-pushed with the same
+// content does not roll); the reference is used only when the ID is unknown.
+// Nil and empty lists and maps hash alike, map order does not matter, and
+// durations count by value ("60s" and "1m" are the same).
+func (r RevisionSpec) Hash() string {
+	b, err := json.Marshal(r.canonical())
+	if err != nil {
+		panic("config: revision spec does not marshal: " + err.Error()) // plain strings, ints, maps
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:5])
+}
+
+type hashSpecV1 struct {
+	V                    int          `json:"v"`
+	Template             hashTemplate `json:"template"`
+	VolumeClaimTemplates []hashClaim  `json:"volumeClaimTemplates,omitempty"`
+	ServiceName          string       `json:"serviceName"`
+	Network              string       `json:"network"`
+	RestartedAt          string       `json:"restartedAt,omitempty"`
+}
+
+type hashTemplate struct {
+	Image         string            `json:"image"`
+	Command       []string          `json:"command,omitempty"`
+	Args          []string          `json:"args,omitempty"`
+	Env           map[string]string `json:"env,omitempty"`
+	WorkingDir    string            `json:"workingDir,omitempty"`
+	User          string            `json:"user,omitempty"`
+	Labels        map[string]string `json:"labels,omitempty"`
+	Ports         []hashPort        `json:"ports,omitempty"`
+	Healthcheck   *hashHealthcheck  `json:"healthcheck,omitempty"`
+	VolumeMounts  []hashMount       `json:"volumeMounts,omitempty"`
+	CPUs          string            `json:"cpus,omitempty"`
+	Memory        string            `json:"memory,omitempty"`
+	RestartPolicy string            `json:"restartPolicy,omitempty"`
+}
+
+type hashPort struct {
+	ContainerPort int    `json:"containerPort"`
+	HostPort      int    `json:"hostPort,omitempty"`
+	HostIP        string `json:"hostIP,omitempty"`
+	Protocol      string `json:"protocol,omitempty"`
+}
+
+type hashHealthcheck struct {
+	Test        []string `json:"test,omitempty"`
+	Interval    string   `json:"interval,omitempty"`
+	Timeout     string   `json:"timeout,omitempty"`
+	Retries     int      `json:"retries,omitempty"`
+	StartPeriod string   `json:"startPeriod,omitempty"`
+}
+
+type hashMount struct {
+	Source   string `json:"source"`
+	Target   string `json:"target"`
+	ReadOnly bool   `json:"readOnly,omitempty"`
+}
+
+type hashClaim struct {
+	Name       string            `json:"name"`
+	MountPath  string            `json:"mountPath"`
+	Driver     string            `json:"driver,omitempty"`
+	DriverOpts map[string]string `json:"driverOpts,omitempty"`
+}
+
+func (r RevisionSpec) canonical() hashSpecV1 {
+	t := r.Template
+	image := r.ImageID
+	if image == "" {
+		image = t.Image
+	}
+	h := hashSpecV1{
+		V: 1,
+		Template: hashTemplate{
+			Image:         image,
+			Command:       t.Command,
+			Args:          t.Args,
+			Env:           t.Env,
+			WorkingDir:    t.WorkingDir,
+			User:          t.User,
+			Labels:        t.Labels,
+			CPUs:          t.Resources.CPUs,
+			Memory:        t.Resources.Memory,
+			RestartPolicy: t.RestartPolicy,
+		},
+		ServiceName: r.ServiceName,
+		Network:     r.Network,
+		RestartedAt: r.RestartedAt,
+	}
+	// The conversions below stop compiling when the model gains a field, so
+	// that it is added here on purpose (TestHashCoversEveryField watches the
+	// rest).
+	for _, p := range t.Ports {
+		h.Template.Ports = append(h.Template.Ports, hashPort(p))
+	}
+	if hc := t.Healthcheck; hc != nil {
+		h.Template.Healthcheck = &hashHealthcheck{
+			Test:        hc.Test,
+			Interval:    durationKey(hc.Interval),
+			Timeout:     durationKey(hc.Timeout),
+			Retries:     hc.Retries,
+			StartPeriod: durationKey(hc.StartPeriod),
+		}
+	}
+	for _, m := range t.VolumeMounts {
+		h.Template.VolumeMounts = append(h.Template.VolumeMounts, hashMount(m))
+	}
+	for _, c := range r.VolumeClaimTemplates {
+		h.VolumeClaimTemplates = append(h.VolumeClaimTemplates, hashClaim(c))
+	}
+	return h
+}
+
+// durationKey leaves an unset duration out rather than writing "0s".
+func durationKey(d Duration) string {
+	if d == 0 {
+		return ""
+	}
+	return d.String()
+}

@@ -1,0 +1,236 @@
+package config
+
+import (
+	"encoding/json"
+	"reflect"
+	"regexp"
+	"slices"
+	"testing"
+	"time"
+)
+
+const testImageID = "sha256:4c3ad1b2c9e0f6a1d87b5e0f2a3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e"
+
+// These hashes are a promise to users: if one changes, upgrading ostset rolls
+// every replica of every set. Never update them to make a test pass; bump the
+// canonical form's version instead, deliberately.
+func TestHashGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		spec RevisionSpec
+		want string
+	}{{
+		name: "minimal",
+		spec: Set{Name: "web", Template: Template{Image: "redis:7"}}.RevisionSpec(testImageID),
+		want: "85a47f94e6",
+	}, {
+		name: "full",
+		spec: validSet().RevisionSpec(testImageID),
+		want: "d4348356fb",
+	}, {
+		name: "restarted",
+		spec: func() RevisionSpec {
+			r := validSet().RevisionSpec(testImageID)
+			r.RestartedAt = "2026-01-02T03:04:05Z"
+			return r
+		}(),
+		want: "e28cf5e1a4",
+	}, {
+		name: "escaping",
+		spec: Set{Name: "web", Template: Template{Image: "x", Env: map[string]string{"A": "<b>&\"é\"\n\t\u2028"}}}.RevisionSpec(testImageID),
+		want: "54471c345b",
+	}, {
+		name: "unknown image ID",
+		spec: Set{Name: "web", Template: Template{Image: "redis:7"}}.RevisionSpec(""),
+		want: "09825aee53",
+	}}
+	for _, tt := range tests {
+		if got := tt.spec.Hash(); got != tt.want {
+			t.Errorf("%s: Hash() = %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+// The canonical form, spelled out, to show what changed when a golden hash
+// breaks.
+func TestHashCanonicalForm(t *testing.T) {
+	r := Set{Name: "web", Template: Template{
+		Image:       "redis:7",
+		Env:         map[string]string{"B": "2", "A": "1"},
+		Healthcheck: &Healthcheck{Test: []string{"NONE"}, Interval: Duration(90 * time.Second)},
+	}}.RevisionSpec(testImageID)
+	r.RestartedAt = "2026-01-02T03:04:05Z"
+	b, err := json.Marshal(r.canonical())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"v":1,"template":{"image":"` + testImageID + `","env":{"A":"1","B":"2"},"healthcheck":{"test":["NONE"],"interval":"1m30s"},"restartPolicy":"unless-stopped"},"serviceName":"web","network":"ostset","restartedAt":"2026-01-02T03:04:05Z"}`
+	if string(b) != want {
+		t.Errorf("canonical form\n got %s\nwant %s", b, want)
+	}
+}
+
+func TestHashFormat(t *testing.T) {
+	h := validSet().RevisionSpec(testImageID).Hash()
+	if !regexp.MustCompile(`^[0-9a-f]{10}$`).MatchString(h) {
+		t.Errorf("Hash() = %q, want 10 lowercase hex characters", h)
+	}
+	if got := RevisionName("web", h); got != "web-"+h {
+		t.Errorf("RevisionName = %q", got)
+	}
+}
+
+func TestHashIgnoresWhatDoesNotShapeAReplica(t *testing.T) {
+	base := validSet().RevisionSpec(testImageID).Hash()
+	tests := []struct {
+		name  string
+		edit  func(*Set)
+		image string
+	}{
+		{name: "replicas", edit: func(s *Set) { s.Replicas = ptr(7) }},
+		{name: "partition", edit: func(s *Set) { s.UpdateStrategy.RollingUpdate.Partition = 2 }},
+		{name: "maxUnavailable", edit: func(s *Set) { s.UpdateStrategy.RollingUpdate.MaxUnavailable = "50%" }},
+		{name: "strategy", edit: func(s *Set) { s.UpdateStrategy.Type = OnDelete }},
+		{name: "pod management", edit: func(s *Set) { s.PodManagementPolicy = Parallel }},
+		{name: "minReadySeconds", edit: func(s *Set) { s.MinReadySeconds = 30 }},
+		{name: "history", edit: func(s *Set) { s.RevisionHistoryLimit = ptr(2) }},
+		{name: "ordinals", edit: func(s *Set) { s.Ordinals.Start = 5 }},
+		{name: "retention", edit: func(s *Set) { s.PersistentVolumeClaimRetentionPolicy.WhenScaled = Delete }},
+		{name: "grace period", edit: func(s *Set) { s.TerminationGracePeriodSeconds = ptr(60) }},
+		{name: "source", edit: func(s *Set) { s.Source = "other.yaml:3" }},
+		{name: "image reference (only the ID counts)", edit: func(s *Set) { s.Template.Image = "registry.example/redis:renamed" }},
+		{name: "explicit defaults", edit: func(s *Set) {
+			s.ApplyDefaults()
+			s.Template.RestartPolicy = "unless-stopped"
+		}},
+		{name: "map order", edit: func(s *Set) {
+			s.Template.Env = map[string]string{"SET": "{{.Set}}", "ORDINAL": "{{.Ordinal}}"}
+		}},
+		{name: "durations by value", edit: func(s *Set) { s.Template.Healthcheck.Interval = Duration(2000 * time.Millisecond) }},
+	}
+	for _, tt := range tests {
+		s := validSet()
+		tt.edit(&s)
+		if got := s.RevisionSpec(testImageID).Hash(); got != base {
+			t.Errorf("%s changed the hash: %s, want %s", tt.name, got, base)
+		}
+	}
+}
+
+func TestHashNormalisesEmpty(t *testing.T) {
+	empty := Set{Name: "web", ServiceName: "web", Template: Template{
+		Image:        "x",
+		Command:      []string{},
+		Args:         []string{},
+		Env:          map[string]string{},
+		Labels:       map[string]string{},
+		Ports:        []Port{},
+		VolumeMounts: []VolumeMount{},
+		Healthcheck:  &Healthcheck{Test: []string{}},
+	}, VolumeClaimTemplates: []VolumeClaimTemplate{{Name: "d", MountPath: "/d", DriverOpts: map[string]string{}}}}
+	nilled := Set{Name: "web", Template: Template{Image: "x", Healthcheck: &Healthcheck{}},
+		VolumeClaimTemplates: []VolumeClaimTemplate{{Name: "d", MountPath: "/d"}}}
+	if a, b := empty.RevisionSpec("id").Hash(), nilled.RevisionSpec("id").Hash(); a != b {
+		t.Errorf("empty slices and maps hash %s, nil ones %s", a, b)
+	}
+	noClaims := Set{Name: "web", Template: Template{Image: "x"}, VolumeClaimTemplates: []VolumeClaimTemplate{}}
+	nilClaims := Set{Name: "web", Template: Template{Image: "x"}}
+	if a, b := noClaims.RevisionSpec("id").Hash(), nilClaims.RevisionSpec("id").Hash(); a != b {
+		t.Errorf("empty claims hash %s, nil claims %s", a, b)
+	}
+}
+
+func TestHashChangesWithTheReplica(t *testing.T) {
+	base := validSet().RevisionSpec(testImageID).Hash()
+	tests := []struct {
+		name    string
+		edit    func(*Set)
+		imageID string
+	}{
+		{name: "image ID", edit: func(*Set) {}, imageID: "sha256:0000000000000000000000000000000000000000000000000000000000000000"},
+		{name: "env value", edit: func(s *Set) { s.Template.Env["SET"] = "other" }},
+		{name: "env key", edit: func(s *Set) { s.Template.Env["NEW"] = "" }},
+		{name: "command", edit: func(s *Set) { s.Template.Command = s.Template.Command[:1] }},
+		{name: "command vs args", edit: func(s *Set) {
+			s.Template.Args = append(s.Template.Command[1:], s.Template.Args...)
+			s.Template.Command = s.Template.Command[:1]
+		}},
+		{name: "args", edit: func(s *Set) { s.Template.Args = []string{"--port", "6380"} }},
+		{name: "working dir", edit: func(s *Set) { s.Template.WorkingDir = "/srv" }},
+		{name: "user", edit: func(s *Set) { s.Template.User = "1000" }},
+		{name: "labels", edit: func(s *Set) { s.Template.Labels["team"] = "b" }},
+		{name: "port", edit: func(s *Set) { s.Template.Ports[0].HostPort++ }},
+		{name: "port protocol", edit: func(s *Set) { s.Template.Ports[0].Protocol = "sctp" }},
+		{name: "healthcheck", edit: func(s *Set) { s.Template.Healthcheck.Retries = 4 }},
+		{name: "healthcheck interval", edit: func(s *Set) { s.Template.Healthcheck.Interval = Duration(3 * time.Second) }},
+		{name: "no healthcheck", edit: func(s *Set) { s.Template.Healthcheck = nil }},
+		{name: "mount", edit: func(s *Set) { s.Template.VolumeMounts[0].ReadOnly = false }},
+		{name: "cpus", edit: func(s *Set) { s.Template.Resources.CPUs = "1" }},
+		{name: "memory", edit: func(s *Set) { s.Template.Resources.Memory = "1Gi" }},
+		{name: "restart policy", edit: func(s *Set) { s.Template.RestartPolicy = "always" }},
+		{name: "claim", edit: func(s *Set) { s.VolumeClaimTemplates[0].MountPath = "/srv" }},
+		{name: "claim driver", edit: func(s *Set) { s.VolumeClaimTemplates[0].DriverOpts = map[string]string{"type": "tmpfs"} }},
+		{name: "service name", edit: func(s *Set) { s.ServiceName = "other" }},
+		{name: "network", edit: func(s *Set) { s.Network = "other" }},
+	}
+	for _, tt := range tests {
+		s := validSet()
+		tt.edit(&s)
+		id := tt.imageID
+		if id == "" {
+			id = testImageID
+		}
+		if got := s.RevisionSpec(id).Hash(); got == base {
+			t.Errorf("%s did not change the hash", tt.name)
+		}
+	}
+	restarted := validSet().RevisionSpec(testImageID)
+	restarted.RestartedAt = "2026-01-02T03:04:05Z"
+	if restarted.Hash() == base {
+		t.Error("RestartedAt did not change the hash")
+	}
+}
+
+// Every field of the replica model must be in the canonical form, or a change
+// to it would not roll the set. When this fails, add the new field to
+// hashSpecV1 with omitempty (so that existing hashes stay the same) and to
+// this list.
+func TestHashCoversEveryField(t *testing.T) {
+	hashed := map[reflect.Type][]string{
+		reflect.TypeFor[Template]():            {"Image", "Command", "Args", "Env", "WorkingDir", "User", "Labels", "Ports", "Healthcheck", "VolumeMounts", "Resources", "RestartPolicy"},
+		reflect.TypeFor[Healthcheck]():         {"Test", "Interval", "Timeout", "Retries", "StartPeriod"},
+		reflect.TypeFor[Resources]():           {"CPUs", "Memory"},
+		reflect.TypeFor[Port]():                {"ContainerPort", "HostPort", "HostIP", "Protocol"},
+		reflect.TypeFor[VolumeMount]():         {"Source", "Target", "ReadOnly"},
+		reflect.TypeFor[VolumeClaimTemplate](): {"Name", "MountPath", "Driver", "DriverOpts"},
+		reflect.TypeFor[RevisionSpec]():        {"Template", "ImageID", "VolumeClaimTemplates", "ServiceName", "Network", "RestartedAt"},
+	}
+	for typ, want := range hashed {
+		var got []string
+		for f := range typ.Fields() {
+			got = append(got, f.Name)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%v has fields %v; the revision hash covers %v", typ, got, want)
+		}
+	}
+}
+
+func TestRevisionSpecIsACopy(t *testing.T) {
+	s := validSet()
+	r := s.RevisionSpec(testImageID)
+	r.Template.Env["SET"] = "changed"
+	r.Template.Command[0] = "changed"
+	r.Template.Ports[0].Protocol = "udp"
+	r.Template.Healthcheck.Test[0] = "NONE"
+	r.VolumeClaimTemplates[0].Name = "changed"
+	if !reflect.DeepEqual(s, validSet()) {
+		t.Errorf("changing the RevisionSpec changed the Set: %+v", s)
+	}
+	if s.Template.Ports[0].Protocol != "" {
+		t.Error("RevisionSpec applied defaults to the Set's own ports")
+	}
+	if r.Template.Image != "redis:7" || r.ImageID != testImageID || r.ServiceName != "web" || r.Network != "ostset" {
+		t.Errorf("RevisionSpec = %+v", r)
+	}
+}

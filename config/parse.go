@@ -1,0 +1,259 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Load reads the set file at path and parses it; see Parse.
+func Load(path string, lookupEnv func(string) (string, bool)) ([]Set, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data, lookupEnv)
+}
+
+// Parse reads every set in a set file: one YAML document per set (empty
+// documents are skipped), with environment variables interpolated, defaults
+// applied and everything validated. filename only labels errors
+// ("set.yaml:7: ...") and Set.Source, which is the line of the document's
+// first key. lookupEnv resolves variables (os.LookupEnv in the CLI); nil means
+// none is set.
+//
+// Variables are expanded in values after YAML parsing, as docker compose
+// does, so a value cannot break the YAML around it, comments are not
+// expanded, and lines stay right. Keys are never expanded.
+//
+// The error joins every problem found, one per line, each as
+// "FILE:LINE: field.path: message"; no sets are returned with it. A file
+// without any set is an error.
+func Parse(filename string, data []byte, lookupEnv func(string) (string, bool)) ([]Set, error) {
+	if lookupEnv == nil {
+		lookupEnv = func(string) (string, bool) { return "", false }
+	}
+	var (
+		sets    []Set
+		errs    []error
+		defined = map[string]string{} // set name -> source
+	)
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			// The parser cannot resume after a syntax error.
+			errs = append(errs, yamlErrors(filename, err)...)
+			break
+		}
+		if len(doc.Content) == 0 || doc.Content[0].ShortTag() == "!!null" {
+			continue
+		}
+		root := doc.Content[0]
+		set, docErrs := parseDocument(filename, root, lookupEnv)
+		if len(docErrs) > 0 {
+			errs = append(errs, docErrs...)
+			continue
+		}
+		if first, dup := defined[set.Name]; dup {
+			errs = append(errs, fmt.Errorf("%s:%d: name: set %q is already defined at %s",
+				filename, indexLines(root).lineOf("name"), set.Name, first))
+			continue
+		}
+		defined[set.Name] = set.Source
+		sets = append(sets, set)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if len(sets) == 0 {
+		return nil, fmt.Errorf("%s: no sets defined", filename)
+	}
+	return sets, nil
+}
+
+// parseDocument turns one non-empty YAML document into a defaulted, valid Set.
+// Its errors come in line order.
+func parseDocument(filename string, root *yaml.Node, lookupEnv func(string) (string, bool)) (Set, []error) {
+	var problems []problem
+	report := func(n *yaml.Node, path, msg string) {
+		problems = append(problems, problem{n.Line, path, msg})
+	}
+	if root.Kind != yaml.MappingNode {
+		report(root, "", fmt.Sprintf("expected a mapping describing a set, got %s", kindName(root.Kind, root.Value)))
+		return Set{}, formatProblems(filename, problems)
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if k := root.Content[i].Value; k == "apiVersion" || k == "kind" {
+			report(root, "", "Kubernetes manifests are not supported yet")
+			return Set{}, formatProblems(filename, problems)
+		}
+	}
+	interpolateNode(root, "", lookupEnv, report)
+	if len(problems) > 0 {
+		return Set{}, formatProblems(filename, problems)
+	}
+	// Carry on after shape errors: validation still has things to say about
+	// the other fields, and all of it is more useful in one go.
+	bad := checkSchema(root, reflect.TypeFor[Set](), "", report)
+	var s Set
+	if err := root.Decode(&s); err != nil && len(problems) == 0 {
+		// checkSchema should have caught everything; keep yaml's word if not.
+		return Set{}, yamlErrors(filename, err)
+	}
+	s.Source = fmt.Sprintf("%s:%d", filename, root.Line)
+	s.ApplyDefaults()
+	lines := indexLines(root)
+	for _, fe := range s.validate() {
+		if !within(fe.Path, bad) {
+			problems = append(problems, problem{lines.lineOf(fe.Path), fe.Path, fe.Message})
+		}
+	}
+	return s, formatProblems(filename, problems)
+}
+
+type problem struct {
+	line          int
+	path, message string
+}
+
+// formatProblems writes each problem as "FILE:LINE: path: message", by line.
+func formatProblems(filename string, problems []problem) []error {
+	slices.SortStableFunc(problems, func(a, b problem) int { return a.line - b.line })
+	var errs []error
+	for _, p := range problems {
+		if p.path == "" {
+			errs = append(errs, fmt.Errorf("%s:%d: %s", filename, p.line, p.message))
+		} else {
+			errs = append(errs, fmt.Errorf("%s:%d: %s: %s", filename, p.line, p.path, p.message))
+		}
+	}
+	return errs
+}
+
+// within reports whether path is one of paths or inside one of them ("" is
+// the whole document).
+func within(path string, paths []string) bool {
+	for _, p := range paths {
+		if p == "" || path == p || strings.HasPrefix(path, p+".") || strings.HasPrefix(path, p+"[") {
+			return true
+		}
+	}
+	return false
+}
+
+var yamlLineRe = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+// yamlErrors rewrites yaml's "yaml: line 7: message" as "FILE:7: message".
+func yamlErrors(filename string, err error) []error {
+	msgs := []string{err.Error()}
+	if te, ok := err.(*yaml.TypeError); ok {
+		msgs = te.Errors
+	}
+	errs := make([]error, 0, len(msgs))
+	for _, msg := range msgs {
+		if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
+			errs = append(errs, fmt.Errorf("%s:%s: %s", filename, m[1], m[2]))
+		} else {
+			errs = append(errs, fmt.Errorf("%s: %s", filename, strings.TrimPrefix(msg, "yaml: ")))
+		}
+	}
+	return errs
+}
+
+// fieldLines maps field paths ("template.ports[0].hostPort") to the line they
+// are written on, so that validation, which knows nothing about YAML, can
+// still point at the right line.
+type fieldLines struct {
+	lines map[string]int
+	doc   int
+}
+
+func indexLines(root *yaml.Node) fieldLines {
+	f := fieldLines{lines: map[string]int{}, doc: root.Line}
+	f.add(root, "", 0)
+	return f
+}
+
+func (f fieldLines) add(n *yaml.Node, path string, depth int) {
+	if depth > 100 { // aliases can nest; give up rather than loop
+		return
+	}
+	switch n.Kind {
+	case yaml.AliasNode:
+		f.add(n.Alias, path, depth+1)
+	case yaml.MappingNode:
+		f.addPairs(n, path, depth)
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			if _, ok := f.lines[p]; !ok {
+				f.lines[p] = c.Line
+			}
+			f.add(c, p, depth+1)
+		}
+	}
+}
+
+// addPairs indexes the keys of mapping n. Keys written in the mapping win
+// over merged ones ("<<: *base"), as they do in YAML, so merges go last and
+// only add keys not yet seen.
+func (f fieldLines) addPairs(n *yaml.Node, path string, depth int) {
+	var merges []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.ShortTag() == "!!merge" {
+			merges = append(merges, v)
+			continue
+		}
+		p := joinPath(path, k.Value)
+		if _, seen := f.lines[p]; !seen {
+			f.lines[p] = k.Line
+			f.add(v, p, depth+1)
+		}
+	}
+	for _, m := range merges {
+		if m.Kind == yaml.SequenceNode {
+			for _, c := range m.Content {
+				f.add(c, path, depth+1)
+			}
+		} else {
+			f.add(m, path, depth+1)
+		}
+	}
+}
+
+// lineOf returns the line of path, or of its closest written ancestor when the
+// field itself is missing (a required field), or the document's line.
+func (f fieldLines) lineOf(path string) int {
+	for path != "" {
+		if l, ok := f.lines[path]; ok {
+			return l
+		}
+		i := strings.LastIndexAny(path, ".[")
+		if i < 0 {
+			break
+		}
+		path = path[:i]
+	}
+	return f.doc
+}
+
+func joinPath(parent, field string) string {
+	if parent == "" {
+		return field
+	}
+	return parent + "." + field
+}

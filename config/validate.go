@@ -1,0 +1,308 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// FieldError is one validation problem: the field path as written in the set
+// file ("template.ports[0].hostPort") and what is wrong with it.
+type FieldError struct {
+	Path    string
+	Message string
+}
+
+func (e FieldError) Error() string {
+	if e.Path == "" {
+		return e.Message
+	}
+	return e.Path + ": " + e.Message
+}
+
+// Validate reports every problem with s at once (errors.Join of FieldError),
+// nil when there is none. It judges s as ostset would run it, that is with
+// defaults applied, without modifying s. Use it again after changing a Set in
+// code (a scale, a partition).
+func (s Set) Validate() error {
+	var errs []error
+	for _, fe := range s.validate() {
+		errs = append(errs, fe)
+	}
+	return errors.Join(errs...)
+}
+
+var (
+	dnsLabelRe      = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	dockerNameRe    = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]*$`)
+	restartPolicyRe = regexp.MustCompile(`^(no|always|unless-stopped|on-failure(:[0-9]+)?)$`)
+)
+
+const (
+	maxLabelLength      = 63  // DNS-1123 label, and so container name and hostname
+	maxVolumeNameLength = 255 // what Docker's volume drivers accept portably
+	maxPort             = 65535
+)
+
+type validator struct{ errs []FieldError }
+
+func (v *validator) add(path, format string, args ...any) {
+	v.errs = append(v.errs, FieldError{Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+func (s Set) validate() []FieldError {
+	s = s.clone()
+	s.ApplyDefaults()
+	var v validator
+	replicas := *s.Replicas
+	first := max(s.Ordinals.Start, 0)
+	// The highest ordinal in use decides name lengths and port ranges.
+	last := first + max(replicas, 1) - 1
+
+	if v.dnsLabel("name", s.Name) {
+		if n := fmt.Sprintf("%s-%d", s.Name, last); len(n) > maxLabelLength {
+			v.add("name", "%q is too long: replica name %q must be at most %d characters", s.Name, n, maxLabelLength)
+		}
+	}
+	v.dnsLabel("serviceName", s.ServiceName)
+	switch {
+	case !dockerNameRe.MatchString(s.Network):
+		v.add("network", "%q is not a valid Docker network name (letters, digits, '_', '.', '-')", s.Network)
+	case s.Network == "bridge" || s.Network == "host" || s.Network == "none":
+		// Only user-defined networks give replicas DNS names.
+		v.add("network", "%q is a predefined Docker network; use a user-defined network such as %q", s.Network, DefaultNetwork)
+	}
+	if replicas < 0 {
+		v.add("replicas", "must be >= 0, got %d", replicas)
+	}
+	v.oneOf("podManagementPolicy", s.PodManagementPolicy, OrderedReady, Parallel)
+	v.oneOf("updateStrategy.type", s.UpdateStrategy.Type, RollingUpdate, OnDelete)
+	v.nonNegative("updateStrategy.rollingUpdate.partition", s.UpdateStrategy.RollingUpdate.Partition)
+	if _, err := s.UpdateStrategy.RollingUpdate.MaxUnavailable.resolve(1); err != nil {
+		v.add("updateStrategy.rollingUpdate.maxUnavailable", "%v", err)
+	}
+	v.nonNegative("minReadySeconds", s.MinReadySeconds)
+	v.nonNegative("revisionHistoryLimit", *s.RevisionHistoryLimit)
+	v.nonNegative("ordinals.start", s.Ordinals.Start)
+	v.oneOf("persistentVolumeClaimRetentionPolicy.whenDeleted", s.PersistentVolumeClaimRetentionPolicy.WhenDeleted, Retain, Delete)
+	v.oneOf("persistentVolumeClaimRetentionPolicy.whenScaled", s.PersistentVolumeClaimRetentionPolicy.WhenScaled, Retain, Delete)
+	v.nonNegative("terminationGracePeriodSeconds", *s.TerminationGracePeriodSeconds)
+
+	mounts := v.template(s.Template, first, last)
+	v.claims(s, last, mounts)
+	return v.errs
+}
+
+// template checks the replica container and returns the mount targets it uses
+// (target -> field path), for the claim checks.
+func (v *validator) template(t Template, first, last int) map[string]string {
+	if t.Image == "" {
+		v.add("template.image", "is required")
+	}
+	for i, c := range t.Command {
+		v.goTemplate(fmt.Sprintf("template.command[%d]", i), c)
+	}
+	for i, a := range t.Args {
+		v.goTemplate(fmt.Sprintf("template.args[%d]", i), a)
+	}
+	for _, k := range slices.Sorted(maps.Keys(t.Env)) {
+		p := "template.env." + k
+		if k == "" || strings.Contains(k, "=") {
+			v.add(p, "invalid variable name %q: must be non-empty and must not contain '='", k)
+		}
+		v.goTemplate(p, t.Env[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(t.Labels)) {
+		switch {
+		case k == "":
+			v.add("template.labels.", "label keys must not be empty")
+		case strings.HasPrefix(k, "io.ostset."):
+			v.add("template.labels."+k, "the io.ostset. prefix is reserved for ostset's own labels")
+		}
+	}
+	v.ports(t.Ports, first, last)
+	if h := t.Healthcheck; h != nil {
+		v.healthcheck(*h)
+	}
+	mounts := map[string]string{}
+	for i, m := range t.VolumeMounts {
+		p := fmt.Sprintf("template.volumeMounts[%d]", i)
+		if m.Source == "" {
+			v.add(p+".source", "is required")
+		}
+		if v.absolutePath(p+".target", m.Target) {
+			v.uniqueMount(mounts, p+".target", m.Target)
+		}
+	}
+	if c := t.Resources.CPUs; c != "" {
+		if _, err := ParseCPUs(c); err != nil {
+			v.add("template.resources.cpus", "%v", err)
+		}
+	}
+	if m := t.Resources.Memory; m != "" {
+		if _, err := ParseMemory(m); err != nil {
+			v.add("template.resources.memory", "%v", err)
+		}
+	}
+	if !restartPolicyRe.MatchString(t.RestartPolicy) {
+		v.add("template.restartPolicy", "%q must be one of no, always, unless-stopped, on-failure, on-failure:N", t.RestartPolicy)
+	}
+	return mounts
+}
+
+func (v *validator) ports(ports []Port, first, last int) {
+	type used struct {
+		path     string
+		lo, hi   int
+		hostIP   string
+		protocol string
+	}
+	var published []used
+	exposed := map[string]string{}
+	for i, p := range ports {
+		path := fmt.Sprintf("template.ports[%d]", i)
+		if p.ContainerPort < 1 || p.ContainerPort > maxPort {
+			v.add(path+".containerPort", "must be from 1 to %d, got %d", maxPort, p.ContainerPort)
+		}
+		if !v.oneOf(path+".protocol", p.Protocol, "tcp", "udp", "sctp") {
+			continue
+		}
+		key := fmt.Sprintf("%d/%s", p.ContainerPort, p.Protocol)
+		if other, dup := exposed[key]; dup {
+			v.add(path+".containerPort", "%s is already listed at %s", key, other)
+		}
+		exposed[key] = path
+		if p.HostPort == 0 {
+			continue
+		}
+		if p.HostPort < 0 || p.HostPort > maxPort {
+			v.add(path+".hostPort", "must be from 0 to %d, got %d", maxPort, p.HostPort)
+			continue
+		}
+		// Ordinal i publishes on hostPort + i.
+		u := used{path, p.HostPort + first, p.HostPort + last, p.HostIP, p.Protocol}
+		if u.hi > maxPort {
+			v.add(path+".hostPort", "replica %d would publish on port %d, above %d", last, u.hi, maxPort)
+			continue
+		}
+		for _, o := range published {
+			sameIP := o.hostIP == u.hostIP || o.hostIP == "" || u.hostIP == ""
+			if sameIP && o.protocol == u.protocol && u.lo <= o.hi && o.lo <= u.hi {
+				v.add(path+".hostPort", "host ports %d-%d overlap %d-%d of %s", u.lo, u.hi, o.lo, o.hi, o.path)
+			}
+		}
+		published = append(published, u)
+	}
+}
+
+func (v *validator) healthcheck(h Healthcheck) {
+	const p = "template.healthcheck"
+	switch {
+	case len(h.Test) == 0:
+		v.add(p+".test", `is required (use ["NONE"] to disable the image's healthcheck)`)
+	case h.Test[0] == "NONE":
+		if len(h.Test) > 1 {
+			v.add(p+".test", `["NONE"] takes no arguments`)
+		}
+	case h.Test[0] == "CMD" || h.Test[0] == "CMD-SHELL":
+		if len(h.Test) < 2 {
+			v.add(p+".test", "%s needs a command after it", h.Test[0])
+		}
+	default:
+		v.add(p+".test", `must start with "NONE", "CMD" or "CMD-SHELL", got %q`, h.Test[0])
+	}
+	for _, d := range []struct {
+		field string
+		value Duration
+	}{{"interval", h.Interval}, {"timeout", h.Timeout}, {"startPeriod", h.StartPeriod}} {
+		// Docker refuses 0 < d < 1ms; 0 means Docker's default.
+		if d.value < 0 || (d.value > 0 && d.value < Duration(1e6)) {
+			v.add(p+"."+d.field, "must be 0 or at least 1ms, got %s", d.value)
+		}
+	}
+	v.nonNegative(p+".retries", h.Retries)
+}
+
+func (v *validator) claims(s Set, last int, mounts map[string]string) {
+	names := map[string]string{}
+	for i, c := range s.VolumeClaimTemplates {
+		p := fmt.Sprintf("volumeClaimTemplates[%d]", i)
+		if v.dnsLabel(p+".name", c.Name) {
+			if other, dup := names[c.Name]; dup {
+				v.add(p+".name", "%q is already used by %s", c.Name, other)
+			}
+			names[c.Name] = p
+			vol := fmt.Sprintf("%s-%s-%d", c.Name, s.Name, last)
+			if len(vol) > maxVolumeNameLength || !dockerNameRe.MatchString(vol) {
+				v.add(p+".name", "volume name %q is not a valid Docker volume name of at most %d characters", vol, maxVolumeNameLength)
+			}
+		}
+		if v.absolutePath(p+".mountPath", c.MountPath) {
+			v.uniqueMount(mounts, p+".mountPath", c.MountPath)
+		}
+	}
+}
+
+func (v *validator) goTemplate(p, s string) {
+	if _, err := expandString(s, ReplicaVars{Set: "set", Ordinal: 0, Name: "set-0", Service: "set"}); err != nil {
+		v.add(p, "%v", err)
+	}
+}
+
+func (v *validator) dnsLabel(p, s string) bool {
+	switch {
+	case s == "":
+		v.add(p, "is required")
+	case len(s) > maxLabelLength:
+		v.add(p, "%q must be at most %d characters", s, maxLabelLength)
+	case !dnsLabelRe.MatchString(s):
+		v.add(p, "%q must consist of lowercase letters, digits and '-', and start and end with a letter or digit", s)
+	default:
+		return true
+	}
+	return false
+}
+
+func (v *validator) oneOf(p, s string, allowed ...string) bool {
+	if slices.Contains(allowed, s) {
+		return true
+	}
+	v.add(p, "%q must be %s", s, orList(allowed))
+	return false
+}
+
+func orList(words []string) string {
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+func (v *validator) nonNegative(p string, n int) {
+	if n < 0 {
+		v.add(p, "must be >= 0, got %d", n)
+	}
+}
+
+func (v *validator) absolutePath(p, s string) bool {
+	switch {
+	case s == "":
+		v.add(p, "is required")
+	case !path.IsAbs(s):
+		v.add(p, "%q must be an absolute path", s)
+	default:
+		return true
+	}
+	return false
+}
+
+// uniqueMount records a mount target: Docker refuses two mounts on one path.
+func (v *validator) uniqueMount(mounts map[string]string, p, target string) {
+	target = path.Clean(target)
+	if other, dup := mounts[target]; dup {
+		v.add(p, "%q is already mounted by %s", target, other)
+		return
+	}
+	mounts[target] = p
+}

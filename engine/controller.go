@@ -1,0 +1,232 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Event is one thing the controller did or noticed, for progress output.
+type Event struct {
+	Time    time.Time
+	Set     string
+	Replica string
+	Message string
+}
+
+// Controller runs observe → plan → execute passes for sets.
+type Controller struct {
+	Runtime Runtime
+	Store   Store
+	Log     *slog.Logger
+	// Report receives progress events; nil discards them.
+	Report func(Event)
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Poll is how long a waiting loop sleeps without a Docker event (default 2s):
+	// a safety net, since events wake the loop.
+	Poll time.Duration
+
+	// createdAt remembers when this process created a replica (by container ID),
+	// more precise than Docker's creation time in seconds.
+	createdAt sync.Map
+}
+
+func (c *Controller) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+func (c *Controller) emit(set, replica, format string, args ...any) {
+	if c.Report != nil {
+		c.Report(Event{Time: c.now(), Set: set, Replica: replica, Message: fmt.Sprintf(format, args...)})
+	}
+}
+
+func (c *Controller) logger() *slog.Logger {
+	if c.Log != nil {
+		return c.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// Pass runs one observe → plan → execute pass under the set's lock and returns
+// the plan it executed.
+func (c *Controller) Pass(ctx context.Context, name string) (Plan, error) {
+	unlock, err := c.Store.Lock(name)
+	if err != nil {
+		return Plan{}, err
+	}
+	defer unlock()
+	st, err := c.Store.Load(name)
+	if err != nil {
+		return Plan{}, err
+	}
+	obs, err := c.Runtime.Observe(ctx, name, ObserveOptions{Timings: st.Spec.MinReadySeconds > 0})
+	if err != nil {
+		return Plan{}, err
+	}
+	plan := MakePlan(Input{
+		Set:             st.Spec,
+		CurrentRevision: st.CurrentRevision,
+		UpdateRevision:  st.UpdateRevision,
+		Paused:          st.Paused,
+		Observed:        obs,
+		Now:             c.now(),
+	})
+	plan.Status.ObservedGeneration = st.Generation
+	if plan.Status.CurrentRevision != st.CurrentRevision || st.ObservedGeneration != st.Generation {
+		st.CurrentRevision = plan.Status.CurrentRevision
+		st.ObservedGeneration = st.Generation
+		if err := c.Store.Save(st); err != nil {
+			return plan, err
+		}
+	}
+	for _, a := range plan.Actions {
+		c.logger().Info("action", "set", name, "action", a.String())
+	}
+	return plan, c.execute(ctx, st, plan.Actions)
+}
+
+// Status observes a set and returns its status without changing anything.
+func (c *Controller) Status(ctx context.Context, name string) (Status, State, error) {
+	st, err := c.Store.Load(name)
+	if err != nil {
+		return Status{}, st, err
+	}
+	obs, err := c.Runtime.Observe(ctx, name, ObserveOptions{Timings: st.Spec.MinReadySeconds > 0})
+	if err != nil {
+		return Status{}, st, err
+	}
+	plan := MakePlan(Input{Set: st.Spec, CurrentRevision: st.CurrentRevision, UpdateRevision: st.UpdateRevision,
+		Paused: st.Paused, Observed: obs, Now: c.now()})
+	plan.Status.ObservedGeneration = st.ObservedGeneration
+	return plan.Status, st, nil
+}
+
+// Converge runs passes until the set's rollout is complete or ctx ends. Runtime
+// failures are reported and retried with backoff; an unknown set is not.
+func (c *Controller) Converge(ctx context.Context, name string) error {
+	return c.loop(ctx, name, true)
+}
+
+// Run keeps one set converged until ctx ends or the set is deleted.
+func (c *Controller) Run(ctx context.Context, name string) error {
+	return c.loop(ctx, name, false)
+}
+
+func (c *Controller) loop(ctx context.Context, name string, untilComplete bool) error {
+	wake, err := c.Runtime.Watch(ctx, name)
+	if err != nil {
+		return err
+	}
+	p := progress{c: c, set: name}
+	backoff := time.Duration(0)
+	for {
+		plan, err := c.Pass(ctx, name)
+		switch {
+		case errors.Is(err, ErrUnknownSet):
+			return err
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case err != nil:
+			backoff = min(max(2*backoff, 500*time.Millisecond), 10*time.Second)
+			p.failed(err, backoff)
+		default:
+			backoff = 0
+			p.observed(plan)
+			if plan.Complete && untilComplete {
+				return nil
+			}
+			if len(plan.Actions) > 0 {
+				continue
+			}
+		}
+		if err := c.sleep(ctx, wake, plan.RequeueAt, backoff); err != nil {
+			return err
+		}
+	}
+}
+
+// sleep waits for a Docker event on the set, the requeue time, the backoff, or
+// the poll interval, whichever comes first.
+func (c *Controller) sleep(ctx context.Context, wake <-chan struct{}, requeueAt time.Time, backoff time.Duration) error {
+	d := c.Poll
+	if d <= 0 {
+		d = 2 * time.Second
+	}
+	if backoff > 0 {
+		d = backoff
+		wake = nil // a failing Docker call is not retried faster because events arrive
+	}
+	if !requeueAt.IsZero() {
+		d = min(d, max(requeueAt.Sub(c.now()), 10*time.Millisecond))
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-wake:
+	case <-t.C:
+	}
+	return nil
+}
+
+// progress turns successive plans into one line per change: a replica that became
+// ready, a new reason to wait, an error.
+type progress struct {
+	c *Controller
+	// readySeen is nil until the first plan, whose ready replicas are not news.
+	set       string
+	readySeen map[string]bool
+	waiting   []string
+	lastErr   string
+}
+
+func (p *progress) observed(plan Plan) {
+	first := p.readySeen == nil
+	if first {
+		p.readySeen = map[string]bool{}
+	}
+	for _, cs := range plan.Status.Containers {
+		if cs.Ready && !p.readySeen[cs.ID] {
+			p.readySeen[cs.ID] = true
+			if !first {
+				p.c.emit(p.set, cs.Name, "%s ready (%s)", cs.Name, p.c.now().Sub(p.c.created(cs)).Round(100*time.Millisecond))
+			}
+		}
+		if !cs.Ready {
+			delete(p.readySeen, cs.ID)
+		}
+	}
+	if !slices.Equal(plan.Waiting, p.waiting) {
+		for _, w := range plan.Waiting {
+			if !slices.Contains(p.waiting, w) {
+				p.c.emit(p.set, "", "waiting: %s", w)
+			}
+		}
+		p.waiting = plan.Waiting
+	}
+	p.lastErr = ""
+}
+
+func (p *progress) failed(err error, retry time.Duration) {
+	if msg := err.Error(); msg != p.lastErr {
+		p.lastErr = msg
+		p.c.emit(p.set, "", "error: %s (retrying every %s at most)", msg, retry.Round(time.Millisecond))
+	}
+}
+
+func (c *Controller) created(cs ContainerStatus) time.Time {
+	if t, ok := c.createdAt.Load(cs.ID); ok {
+		return t.(time.Time)
+	}
+	return cs.Created
+}

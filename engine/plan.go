@@ -1,0 +1,349 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/health"
+	"github.com/ostset/ostset/volumes"
+)
+
+// Input is everything Plan decides from. It is a value: Plan does no I/O and
+// reads no clock.
+type Input struct {
+	Set             config.Set // desired, with defaults applied
+	CurrentRevision string
+	UpdateRevision  string
+	// Paused stops replacements for an update; scaling still works.
+	Paused   bool
+	Observed Observed
+	Now      time.Time
+}
+
+// ActionKind is what an action does.
+type ActionKind int
+
+// Action kinds.
+const (
+	ActCreate ActionKind = iota
+	ActStart
+	ActDelete
+	ActDeleteVolume
+)
+
+func (k ActionKind) String() string {
+	return [...]string{"create", "start", "delete", "delete-volume"}[k]
+}
+
+// Action is one step for the executor.
+type Action struct {
+	Kind     ActionKind
+	Ordinal  int
+	Name     string // replica or volume name
+	ID       string // container ID (start, delete)
+	Revision string // revision to create at; for delete, the revision it had
+	Reason   string
+}
+
+func (a Action) String() string {
+	s := a.Kind.String() + " " + a.Name
+	if a.Kind == ActCreate {
+		s += " at " + a.Revision
+	}
+	return s + ": " + a.Reason
+}
+
+// Plan is the outcome of one planning pass.
+type Plan struct {
+	Actions []Action
+	// Waiting says what the set waits for before it can go on.
+	Waiting []string
+	Status  Status
+	// Complete: the rollout is done (every ordinal available, nothing condemned,
+	// and under RollingUpdate every ordinal at or above the partition updated).
+	Complete bool
+	// RequeueAt is when a replica becomes available by minReadySeconds alone.
+	RequeueAt time.Time
+}
+
+// String renders the plan for golden tests and debugging.
+func (p Plan) String() string {
+	var b strings.Builder
+	for _, a := range p.Actions {
+		fmt.Fprintln(&b, a)
+	}
+	for _, w := range p.Waiting {
+		fmt.Fprintln(&b, "wait", w)
+	}
+	if p.Complete {
+		fmt.Fprintln(&b, "complete")
+	}
+	return b.String()
+}
+
+type planner struct {
+	in        Input
+	set       config.Set
+	start     int
+	end       int
+	monotonic bool
+	minReady  time.Duration
+	byOrdinal map[int]Replica
+	foreign   map[int]Foreign
+	plan      Plan
+}
+
+// MakePlan decides the next steps for one set. In OrderedReady it returns at most
+// one replica step; in Parallel every step that can be taken now.
+func MakePlan(in Input) Plan {
+	p := newPlanner(in)
+	p.plan.Status = p.status()
+	p.volumes()
+	if p.replicasInRange() && p.condemned() {
+		p.update()
+	}
+	p.plan.Complete = len(p.plan.Actions) == 0 && p.complete()
+	p.plan.Status.Waiting = p.plan.Waiting
+	if p.plan.Status.CurrentRevision != in.UpdateRevision && p.allUpdatedAndReady() {
+		p.plan.Status.CurrentRevision = in.UpdateRevision
+	}
+	return p.plan
+}
+
+func newPlanner(in Input) *planner {
+	p := &planner{
+		in:        in,
+		set:       in.Set,
+		start:     in.Set.FirstOrdinal(),
+		end:       in.Set.EndOrdinal(),
+		monotonic: in.Set.PodManagementPolicy != config.Parallel,
+		minReady:  time.Duration(in.Set.MinReadySeconds) * time.Second,
+		byOrdinal: map[int]Replica{},
+		foreign:   map[int]Foreign{},
+	}
+	for _, r := range in.Observed.Replicas {
+		p.byOrdinal[r.Ordinal] = r
+	}
+	for _, f := range in.Observed.Foreign {
+		if ord, ok := ParseReplicaName(in.Set.Name, f.Name); ok {
+			p.foreign[ord] = f
+		}
+	}
+	return p
+}
+
+func (p *planner) inRange(ord int) bool { return ord >= p.start && ord < p.end }
+
+// revisionFor is the revision a new replica of ord is created at: ordinals below
+// the partition keep the current revision, as Kubernetes does.
+func (p *planner) revisionFor(ord int) string {
+	if p.set.UpdateStrategy.Type == config.RollingUpdate && ord < p.set.Partition() && p.in.CurrentRevision != "" {
+		return p.in.CurrentRevision
+	}
+	return p.in.UpdateRevision
+}
+
+func (p *planner) ready(r Replica) bool { return health.Ready(hc(r)) }
+
+func (p *planner) available(r Replica) bool {
+	return health.Available(hc(r), p.minReady, p.in.Now)
+}
+
+func hc(r Replica) health.Container {
+	return health.Container{State: r.State, Health: r.Health, ReadySince: r.ReadySince}
+}
+
+func (p *planner) act(a Action) { p.plan.Actions = append(p.plan.Actions, a) }
+
+func (p *planner) wait(format string, args ...any) {
+	p.plan.Waiting = append(p.plan.Waiting, fmt.Sprintf(format, args...))
+}
+
+// replicasInRange walks the desired ordinals upwards, creating what is missing and
+// recreating what failed. It reports whether the later phases may run: in
+// OrderedReady only when every ordinal is available and nothing was done.
+func (p *planner) replicasInRange() bool {
+	for ord := p.start; ord < p.end; ord++ {
+		if !p.replicaInRange(ord) && p.monotonic {
+			return false
+		}
+	}
+	return !p.monotonic || len(p.plan.Actions) == 0
+}
+
+// replicaInRange handles one ordinal; false means the set has to wait for it.
+func (p *planner) replicaInRange(ord int) bool {
+	name := ReplicaName(p.set.Name, ord)
+	r, ok := p.byOrdinal[ord]
+	switch {
+	case !ok:
+		if f, taken := p.foreign[ord]; taken {
+			p.wait("%s: the name is held by container %s, which set %s does not own", name, shortID(f.ID), p.set.Name)
+			return false
+		}
+		p.act(Action{Kind: ActCreate, Ordinal: ord, Name: name, Revision: p.revisionFor(ord), Reason: "missing"})
+		return false
+	case health.Failed(hc(r)):
+		p.act(Action{Kind: ActDelete, Ordinal: ord, Name: name, ID: r.ID, Revision: r.Revision, Reason: "exited; it will be recreated"})
+		return false
+	case r.State == StateRemoving:
+		p.wait("%s being removed", name)
+		return false
+	case !p.ready(r) && p.stuckOnOldRevision(r):
+		p.act(Action{Kind: ActDelete, Ordinal: ord, Name: name, ID: r.ID, Revision: r.Revision,
+			Reason: fmt.Sprintf("not ready at %s; replacing with %s", r.Revision, p.revisionFor(ord))})
+		return false
+	case r.State == StateCreated:
+		p.act(Action{Kind: ActStart, Ordinal: ord, Name: name, ID: r.ID, Revision: r.Revision, Reason: "created but not started"})
+		return false
+	case !p.ready(r):
+		p.wait("%s not ready (%s)", name, describeState(r))
+		return false
+	case !p.available(r):
+		p.wait("%s not available yet (minReadySeconds %d)", name, p.set.MinReadySeconds)
+		p.requeueAt(health.AvailableAt(hc(r), p.minReady))
+		return false
+	}
+	return true
+}
+
+// stuckOnOldRevision: under RollingUpdate, a replica that is not ready and not at
+// the revision it should run is replaced at once instead of being waited for, so
+// reverting a bad template heals the set with no manual deletes.
+func (p *planner) stuckOnOldRevision(r Replica) bool {
+	return p.set.UpdateStrategy.Type == config.RollingUpdate && !p.in.Paused &&
+		r.Ordinal >= p.set.Partition() && r.Revision != p.revisionFor(r.Ordinal)
+}
+
+func (p *planner) requeueAt(t time.Time) {
+	if !t.IsZero() && (p.plan.RequeueAt.IsZero() || t.Before(p.plan.RequeueAt)) {
+		p.plan.RequeueAt = t
+	}
+}
+
+// condemned removes replicas outside the desired range, highest ordinal first.
+// It reports whether the update phase may run.
+func (p *planner) condemned() bool {
+	var out []Replica
+	for _, r := range p.in.Observed.Replicas {
+		if !p.inRange(r.Ordinal) {
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Ordinal > out[j].Ordinal })
+	for _, r := range out {
+		if r.State == StateRemoving {
+			p.wait("%s being removed", r.Name)
+			if p.monotonic {
+				return false
+			}
+			continue
+		}
+		p.act(Action{Kind: ActDelete, Ordinal: r.Ordinal, Name: r.Name, ID: r.ID, Revision: r.Revision, Reason: "scale down"})
+		if p.monotonic {
+			return false
+		}
+	}
+	return !p.monotonic || len(out) == 0
+}
+
+// update replaces replicas not at the update revision, from the highest ordinal
+// down to the partition, keeping at most maxUnavailable unavailable.
+func (p *planner) update() {
+	if p.set.UpdateStrategy.Type != config.RollingUpdate {
+		return
+	}
+	var stale []Replica
+	for ord := p.end - 1; ord >= max(p.start, p.set.Partition()); ord-- {
+		if r, ok := p.byOrdinal[ord]; ok && r.Revision != p.in.UpdateRevision && r.State != StateRemoving {
+			stale = append(stale, r)
+		}
+	}
+	if len(stale) == 0 {
+		return
+	}
+	if p.in.Paused {
+		p.wait("rollout paused with %d replicas not at %s", len(stale), p.in.UpdateRevision)
+		return
+	}
+	budget := p.set.MaxUnavailableCount() - p.unavailable()
+	if budget <= 0 {
+		p.wait("%d replicas unavailable (maxUnavailable %d)", p.unavailable(), p.set.MaxUnavailableCount())
+		return
+	}
+	for _, r := range stale[:min(budget, len(stale))] {
+		p.act(Action{Kind: ActDelete, Ordinal: r.Ordinal, Name: r.Name, ID: r.ID, Revision: r.Revision,
+			Reason: fmt.Sprintf("update %s -> %s", r.Revision, p.in.UpdateRevision)})
+	}
+}
+
+func (p *planner) unavailable() int {
+	n := 0
+	for ord := p.start; ord < p.end; ord++ {
+		if r, ok := p.byOrdinal[ord]; !ok || !p.available(r) {
+			n++
+		}
+	}
+	return n
+}
+
+// volumes removes the volumes of ordinals outside the range once their container
+// is gone, when the retention policy says whenScaled: Delete.
+func (p *planner) volumes() {
+	for _, v := range p.in.Observed.Volumes {
+		_, hasContainer := p.byOrdinal[v.Ordinal]
+		if !p.inRange(v.Ordinal) && volumes.RemoveOnScaleDown(p.set.PersistentVolumeClaimRetentionPolicy.WhenScaled, !hasContainer) {
+			p.act(Action{Kind: ActDeleteVolume, Ordinal: v.Ordinal, Name: v.Name, Reason: "whenScaled: Delete"})
+		}
+	}
+}
+
+func (p *planner) complete() bool {
+	if len(p.plan.Waiting) > 0 {
+		return false
+	}
+	for _, r := range p.in.Observed.Replicas {
+		if !p.inRange(r.Ordinal) {
+			return false
+		}
+	}
+	for ord := p.start; ord < p.end; ord++ {
+		r, ok := p.byOrdinal[ord]
+		if !ok || !p.available(r) {
+			return false
+		}
+		if p.set.UpdateStrategy.Type == config.RollingUpdate && ord >= p.set.Partition() && r.Revision != p.in.UpdateRevision {
+			return false
+		}
+	}
+	return true
+}
+
+// allUpdatedAndReady: when every desired replica runs the update revision and is
+// ready, the update revision becomes the current one.
+func (p *planner) allUpdatedAndReady() bool {
+	for ord := p.start; ord < p.end; ord++ {
+		r, ok := p.byOrdinal[ord]
+		if !ok || r.Revision != p.in.UpdateRevision || !p.ready(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func describeState(r Replica) string {
+	if r.State == StateRunning && r.Health != HealthNone {
+		return "health: " + r.Health
+	}
+	return r.State
+}
+
+func shortID(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}

@@ -1,0 +1,132 @@
+package engine
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/volumes"
+)
+
+// Render turns a revision into the container of one ordinal: names, labels,
+// aliases, the OSTSET_* environment, per-ordinal volumes and ports.
+func Render(set config.Set, rev Revision, ordinal int) (ReplicaSpec, error) {
+	spec := rev.Spec
+	name := ReplicaName(set.Name, ordinal)
+	t, err := config.Expand(spec.Template, config.ReplicaVars{Set: set.Name, Ordinal: ordinal, Name: name, Service: spec.ServiceName})
+	if err != nil {
+		return ReplicaSpec{}, fmt.Errorf("%s: %w", name, err)
+	}
+	r := ReplicaSpec{
+		Set:         set.Name,
+		Name:        name,
+		Ordinal:     ordinal,
+		Revision:    rev.Name,
+		Image:       spec.ImageID,
+		Entrypoint:  t.Command,
+		Cmd:         t.Args,
+		Env:         replicaEnv(t.Env, set.Name, ordinal, name, spec.ServiceName),
+		WorkingDir:  t.WorkingDir,
+		User:        t.User,
+		Labels:      replicaLabels(t.Labels, set.Name, ordinal, rev.Name),
+		Network:     spec.Network,
+		Aliases:     []string{name, name + "." + spec.ServiceName, spec.ServiceName},
+		Ports:       replicaPorts(t.Ports, ordinal),
+		Healthcheck: healthcheck(t.Healthcheck),
+		Mounts:      userMounts(t.VolumeMounts),
+		Restart:     t.RestartPolicy,
+		StopTimeout: set.GracePeriod(),
+	}
+	for _, c := range spec.VolumeClaimTemplates {
+		vol := volumes.Name(c.Name, set.Name, ordinal)
+		r.Volumes = append(r.Volumes, VolumeSpec{Name: vol, Driver: c.Driver, DriverOpts: c.DriverOpts, Labels: map[string]string{
+			LabelSet: set.Name, LabelOrdinal: strconv.Itoa(ordinal), LabelClaim: c.Name,
+		}})
+		r.Mounts = append(r.Mounts, Mount{Type: "volume", Source: vol, Target: c.MountPath})
+	}
+	if r.NanoCPUs, err = parseOptional(t.Resources.CPUs, config.ParseCPUs); err != nil {
+		return ReplicaSpec{}, fmt.Errorf("%s: resources.cpus: %w", name, err)
+	}
+	if r.MemoryBytes, err = parseOptional(t.Resources.Memory, config.ParseMemory); err != nil {
+		return ReplicaSpec{}, fmt.Errorf("%s: resources.memory: %w", name, err)
+	}
+	return r, nil
+}
+
+func replicaEnv(env map[string]string, set string, ordinal int, name, service string) []string {
+	all := maps.Clone(env)
+	if all == nil {
+		all = map[string]string{}
+	}
+	all["OSTSET_SET"] = set
+	all["OSTSET_ORDINAL"] = strconv.Itoa(ordinal)
+	all["OSTSET_NAME"] = name
+	all["OSTSET_SERVICE"] = service
+	out := make([]string, 0, len(all))
+	for _, k := range slices.Sorted(maps.Keys(all)) {
+		out = append(out, k+"="+all[k])
+	}
+	return out
+}
+
+func replicaLabels(user map[string]string, set string, ordinal int, revision string) map[string]string {
+	l := maps.Clone(user)
+	if l == nil {
+		l = map[string]string{}
+	}
+	l[LabelSet] = set
+	l[LabelOrdinal] = strconv.Itoa(ordinal)
+	l[LabelRevision] = revision
+	return l
+}
+
+// replicaPorts publishes ordinal i on hostPort+i, so replicas never collide and a
+// moved ordinal range keeps each replica's port.
+func replicaPorts(ports []config.Port, ordinal int) []PortBinding {
+	var out []PortBinding
+	for _, p := range ports {
+		b := PortBinding{ContainerPort: p.ContainerPort, HostIP: p.HostIP, Protocol: p.Protocol}
+		if p.HostPort != 0 {
+			b.HostPort = p.HostPort + ordinal
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+func healthcheck(h *config.Healthcheck) *Healthcheck {
+	if h == nil {
+		return nil
+	}
+	return &Healthcheck{
+		Test:        h.Test,
+		Interval:    time.Duration(h.Interval),
+		Timeout:     time.Duration(h.Timeout),
+		Retries:     h.Retries,
+		StartPeriod: time.Duration(h.StartPeriod),
+	}
+}
+
+// userMounts: a source that is a path is a bind mount, anything else a shared named volume.
+func userMounts(ms []config.VolumeMount) []Mount {
+	var out []Mount
+	for _, m := range ms {
+		typ := "volume"
+		if strings.HasPrefix(m.Source, "/") || strings.HasPrefix(m.Source, ".") {
+			typ = "bind"
+		}
+		out = append(out, Mount{Type: typ, Source: m.Source, Target: m.Target, ReadOnly: m.ReadOnly})
+	}
+	return out
+}
+
+func parseOptional(s string, parse func(string) (int64, error)) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	return parse(s)
+}

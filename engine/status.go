@@ -1,0 +1,71 @@
+package engine
+
+import "time"
+
+// Status is a set's status, with Kubernetes StatefulSet status semantics.
+type Status struct {
+	Name               string            `json:"name"`
+	Replicas           int               `json:"replicas"`
+	CurrentReplicas    int               `json:"currentReplicas"`
+	UpdatedReplicas    int               `json:"updatedReplicas"`
+	ReadyReplicas      int               `json:"readyReplicas"`
+	AvailableReplicas  int               `json:"availableReplicas"`
+	CurrentRevision    string            `json:"currentRevision"`
+	UpdateRevision     string            `json:"updateRevision"`
+	ObservedGeneration int64             `json:"observedGeneration"`
+	Paused             bool              `json:"paused,omitempty"`
+	Containers         []ContainerStatus `json:"containers"`
+	// Conflicts names containers that hold a replica's name without belonging to the set.
+	Conflicts []string `json:"conflicts,omitempty"`
+	// Waiting says what the controller waits for.
+	Waiting []string `json:"waiting,omitempty"`
+}
+
+// ContainerStatus is one replica as observed.
+type ContainerStatus struct {
+	Name     string `json:"name"`
+	Ordinal  int    `json:"ordinal"`
+	Revision string `json:"revision"`
+	State    string `json:"state"`
+	Health   string `json:"health"`
+	Ready    bool   `json:"ready"`
+	ID       string `json:"id"`
+	// Created is when the container was created.
+	Created time.Time `json:"created"`
+}
+
+// status counts what is observed. Replicas is the desired count; the counters
+// cover containers that exist, as Kubernetes counts pods.
+func (p *planner) status() Status {
+	s := Status{
+		Name:            p.set.Name,
+		Replicas:        p.set.DesiredReplicas(),
+		CurrentRevision: p.in.CurrentRevision,
+		UpdateRevision:  p.in.UpdateRevision,
+		Paused:          p.in.Paused,
+		Containers:      []ContainerStatus{},
+	}
+	for _, r := range p.in.Observed.Replicas {
+		ready := p.ready(r)
+		s.Containers = append(s.Containers, ContainerStatus{
+			Name: r.Name, Ordinal: r.Ordinal, Revision: r.Revision,
+			State: r.State, Health: r.Health, Ready: ready, ID: shortID(r.ID), Created: r.Created,
+		})
+		if r.Revision == p.in.CurrentRevision {
+			s.CurrentReplicas++
+		}
+		if r.Revision == p.in.UpdateRevision {
+			s.UpdatedReplicas++
+		}
+		if ready {
+			s.ReadyReplicas++
+		}
+		if p.available(r) {
+			s.AvailableReplicas++
+		}
+	}
+	for _, f := range p.in.Observed.Foreign {
+		s.Conflicts = append(s.Conflicts, f.Name)
+	}
+	return s
+}

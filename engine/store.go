@@ -1,0 +1,212 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ostset/ostset/config"
+)
+
+// ErrUnknownSet is returned for a set the state directory does not hold.
+var ErrUnknownSet = errors.New("unknown set")
+
+// Revision is one entry of a set's history.
+type Revision struct {
+	Number      int                 `json:"number"`
+	Name        string              `json:"name"`
+	Spec        config.RevisionSpec `json:"spec"`
+	ChangeCause string              `json:"changeCause,omitempty"`
+	Created     time.Time           `json:"created"`
+}
+
+// State is what the state directory holds for one set: the desired spec and the
+// revision history.
+type State struct {
+	Spec               config.Set `json:"spec"`
+	Generation         int64      `json:"generation"`
+	ObservedGeneration int64      `json:"observedGeneration"`
+	Created            time.Time  `json:"created"`
+	Revisions          []Revision `json:"revisions"`
+	CurrentRevision    string     `json:"currentRevision"`
+	UpdateRevision     string     `json:"updateRevision"`
+	Paused             bool       `json:"paused,omitempty"`
+}
+
+// Revision returns the named revision.
+func (st *State) Revision(name string) (Revision, bool) {
+	for _, r := range st.Revisions {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return Revision{}, false
+}
+
+// SetUpdateRevision makes spec the update revision. A spec equal to an earlier
+// revision reuses it under a new number, as Kubernetes does. It reports whether
+// the update revision changed.
+func (st *State) SetUpdateRevision(spec config.RevisionSpec, cause string, now time.Time) bool {
+	name := config.RevisionName(st.Spec.Name, spec.Hash())
+	next := 1
+	for _, r := range st.Revisions {
+		next = max(next, r.Number+1)
+	}
+	i := slices.IndexFunc(st.Revisions, func(r Revision) bool { return r.Name == name })
+	switch {
+	case i < 0:
+		st.Revisions = append(st.Revisions, Revision{Number: next, Name: name, Spec: spec, ChangeCause: cause, Created: now})
+	case st.Revisions[i].Number != next-1:
+		r := st.Revisions[i]
+		r.Number, r.ChangeCause = next, cause
+		st.Revisions = append(slices.Delete(st.Revisions, i, i+1), r)
+	}
+	changed := st.UpdateRevision != name
+	st.UpdateRevision = name
+	if st.CurrentRevision == "" {
+		st.CurrentRevision = name
+	}
+	st.trimHistory()
+	return changed
+}
+
+// trimHistory keeps the newest revisionHistoryLimit revisions besides the
+// current and update revisions, which are never dropped.
+func (st *State) trimHistory() {
+	keep := st.Spec.HistoryLimit()
+	var out []Revision
+	for i := len(st.Revisions) - 1; i >= 0; i-- {
+		r := st.Revisions[i]
+		live := r.Name == st.CurrentRevision || r.Name == st.UpdateRevision
+		if live || keep > 0 {
+			out = append(out, r)
+		}
+		if !live && keep > 0 {
+			keep--
+		}
+	}
+	slices.Reverse(out)
+	st.Revisions = out
+}
+
+// Store keeps one JSON file per set under Dir/sets, written atomically, and a
+// lock file per set so that two processes never reconcile one set at once.
+type Store struct {
+	Dir string
+}
+
+func (s Store) file(name string) string { return filepath.Join(s.Dir, "sets", name+".json") }
+
+// Load reads a set's state.
+func (s Store) Load(name string) (State, error) {
+	var st State
+	data, err := os.ReadFile(s.file(name))
+	if errors.Is(err, os.ErrNotExist) {
+		return st, fmt.Errorf("%w %q (state dir %s)", ErrUnknownSet, name, s.Dir)
+	}
+	if err != nil {
+		return st, fmt.Errorf("read state of %s: %w", name, err)
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		return st, fmt.Errorf("read state of %s: %s: %w", name, s.file(name), err)
+	}
+	return st, nil
+}
+
+// Save writes a set's state atomically (temp file, fsync, rename).
+func (s Store) Save(st State) error {
+	path := s.file(st.Spec.Name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("save state: %w", err)
+	}
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return fmt.Errorf("save state of %s: %w", st.Spec.Name, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+st.Spec.Name+".*")
+	if err != nil {
+		return fmt.Errorf("save state of %s: %w", st.Spec.Name, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("save state of %s: %w", st.Spec.Name, err)
+	}
+	return nil
+}
+
+// Delete forgets a set.
+func (s Store) Delete(name string) error {
+	if err := os.Remove(s.file(name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("delete state of %s: %w", name, err)
+	}
+	return nil
+}
+
+// List returns the names of the sets in the store, sorted.
+func (s Store) List() ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(s.Dir, "sets"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list sets: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if n, ok := strings.CutSuffix(e.Name(), ".json"); ok && !strings.HasPrefix(n, ".") {
+			names = append(names, n)
+		}
+	}
+	return names, nil
+}
+
+// Lock takes the set's exclusive lock (flock), blocking until it is free.
+func (s Store) Lock(name string) (unlock func(), err error) {
+	dir := filepath.Join(s.Dir, "locks")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", name, err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, name+".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", name, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", name, err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// Update runs fn on the set's state under its lock and saves the result.
+// fn gets exists=false (and a zero State) for a set the store does not hold.
+func (s Store) Update(name string, fn func(st *State, exists bool) error) (State, error) {
+	unlock, err := s.Lock(name)
+	if err != nil {
+		return State{}, err
+	}
+	defer unlock()
+	st, err := s.Load(name)
+	exists := err == nil
+	if err != nil && !errors.Is(err, ErrUnknownSet) {
+		return State{}, err
+	}
+	if err := fn(&st, exists); err != nil {
+		return State{}, err
+	}
+	return st, s.Save(st)
+}
