@@ -59,6 +59,11 @@ func (c *Controller) logger() *slog.Logger {
 // Pass runs one observe → plan → execute pass under the set's lock and returns
 // the plan it executed.
 func (c *Controller) Pass(ctx context.Context, name string) (Plan, error) {
+	return c.pass(ctx, name, nil)
+}
+
+// pass is Pass with a hook that sees the plan before it is executed.
+func (c *Controller) pass(ctx context.Context, name string, planned func(Plan)) (Plan, error) {
 	unlock, err := c.Store.Lock(name)
 	if err != nil {
 		return Plan{}, err
@@ -87,6 +92,9 @@ func (c *Controller) Pass(ctx context.Context, name string) (Plan, error) {
 		if err := c.Store.Save(st); err != nil {
 			return plan, err
 		}
+	}
+	if planned != nil {
+		planned(plan)
 	}
 	for _, a := range plan.Actions {
 		c.logger().Info("action", "set", name, "action", a.String())
@@ -129,7 +137,7 @@ func (c *Controller) loop(ctx context.Context, name string, untilComplete bool) 
 	p := progress{c: c, set: name}
 	backoff := time.Duration(0)
 	for {
-		plan, err := c.Pass(ctx, name)
+		plan, err := c.pass(ctx, name, p.observed)
 		switch {
 		case errors.Is(err, ErrUnknownSet):
 			return err
@@ -140,7 +148,6 @@ func (c *Controller) loop(ctx context.Context, name string, untilComplete bool) 
 			p.failed(err, backoff)
 		default:
 			backoff = 0
-			p.observed(plan)
 			if plan.Complete && untilComplete {
 				return nil
 			}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ostset/ostset/engine"
+)
+
+func newGetCmd(a *app) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "get [SET]",
+		Short: "List sets, or one set's replicas",
+		Args:  maxArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(output, "", "wide", "json", "yaml"); err != nil {
+				return err
+			}
+			c, err := a.controller()
+			if err != nil {
+				return err
+			}
+			if len(args) == 1 {
+				status, _, err := c.Status(cmd.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				return a.printReplicas(status, output)
+			}
+			names, err := a.store().List()
+			if err != nil {
+				return err
+			}
+			var rows []setRow
+			for _, name := range names {
+				status, st, err := c.Status(cmd.Context(), name)
+				if err != nil {
+					return err
+				}
+				rows = append(rows, setRow{Status: status, Created: st.Created})
+			}
+			return a.printSets(rows, output)
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", a.v.GetString("output"), "output format: wide, json or yaml")
+	cmd.ValidArgsFunction = a.completeSets
+	return cmd
+}
+
+type setRow struct {
+	engine.Status
+	Created time.Time `json:"created"`
+}
+
+func (a *app) printSets(rows []setRow, output string) error {
+	if output == "json" || output == "yaml" {
+		if rows == nil {
+			rows = []setRow{}
+		}
+		return printStructured(a.stdout, output, rows)
+	}
+	now := time.Now()
+	w := table(a.stdout)
+	if output == "wide" {
+		fmt.Fprintln(w, "NAME\tREADY\tAGE\tCURRENT\tUPDATED\tCURRENT REVISION\tUPDATE REVISION")
+	} else {
+		fmt.Fprintln(w, "NAME\tREADY\tAGE")
+	}
+	for _, r := range rows {
+		fmt.Fprintf(w, "%s\t%d/%d\t%s", r.Name, r.ReadyReplicas, r.Replicas, age(r.Created, now))
+		if output == "wide" {
+			fmt.Fprintf(w, "\t%d\t%d\t%s\t%s", r.CurrentReplicas, r.UpdatedReplicas, r.CurrentRevision, r.UpdateRevision)
+		}
+		fmt.Fprintln(w)
+	}
+	return w.Flush()
+}
+
+func (a *app) printReplicas(s engine.Status, output string) error {
+	if output == "json" || output == "yaml" {
+		return printStructured(a.stdout, output, s.Containers)
+	}
+	now := time.Now()
+	w := table(a.stdout)
+	if output == "wide" {
+		fmt.Fprintln(w, "NAME\tORDINAL\tREADY\tSTATE\tHEALTH\tREVISION\tAGE\tCONTAINER ID")
+	} else {
+		fmt.Fprintln(w, "NAME\tREADY\tSTATE\tHEALTH\tAGE")
+	}
+	for _, c := range s.Containers {
+		ready := "0/1"
+		if c.Ready {
+			ready = "1/1"
+		}
+		h := c.Health
+		if h == "" {
+			h = "-"
+		}
+		if output == "wide" {
+			fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Ordinal, ready, c.State, h, c.Revision, age(c.Created, now), c.ID)
+		} else {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", c.Name, ready, c.State, h, age(c.Created, now))
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	for _, name := range s.Conflicts {
+		fmt.Fprintf(a.stderr, "conflict: container %s holds a replica name but does not belong to set %s\n", name, s.Name)
+	}
+	return nil
+}
+
+// completeSets offers the names of known sets.
+func (a *app) completeSets(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	names, _ := a.store().List()
+	return names, cobra.ShellCompDirectiveNoFileComp
+}

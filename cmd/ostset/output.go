@@ -1,0 +1,67 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+func jsonEqual(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(x) == string(y)
+}
+
+// printStructured writes v as JSON or YAML (through JSON, so field names match).
+func printStructured(w io.Writer, format string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if format == "json" {
+		_, err = fmt.Fprintf(w, "%s\n", data)
+		return err
+	}
+	var generic any
+	if err := json.Unmarshal(data, &generic); err != nil {
+		return err
+	}
+	out, err := yaml.Marshal(generic)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(out)
+	return err
+}
+
+func checkFormat(format string, allowed ...string) error {
+	for _, f := range allowed {
+		if format == f {
+			return nil
+		}
+	}
+	return invalidf("-o %q: want one of %v", format, allowed)
+}
+
+func table(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 4, 3, ' ', 0) }
+
+// age renders a duration like kubectl: 12s, 5m, 3h, 2d.
+func age(since, now time.Time) string {
+	if since.IsZero() {
+		return "<unknown>"
+	}
+	d := now.Sub(since)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+func newReconcileCmd(a *app) *cobra.Command {
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "reconcile [SET]",
+		Short: "Run the controller until the sets (all, or SET) converge",
+		Args:  maxArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			names := args
+			if len(names) == 0 {
+				var err error
+				if names, err = a.store().List(); err != nil {
+					return err
+				}
+			}
+			return a.waitAll(cmd.Context(), timeout, names)
+		},
+	}
+	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Minute, "give up after this long (exit code 3)")
+	cmd.ValidArgsFunction = a.completeSets
+	return cmd
+}
+
+func newDaemonCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "daemon",
+		Short: "Run the controller continuously for every set, reacting to Docker events",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := a.controller()
+			if err != nil {
+				return err
+			}
+			return c.RunAll(cmd.Context())
+		},
+	}
+}
+
+func newVersionCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the ostset version",
+		Args:  exactArgs(0),
+		Run: func(*cobra.Command, []string) {
+			a.stdout.Write([]byte("ostset " + version + "\n"))
+		},
+	}
+}

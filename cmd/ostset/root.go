@@ -1,0 +1,150 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+
+	"github.com/ostset/ostset/docker"
+	"github.com/ostset/ostset/engine"
+)
+
+// app is what every command shares: settings, output streams, and lazily the
+// Docker connection.
+type app struct {
+	v      *viper.Viper
+	stdout io.Writer
+	stderr io.Writer
+	rt     *docker.Runtime
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	a := &app{v: viper.New(), stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:           "ostset",
+		Short:         "Kubernetes StatefulSet semantics on plain Docker",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return a.loadSettings(cmd)
+		},
+		PersistentPostRun: func(*cobra.Command, []string) { a.close() },
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.PersistentFlags().String("state-dir", "", "where desired specs and revision history live (env OSTSET_STATE_DIR)")
+	root.PersistentFlags().String("config", "", "settings file (default $XDG_CONFIG_HOME/ostset/config.yaml)")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return invalid(err) })
+	root.AddCommand(
+		newUpCmd(a), newScaleCmd(a), newGetCmd(a), newStatusCmd(a), newDownCmd(a),
+		newReconcileCmd(a), newDaemonCmd(a), newVersionCmd(a),
+	)
+	return root
+}
+
+// loadSettings layers flags over OSTSET_* environment over the settings file.
+func (a *app) loadSettings(cmd *cobra.Command) error {
+	a.v.SetEnvPrefix("OSTSET")
+	a.v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
+	a.v.AutomaticEnv()
+	if err := a.v.BindPFlags(cmd.Flags()); err != nil {
+		return err
+	}
+	file, _ := cmd.Flags().GetString("config")
+	if file == "" {
+		file = filepath.Join(xdgDir("XDG_CONFIG_HOME", ".config"), "ostset", "config.yaml")
+		if _, err := os.Stat(file); err != nil {
+			return nil
+		}
+	}
+	a.v.SetConfigFile(file)
+	if err := a.v.ReadInConfig(); err != nil {
+		return invalidf("settings file %s: %w", file, err)
+	}
+	return nil
+}
+
+func xdgDir(env, fallback string) string {
+	if d := os.Getenv(env); d != "" {
+		return d
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "."
+	}
+	return filepath.Join(home, fallback)
+}
+
+func (a *app) store() engine.Store {
+	dir := a.v.GetString("state-dir")
+	if dir == "" {
+		dir = filepath.Join(xdgDir("XDG_STATE_HOME", filepath.Join(".local", "state")), "ostset")
+	}
+	return engine.Store{Dir: dir}
+}
+
+// runtime connects to Docker (DOCKER_HOST etc.) on first use.
+func (a *app) runtime() (*docker.Runtime, error) {
+	if a.rt != nil {
+		return a.rt, nil
+	}
+	rt, err := docker.New()
+	if err != nil {
+		return nil, err
+	}
+	a.rt = rt
+	return rt, nil
+}
+
+func (a *app) close() {
+	if a.rt != nil {
+		a.rt.Close()
+	}
+}
+
+// controller builds a controller whose progress lines go to stdout.
+func (a *app) controller() (*engine.Controller, error) {
+	rt, err := a.runtime()
+	if err != nil {
+		return nil, err
+	}
+	return &engine.Controller{
+		Runtime: rt,
+		Store:   a.store(),
+		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Report:  a.printEvent,
+	}, nil
+}
+
+func (a *app) printEvent(e engine.Event) {
+	if e.Replica == "" {
+		fmt.Fprintf(a.stdout, "%s: %s\n", e.Set, e.Message)
+		return
+	}
+	fmt.Fprintln(a.stdout, e.Message)
+}
+
+// exactArgs is cobra.ExactArgs with the invalid-input exit code.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
+			return invalid(err)
+		}
+		return nil
+	}
+}
+
+func maxArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.MaximumNArgs(n)(cmd, args); err != nil {
+			return invalid(err)
+		}
+		return nil
+	}
+}

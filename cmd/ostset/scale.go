@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ostset/ostset/engine"
+)
+
+func newScaleCmd(a *app) *cobra.Command {
+	var replicas int
+	var w waitFlags
+	cmd := &cobra.Command{
+		Use:   "scale SET --replicas N",
+		Short: "Change a set's replica count (ordered per its pod management policy)",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("replicas") {
+				return invalidf("scale: --replicas is required")
+			}
+			if replicas < 0 {
+				return invalidf("scale: --replicas %d: must be >= 0", replicas)
+			}
+			name := args[0]
+			old := 0
+			_, err := a.store().Update(name, func(st *engine.State, exists bool) error {
+				if !exists {
+					return fmt.Errorf("%w %q", engine.ErrUnknownSet, name)
+				}
+				old = st.Spec.DesiredReplicas()
+				n := replicas
+				st.Spec.Replicas = &n
+				if err := st.Spec.Validate(); err != nil {
+					return invalid(err)
+				}
+				if old != replicas {
+					st.Generation++
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "%s: scaled from %d to %d replicas\n", name, old, replicas)
+			if !w.wait {
+				return nil
+			}
+			return a.waitAll(cmd.Context(), w.timeout, []string{name})
+		},
+	}
+	cmd.Flags().IntVar(&replicas, "replicas", 0, "the new replica count")
+	w.register(cmd, true)
+	return cmd
+}

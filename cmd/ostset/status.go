@@ -1,0 +1,43 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+func newStatusCmd(a *app) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "status SET",
+		Short: "Print a set's status (replica counts, revisions, containers)",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(output, "", "json", "yaml"); err != nil {
+				return err
+			}
+			c, err := a.controller()
+			if err != nil {
+				return err
+			}
+			s, _, err := c.Status(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if output != "" {
+				return printStructured(a.stdout, output, s)
+			}
+			fmt.Fprintf(a.stdout, "%s: %d desired, %d ready, %d available, %d current, %d updated\n",
+				s.Name, s.Replicas, s.ReadyReplicas, s.AvailableReplicas, s.CurrentReplicas, s.UpdatedReplicas)
+			fmt.Fprintf(a.stdout, "revisions: current %s, update %s\n", s.CurrentRevision, s.UpdateRevision)
+			if len(s.Waiting) > 0 {
+				fmt.Fprintf(a.stdout, "waiting: %s\n", strings.Join(s.Waiting, "; "))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "output format: json or yaml")
+	cmd.ValidArgsFunction = a.completeSets
+	return cmd
+}

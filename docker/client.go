@@ -1,0 +1,65 @@
+// Package docker implements engine.Runtime on a Docker Engine through the moby Go SDK.
+//
+// The SDK (github.com/moby/moby/client, v0.x) stays behind this package: nothing
+// else in ostset imports it. Every object is found by name or label, and nothing
+// without the set's io.ostset.set label is ever stopped, removed or changed.
+package docker
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/moby/moby/client"
+
+	"github.com/ostset/ostset/engine"
+)
+
+// Runtime talks to one Docker Engine. It is safe for concurrent use.
+type Runtime struct {
+	cli *client.Client
+}
+
+var _ engine.Runtime = (*Runtime)(nil)
+
+// New connects to the engine named by the usual environment (DOCKER_HOST,
+// DOCKER_TLS_VERIFY, DOCKER_CERT_PATH, DOCKER_API_VERSION). The API version is
+// negotiated with the engine on the first request (the SDK's default); nothing
+// is sent until then, so call Ping to find out whether the engine is reachable.
+func New() (*Runtime, error) {
+	cli, err := client.New(client.FromEnv)
+	if err != nil {
+		return nil, fmt.Errorf("docker client: %w", err)
+	}
+	return &Runtime{cli: cli}, nil
+}
+
+// Close releases the client's idle connections.
+func (r *Runtime) Close() error {
+	if err := r.cli.Close(); err != nil {
+		return fmt.Errorf("close docker client: %w", err)
+	}
+	return nil
+}
+
+// Ping checks that the engine answers and negotiates the API version.
+func (r *Runtime) Ping(ctx context.Context) error {
+	if _, err := r.cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
+		return fmt.Errorf("docker engine at %s is unreachable: %w", r.cli.DaemonHost(), err)
+	}
+	return nil
+}
+
+// APIVersion returns the negotiated API version (e.g. "1.41"), pinging the engine
+// first if no request has been made yet. Fields newer than this version are
+// silently dropped by the engine, so callers should reject specs that need them.
+func (r *Runtime) APIVersion(ctx context.Context) (string, error) {
+	if err := r.Ping(ctx); err != nil {
+		return "", err
+	}
+	return r.cli.ClientVersion(), nil
+}
+
+// DaemonHost is the address of the engine, for messages.
+func (r *Runtime) DaemonHost() string {
+	return r.cli.DaemonHost()
+}

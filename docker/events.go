@@ -1,0 +1,104 @@
+package docker
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/moby/moby/api/types/events"
+	"github.com/moby/moby/client"
+
+	"github.com/ostset/ostset/engine"
+)
+
+// watchedActions are the container events that change what Observe reports.
+// Healthcheck probes also emit exec_create/exec_start/exec_die events on every
+// probe; they are left out so a healthy set does not wake the controller. The
+// engine matches "health_status" as a prefix of "health_status: healthy".
+var watchedActions = []string{
+	"create", "start", "restart", "die", "pause", "unpause",
+	"destroy", "rename", "update", "oom", "health_status",
+}
+
+// Watch signals (coalescing, never blocking) whenever a container of the set
+// changes. The event stream is open when Watch returns; the channel is closed
+// when ctx ends or the stream fails.
+func (r *Runtime) Watch(ctx context.Context, set string) (<-chan struct{}, error) {
+	msgs, errs, err := r.subscribe(ctx, engine.LabelSet+"="+set)
+	if err != nil {
+		return nil, fmt.Errorf("watch set %s: %w", set, err)
+	}
+	out := make(chan struct{}, 1)
+	go func() {
+		defer close(out)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-errs:
+				return
+			case <-msgs:
+				select {
+				case out <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	return out, nil
+}
+
+// WatchAll sends the set name of every changed container that carries an
+// io.ostset.set label. Names are queued and coalesced per set while the receiver
+// is busy, so the event stream is never held up. The channel is closed when ctx
+// ends or the stream fails.
+func (r *Runtime) WatchAll(ctx context.Context) (<-chan string, error) {
+	msgs, errs, err := r.subscribe(ctx, engine.LabelSet)
+	if err != nil {
+		return nil, fmt.Errorf("watch all sets: %w", err)
+	}
+	out := make(chan string)
+	go forwardSets(ctx, msgs, errs, out)
+	return out, nil
+}
+
+func forwardSets(ctx context.Context, msgs <-chan events.Message, errs <-chan error, out chan<- string) {
+	defer close(out)
+	var queue []string
+	queued := map[string]bool{}
+	for {
+		var send chan<- string
+		var next string
+		if len(queue) > 0 {
+			send, next = out, queue[0]
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-errs:
+			return
+		case m := <-msgs:
+			if set := m.Actor.Attributes[engine.LabelSet]; set != "" && !queued[set] {
+				queued[set] = true
+				queue = append(queue, set)
+			}
+		case send <- next:
+			delete(queued, next)
+			queue = queue[1:]
+		}
+	}
+}
+
+// subscribe opens a container event stream filtered on label (key or key=value).
+// The SDK returns once the engine has answered the request, so events from then on
+// are delivered; a failure to connect is reported before that, by Ping.
+func (r *Runtime) subscribe(ctx context.Context, label string) (<-chan events.Message, <-chan error, error) {
+	if err := r.Ping(ctx); err != nil {
+		return nil, nil, err
+	}
+	f := make(client.Filters).
+		Add("type", string(events.ContainerEventType)).
+		Add("label", label).
+		Add("event", watchedActions...)
+	res := r.cli.Events(ctx, client.EventsListOptions{Filters: f})
+	return res.Messages, res.Err, nil
+}

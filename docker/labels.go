@@ -1,0 +1,58 @@
+package docker
+
+import (
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+
+	"github.com/ostset/ostset/engine"
+)
+
+// belongs reports whether labels mark an object of set.
+func belongs(labels map[string]string, set string) bool {
+	v, ok := labels[engine.LabelSet]
+	return ok && set != "" && v == set
+}
+
+// refuse is the error for an object that does not carry the set's label.
+func refuse(op, kind, name, set string, labels map[string]string) error {
+	owner, ok := labels[engine.LabelSet]
+	has := "no " + engine.LabelSet + " label"
+	if ok {
+		has = fmt.Sprintf("%s=%s", engine.LabelSet, owner)
+	}
+	return fmt.Errorf("refusing to %s %s %s: it does not belong to set %s (%s)", op, kind, name, set, has)
+}
+
+// ordinalLabel parses the io.ostset.ordinal label; ok is false if it is missing or invalid.
+func ordinalLabel(labels map[string]string) (int, bool) {
+	n, err := strconv.Atoi(labels[engine.LabelOrdinal])
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+// primaryName is the container's own name without the leading slash. Summary.Names
+// also holds legacy link names ("/other/alias"), which contain a second slash.
+func primaryName(names []string) string {
+	for _, n := range names {
+		n = strings.TrimPrefix(n, "/")
+		if !strings.Contains(n, "/") {
+			return n
+		}
+	}
+	return ""
+}
+
+// withLabel returns a copy of labels with key=value, refusing a different value.
+func withLabel(labels map[string]string, key, value string) (map[string]string, error) {
+	if v, ok := labels[key]; ok && v != value {
+		return nil, fmt.Errorf("label %s is %q, want %q", key, v, value)
+	}
+	out := make(map[string]string, len(labels)+1)
+	maps.Copy(out, labels)
+	out[key] = value
+	return out, nil
+}

@@ -1,0 +1,126 @@
+package docker
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/volume"
+	"github.com/moby/moby/client"
+
+	"github.com/ostset/ostset/engine"
+)
+
+// Observe takes one ContainerList (all containers, no filter, so replicas and
+// foreign containers come from the same snapshot) and one VolumeList.
+//
+// A container carrying io.ostset.set=<set> is a Replica. Its ordinal comes from the
+// io.ostset.ordinal label, else from its name; if neither parses it is -1 (outside
+// any ordinal range, so the engine removes it). A container without that label whose
+// name is <set>-<digits> is Foreign.
+func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
+	list, err := r.cli.ContainerList(ctx, client.ContainerListOptions{All: true})
+	if err != nil {
+		return engine.Observed{}, fmt.Errorf("observe set %s: list containers: %w", set, err)
+	}
+	var obs engine.Observed
+	for _, c := range list.Items {
+		classify(&obs, set, c)
+	}
+	if opts.Timings {
+		for i := range obs.Replicas {
+			if err := r.fillReadySince(ctx, &obs.Replicas[i]); err != nil {
+				return engine.Observed{}, fmt.Errorf("observe set %s: %w", set, err)
+			}
+		}
+	}
+	if obs.Volumes, err = r.listVolumes(ctx, set); err != nil {
+		return engine.Observed{}, fmt.Errorf("observe set %s: %w", set, err)
+	}
+	slices.SortFunc(obs.Replicas, func(a, b engine.Replica) int {
+		return cmp.Or(cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(a.Name, b.Name))
+	})
+	slices.SortFunc(obs.Foreign, func(a, b engine.Foreign) int { return cmp.Compare(a.Name, b.Name) })
+	return obs, nil
+}
+
+func classify(obs *engine.Observed, set string, c container.Summary) {
+	name := primaryName(c.Names)
+	if !belongs(c.Labels, set) {
+		if _, ok := engine.ParseReplicaName(set, name); ok {
+			obs.Foreign = append(obs.Foreign, engine.Foreign{ID: c.ID, Name: name, Owner: c.Labels[engine.LabelSet]})
+		}
+		return
+	}
+	ord, ok := ordinalLabel(c.Labels)
+	if !ok {
+		if ord, ok = engine.ParseReplicaName(set, name); !ok {
+			ord = -1
+		}
+	}
+	obs.Replicas = append(obs.Replicas, engine.Replica{
+		ID:       c.ID,
+		Name:     name,
+		Ordinal:  ord,
+		Revision: c.Labels[engine.LabelRevision],
+		State:    string(c.State),
+		Health:   summaryHealth(c),
+		Created:  time.Unix(c.Created, 0),
+	})
+}
+
+// summaryHealth uses Summary.Health where the engine sends it (API 1.52+) and
+// otherwise the Status text, e.g. "Up 2 seconds (healthy)".
+func summaryHealth(c container.Summary) string {
+	if c.Health != nil && c.Health.Status != "" {
+		if c.Health.Status == container.NoHealthcheck {
+			return engine.HealthNone
+		}
+		return string(c.Health.Status)
+	}
+	return healthFromStatus(c.Status)
+}
+
+func healthFromStatus(status string) string {
+	switch {
+	case strings.Contains(status, "(healthy)"):
+		return engine.HealthHealthy
+	case strings.Contains(status, "(unhealthy)"):
+		return engine.HealthUnhealthy
+	case strings.Contains(status, "(health: starting)"):
+		return engine.HealthStarting
+	}
+	return engine.HealthNone
+}
+
+func (r *Runtime) listVolumes(ctx context.Context, set string) ([]engine.Volume, error) {
+	f := make(client.Filters).Add("label", engine.LabelSet+"="+set)
+	res, err := r.cli.VolumeList(ctx, client.VolumeListOptions{Filters: f})
+	if err != nil {
+		return nil, fmt.Errorf("list volumes: %w", err)
+	}
+	out := make([]engine.Volume, 0, len(res.Items))
+	for _, v := range res.Items {
+		if belongs(v.Labels, set) {
+			out = append(out, toVolume(v))
+		}
+	}
+	slices.SortFunc(out, func(a, b engine.Volume) int {
+		return cmp.Or(cmp.Compare(a.Claim, b.Claim), cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(a.Name, b.Name))
+	})
+	return out, nil
+}
+
+// toVolume maps a Docker volume; an ordinal label that does not parse gives -1.
+func toVolume(v volume.Volume) engine.Volume {
+	ord, ok := ordinalLabel(v.Labels)
+	if !ok {
+		ord = -1
+	}
+	created, _ := time.Parse(time.RFC3339Nano, v.CreatedAt)
+	return engine.Volume{Name: v.Name, Claim: v.Labels[engine.LabelClaim], Ordinal: ord, Created: created}
+}

@@ -1,0 +1,321 @@
+//go:build integration
+
+package docker
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/moby/moby/client"
+
+	"github.com/ostset/ostset/engine"
+)
+
+func TestPingAndAPIVersion(t *testing.T) {
+	ctx := testCtx(t)
+	v, err := rt.APIVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("negotiated API version %s with %s", v, rt.DaemonHost())
+	if v == "" {
+		t.Fatal("empty API version")
+	}
+}
+
+func TestPingUnreachable(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "unix://"+t.TempDir()+"/nothing.sock")
+	r, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	err = r.Ping(testCtx(t))
+	mustContain(t, err, "unreachable", "nothing.sock")
+	t.Log(err)
+	_, err = r.Watch(testCtx(t), "x")
+	mustContain(t, err, "watch set x", "unreachable")
+}
+
+func TestResolveImage(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t)
+	id, err := rt.ResolveImage(ctx, testImage)
+	if err != nil || !strings.HasPrefix(id, "sha256:") {
+		t.Fatalf("ResolveImage(%s) = %q, %v", testImage, id, err)
+	}
+	_, err = rt.ResolveImage(ctx, "ostset-dockertest/absent:1")
+	mustContain(t, err, "ostset-dockertest/absent:1", "not present locally")
+}
+
+func TestObserveClassification(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t)
+	set := newSet(t)
+
+	healthy := replicaSpec(set, 0)
+	healthy.Healthcheck = &engine.Healthcheck{Test: []string{"CMD", "/app", "health"}, Interval: 300 * time.Millisecond, Timeout: time.Second, Retries: 3}
+	vol := volumeFor(&healthy)
+	failing := replicaSpec(set, 1)
+	failing.Healthcheck = &engine.Healthcheck{Test: []string{"CMD", "/app", "fail"}, Interval: 300 * time.Millisecond, Timeout: time.Second, Retries: 1}
+	plain := replicaSpec(set, 2) // no healthcheck: the image has none
+	for _, s := range []engine.ReplicaSpec{healthy, failing, plain} {
+		if _, err := rt.CreateReplica(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Only the set label: the ordinal comes from the name.
+	rawContainer(t, ctx, set, set+"-7", map[string]string{engine.LabelSet: set}, false)
+	// Named like replicas but not the set's: foreign (owned by another set, or by nobody).
+	rawContainer(t, ctx, set, set+"-5", map[string]string{engine.LabelSet: set + "-other"}, false)
+	rawContainer(t, ctx, set, set+"-6", nil, false)
+	// Not replica names.
+	rawContainer(t, ctx, set, set+"-05", nil, false)
+	rawContainer(t, ctx, set, set+"-x", nil, false)
+	rawContainer(t, ctx, set, set+"-0-1", nil, false)
+
+	var obs engine.Observed
+	waitFor(t, 30*time.Second, "replica 0 healthy and 1 unhealthy", func() bool {
+		var err error
+		obs, err = rt.Observe(ctx, set, engine.ObserveOptions{Timings: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(obs.Replicas) == 4 && obs.Replicas[0].Health == engine.HealthHealthy && obs.Replicas[1].Health == engine.HealthUnhealthy
+	})
+
+	want := []struct {
+		ord           int
+		state, health string
+		ready         bool
+	}{
+		{0, engine.StateRunning, engine.HealthHealthy, true},
+		{1, engine.StateRunning, engine.HealthUnhealthy, false},
+		{2, engine.StateRunning, engine.HealthNone, true},
+		{7, engine.StateCreated, engine.HealthNone, false},
+	}
+	for i, w := range want {
+		got := obs.Replicas[i]
+		if got.Ordinal != w.ord || got.Name != engine.ReplicaName(set, w.ord) || got.State != w.state || got.Health != w.health {
+			t.Errorf("replica %d = %+v, want ordinal %d state %s health %q", i, got, w.ord, w.state, w.health)
+		}
+		if got.Created.IsZero() || time.Since(got.Created) > time.Minute {
+			t.Errorf("replica %s: Created = %v", got.Name, got.Created)
+		}
+		if w.ord < 3 && got.Revision != set+"-abc123" {
+			t.Errorf("replica %s: revision %q", got.Name, got.Revision)
+		}
+		if got.ReadySince.IsZero() == w.ready {
+			t.Errorf("replica %s: ReadySince = %v, want set: %v", got.Name, got.ReadySince, w.ready)
+		}
+		if w.ready {
+			checkReadySince(t, ctx, got)
+		}
+	}
+	wantForeign := []engine.Foreign{{Name: set + "-5", Owner: set + "-other"}, {Name: set + "-6"}}
+	if len(obs.Foreign) != len(wantForeign) {
+		t.Fatalf("foreign = %+v, want %+v", obs.Foreign, wantForeign)
+	}
+	for i, w := range wantForeign {
+		if got := obs.Foreign[i]; got.Name != w.Name || got.Owner != w.Owner || got.ID == "" {
+			t.Errorf("foreign %d = %+v, want %+v", i, got, w)
+		}
+	}
+	if len(obs.Volumes) != 1 || obs.Volumes[0].Name != vol || obs.Volumes[0].Claim != "data" || obs.Volumes[0].Ordinal != 0 ||
+		obs.Volumes[0].Created.IsZero() {
+		t.Errorf("volumes = %+v, want %s (claim data, ordinal 0, created set)", obs.Volumes, vol)
+	}
+
+	// Without timings nothing is inspected.
+	quick, err := rt.Observe(ctx, set, engine.ObserveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range quick.Replicas {
+		if !r.ReadySince.IsZero() {
+			t.Errorf("%s: ReadySince %v without timings", r.Name, r.ReadySince)
+		}
+	}
+}
+
+// checkReadySince: never before StartedAt, never in the future; without a
+// healthcheck exactly StartedAt; with one, after the first probe could pass.
+func checkReadySince(t *testing.T, ctx context.Context, r engine.Replica) {
+	t.Helper()
+	c := inspect(t, ctx, r.ID)
+	started, err := time.Parse(time.RFC3339Nano, c.State.StartedAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case r.ReadySince.Before(started) || r.ReadySince.After(time.Now()):
+		t.Errorf("%s: ReadySince %v outside [StartedAt %v, now]", r.Name, r.ReadySince, started)
+	case r.Health == engine.HealthNone && !r.ReadySince.Equal(started):
+		t.Errorf("%s: ReadySince %v, want StartedAt %v", r.Name, r.ReadySince, started)
+	case r.Health == engine.HealthHealthy && !r.ReadySince.After(started):
+		t.Errorf("%s: ReadySince %v, want after StartedAt %v", r.Name, r.ReadySince, started)
+	}
+	t.Logf("%s: started %s, ready %s later", r.Name, started.Format(time.RFC3339Nano), r.ReadySince.Sub(started))
+}
+
+func TestNetworkEnsureAndRemove(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t)
+	set := newSet(t)
+	name := set + "-net"
+	// A network whose name contains name: Docker's name filter returns it too.
+	longer, err := rt.cli.NetworkCreate(ctx, name+"-longer", client.NetworkCreateOptions{Driver: "bridge"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id1, err := rt.EnsureNetwork(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id2, err := rt.EnsureNetwork(ctx, name)
+	if err != nil || id2 != id1 || id1 == longer.ID {
+		t.Fatalf("EnsureNetwork twice: %s then %s, %v (the longer name is %s)", id1, id2, err, longer.ID)
+	}
+	if found, _ := rt.networksNamed(ctx, name); len(found) != 1 || found[0].Labels[engine.LabelManaged] != "true" || found[0].Driver != "bridge" {
+		t.Fatalf("networks named %s: %+v", name, found)
+	}
+
+	// Docker at 1.41 happily creates a second network of the same name.
+	dup := set + "-dup"
+	var dupIDs []string
+	for range 2 {
+		res, err := rt.cli.NetworkCreate(ctx, dup, client.NetworkCreateOptions{Driver: "bridge"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dupIDs = append(dupIDs, res.ID)
+	}
+	_, err = rt.EnsureNetwork(ctx, dup)
+	mustContain(t, err, "ambiguous", dupIDs[0], dupIDs[1])
+
+	// Not ostset's: kept.
+	if removed, err := rt.RemoveNetwork(ctx, name+"-longer"); removed || err != nil {
+		t.Fatalf("RemoveNetwork(unmanaged) = %v, %v", removed, err)
+	}
+	// In use: kept.
+	if _, err := rt.CreateReplica(ctx, replicaSpec(set, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if removed, err := rt.RemoveNetwork(ctx, name); removed || err != nil {
+		t.Fatalf("RemoveNetwork(in use) = %v, %v", removed, err)
+	}
+	obs, _ := rt.Observe(ctx, set, engine.ObserveOptions{})
+	if err := rt.RemoveReplica(ctx, set, obs.Replicas[0].ID, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if removed, err := rt.RemoveNetwork(ctx, name); !removed || err != nil {
+		t.Fatalf("RemoveNetwork(empty, managed) = %v, %v", removed, err)
+	}
+	if removed, err := rt.RemoveNetwork(ctx, name); removed || err != nil {
+		t.Fatalf("RemoveNetwork(gone) = %v, %v", removed, err)
+	}
+	if found, _ := rt.networksNamed(ctx, name); len(found) != 0 {
+		t.Fatalf("network %s still there: %+v", name, found)
+	}
+}
+
+func TestWatch(t *testing.T) {
+	t.Parallel()
+	set := newSet(t)
+	ctx, cancel := context.WithCancel(testCtx(t))
+	ch, err := rt.Watch(ctx, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := rt.WatchAll(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := rt.Watch(ctx, set+"-other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := rt.CreateReplica(ctx, replicaSpec(set, 0)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ch:
+		t.Logf("Watch signalled %s after CreateReplica began", time.Since(start))
+	case <-time.After(10 * time.Second):
+		t.Fatal("no signal from Watch")
+	}
+	waitSet(t, all, set)
+	select {
+	case <-other:
+		t.Error("Watch of another set was signalled")
+	default:
+	}
+	cancel()
+	for range ch { // drains, then ends: closed on cancel
+	}
+	for range all {
+	}
+}
+
+// TestWatchFilter: health_status events pass the filter, the exec_* events of
+// every probe do not.
+func TestWatchFilter(t *testing.T) {
+	t.Parallel()
+	set := newSet(t)
+	ctx, cancel := context.WithCancel(testCtx(t))
+	defer cancel()
+	msgs, errs, err := rt.subscribe(ctx, engine.LabelSet+"="+set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := replicaSpec(set, 0)
+	spec.Healthcheck = &engine.Healthcheck{Test: []string{"CMD", "/app", "health"}, Interval: 200 * time.Millisecond, Retries: 3}
+	if _, err := rt.CreateReplica(ctx, spec); err != nil {
+		t.Fatal(err)
+	}
+	var actions []string
+	timeout := time.After(2 * time.Second) // about 10 probes
+	for done := false; !done; {
+		select {
+		case m := <-msgs:
+			actions = append(actions, string(m.Action))
+		case err := <-errs:
+			t.Fatal(err)
+		case <-timeout:
+			done = true
+		}
+	}
+	t.Logf("actions: %v", actions)
+	if !slices.Contains(actions, "health_status: healthy") || !slices.Contains(actions, "start") {
+		t.Errorf("missing start or health_status: healthy in %v", actions)
+	}
+	for _, a := range actions {
+		if strings.HasPrefix(a, "exec_") {
+			t.Errorf("exec event passed the filter: %s", a)
+		}
+	}
+}
+
+// waitSet waits for set on a WatchAll channel (other tests' sets pass by too).
+func waitSet(t *testing.T, all <-chan string, set string) {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	var seen []string
+	for {
+		select {
+		case s := <-all:
+			if s == set {
+				return
+			}
+			if !slices.Contains(seen, s) {
+				seen = append(seen, s)
+			}
+		case <-timeout:
+			t.Fatalf("WatchAll never sent %s (saw %v)", set, seen)
+		}
+	}
+}

@@ -1,0 +1,121 @@
+package docker
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
+
+	"github.com/ostset/ostset/engine"
+)
+
+// cleanupTimeout bounds the removal of a container whose start failed.
+const cleanupTimeout = 30 * time.Second
+
+// CreateReplica ensures the spec's volumes and network, creates the container and
+// starts it. A container whose start fails is removed again, so a failed call
+// leaves no container behind (volumes it created stay: they carry the set label).
+func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+	opts, err := createOptions(spec)
+	if err != nil {
+		return engine.CreateResult{}, err
+	}
+	reused, err := r.ensureVolumes(ctx, spec)
+	if err != nil {
+		return engine.CreateResult{}, fmt.Errorf("%s: %w", spec.Name, err)
+	}
+	netID, err := r.EnsureNetwork(ctx, spec.Network)
+	if err != nil {
+		return engine.CreateResult{}, fmt.Errorf("%s: %w", spec.Name, err)
+	}
+	attach(&opts, netID, spec.Aliases)
+	created, err := r.cli.ContainerCreate(ctx, opts)
+	if cerrdefs.IsConflict(err) {
+		return engine.CreateResult{}, fmt.Errorf("create container %s: the name is already in use by another container: %w", spec.Name, err)
+	}
+	if err != nil {
+		return engine.CreateResult{}, fmt.Errorf("create container %s: %w", spec.Name, err)
+	}
+	if _, err := r.cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
+		return engine.CreateResult{}, r.discard(ctx, spec.Name, created.ID, err)
+	}
+	return engine.CreateResult{ID: created.ID, ReusedVolumes: reused}, nil
+}
+
+// discard removes a container that failed to start and returns the start error.
+func (r *Runtime) discard(ctx context.Context, name, id string, startErr error) error {
+	err := fmt.Errorf("%s: start: %w", name, startErr)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	_, rmErr := r.cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true})
+	if rmErr != nil && !cerrdefs.IsNotFound(rmErr) {
+		return fmt.Errorf("%w (and removing the container failed: %v)", err, rmErr)
+	}
+	return err
+}
+
+// StartReplica starts a created or stopped container of the set.
+func (r *Runtime) StartReplica(ctx context.Context, set, id string) error {
+	c, err := r.ownContainer(ctx, "start", set, id)
+	if err != nil {
+		return err
+	}
+	if _, err := r.cli.ContainerStart(ctx, c.ID, client.ContainerStartOptions{}); err != nil {
+		return fmt.Errorf("%s: start: %w", containerName(c, id), err)
+	}
+	return nil
+}
+
+// RemoveReplica stops a container of the set, giving it grace to exit after the
+// stop signal, and removes it. A container already gone is not an error.
+func (r *Runtime) RemoveReplica(ctx context.Context, set, id string, grace time.Duration) error {
+	c, err := r.ownContainer(ctx, "remove", set, id)
+	if cerrdefs.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	name := containerName(c, id)
+	if st := c.State; st != nil && (st.Running || st.Restarting || st.Paused) {
+		t := seconds(grace)
+		_, err := r.cli.ContainerStop(ctx, c.ID, client.ContainerStopOptions{Timeout: &t})
+		if err != nil && !cerrdefs.IsNotFound(err) {
+			return fmt.Errorf("stop container %s: %w", name, err)
+		}
+	}
+	_, err = r.cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{})
+	if err != nil && !cerrdefs.IsNotFound(err) {
+		return fmt.Errorf("remove container %s: %w", name, err)
+	}
+	return nil
+}
+
+// ownContainer inspects a container and refuses it unless it carries the set's
+// label. A NotFound error is returned wrapped, so callers can test it.
+func (r *Runtime) ownContainer(ctx context.Context, op, set, id string) (container.InspectResponse, error) {
+	res, err := r.cli.ContainerInspect(ctx, id, client.ContainerInspectOptions{})
+	if err != nil {
+		return container.InspectResponse{}, fmt.Errorf("inspect container %s: %w", id, err)
+	}
+	c := res.Container
+	var labels map[string]string
+	if c.Config != nil {
+		labels = c.Config.Labels
+	}
+	if !belongs(labels, set) {
+		return container.InspectResponse{}, refuse(op, "container", containerName(c, id), set, labels)
+	}
+	return c, nil
+}
+
+func containerName(c container.InspectResponse, fallback string) string {
+	if n := strings.TrimPrefix(c.Name, "/"); n != "" {
+		return n
+	}
+	return fallback
+}

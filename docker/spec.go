@@ -1,0 +1,191 @@
+package docker
+
+import (
+	"fmt"
+	"math"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/mount"
+	"github.com/moby/moby/api/types/network"
+	"github.com/moby/moby/client"
+
+	"github.com/ostset/ostset/engine"
+)
+
+// createOptions maps a replica spec onto the create call, except its network
+// (see attach). It validates the spec before anything is created.
+func createOptions(spec engine.ReplicaSpec) (client.ContainerCreateOptions, error) {
+	if spec.Name == "" || spec.Image == "" {
+		// Docker would pick a random name; ostset finds replicas by name.
+		return client.ContainerCreateOptions{}, fmt.Errorf("replica %q of set %s: name and image are required", spec.Name, spec.Set)
+	}
+	labels, err := replicaLabels(spec)
+	if err != nil {
+		return client.ContainerCreateOptions{}, err
+	}
+	exposed, bindings, err := portMaps(spec.Ports)
+	if err != nil {
+		return client.ContainerCreateOptions{}, err
+	}
+	restart, err := restartPolicy(spec.Restart)
+	if err != nil {
+		return client.ContainerCreateOptions{}, err
+	}
+	mounts, err := mountList(spec.Mounts)
+	if err != nil {
+		return client.ContainerCreateOptions{}, err
+	}
+	stop := seconds(spec.StopTimeout)
+	cfg := &container.Config{
+		Hostname:     spec.Name,
+		User:         spec.User,
+		ExposedPorts: exposed,
+		Env:          spec.Env,
+		Cmd:          spec.Cmd,
+		Healthcheck:  healthConfig(spec.Healthcheck),
+		Image:        spec.Image,
+		WorkingDir:   spec.WorkingDir,
+		Entrypoint:   spec.Entrypoint,
+		Labels:       labels,
+		StopTimeout:  &stop,
+	}
+	host := &container.HostConfig{
+		PortBindings:  bindings,
+		RestartPolicy: restart,
+		Mounts:        mounts,
+		Resources:     container.Resources{NanoCPUs: spec.NanoCPUs, Memory: spec.MemoryBytes},
+	}
+	return client.ContainerCreateOptions{Name: spec.Name, Config: cfg, HostConfig: host}, nil
+}
+
+// attach joins the container to the network by ID (a name can be ambiguous at API
+// 1.41) with the aliases. The endpoint config keyed by the ID is stored by the
+// engine under the network's name, as inspect shows.
+func attach(opts *client.ContainerCreateOptions, networkID string, aliases []string) {
+	opts.HostConfig.NetworkMode = container.NetworkMode(networkID)
+	opts.NetworkingConfig = &network.NetworkingConfig{EndpointsConfig: map[string]*network.EndpointSettings{
+		networkID: {Aliases: aliases},
+	}}
+}
+
+// replicaLabels are the spec's labels with the set, ordinal and revision labels,
+// which must agree with the spec's fields if the caller set them.
+func replicaLabels(spec engine.ReplicaSpec) (map[string]string, error) {
+	labels, err := withLabel(spec.Labels, engine.LabelSet, spec.Set)
+	if err == nil {
+		labels, err = withLabel(labels, engine.LabelOrdinal, strconv.Itoa(spec.Ordinal))
+	}
+	if err == nil && spec.Revision != "" {
+		labels, err = withLabel(labels, engine.LabelRevision, spec.Revision)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("replica %s: %w", spec.Name, err)
+	}
+	return labels, nil
+}
+
+// healthConfig maps the healthcheck; nil keeps the image's. Test ["NONE"] disables it.
+func healthConfig(h *engine.Healthcheck) *container.HealthConfig {
+	if h == nil {
+		return nil
+	}
+	return &container.HealthConfig{
+		Test:        h.Test,
+		Interval:    h.Interval,
+		Timeout:     h.Timeout,
+		StartPeriod: h.StartPeriod,
+		Retries:     h.Retries,
+	}
+}
+
+// portMaps exposes every port and publishes those with a host port.
+func portMaps(ports []engine.PortBinding) (network.PortSet, network.PortMap, error) {
+	if len(ports) == 0 {
+		return nil, nil, nil
+	}
+	exposed, bindings := network.PortSet{}, network.PortMap{}
+	for _, p := range ports {
+		proto := strings.ToLower(p.Protocol)
+		if proto == "" {
+			proto = "tcp"
+		}
+		if p.ContainerPort <= 0 || p.ContainerPort > math.MaxUint16 ||
+			(proto != string(network.TCP) && proto != string(network.UDP) && proto != string(network.SCTP)) {
+			return nil, nil, fmt.Errorf("container port %d/%s is invalid", p.ContainerPort, proto)
+		}
+		port, _ := network.PortFrom(uint16(p.ContainerPort), network.IPProtocol(proto))
+		exposed[port] = struct{}{}
+		if p.HostPort == 0 {
+			continue
+		}
+		b, err := hostBinding(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		bindings[port] = append(bindings[port], b)
+	}
+	return exposed, bindings, nil
+}
+
+func hostBinding(p engine.PortBinding) (network.PortBinding, error) {
+	if p.HostPort < 0 || p.HostPort > math.MaxUint16 {
+		return network.PortBinding{}, fmt.Errorf("host port %d is invalid", p.HostPort)
+	}
+	b := network.PortBinding{HostPort: strconv.Itoa(p.HostPort)}
+	if p.HostIP != "" {
+		ip, err := netip.ParseAddr(p.HostIP)
+		if err != nil {
+			return network.PortBinding{}, fmt.Errorf("host IP %q of port %d: %w", p.HostIP, p.ContainerPort, err)
+		}
+		b.HostIP = ip
+	}
+	return b, nil
+}
+
+// restartPolicy parses no, always, unless-stopped, on-failure and on-failure:N.
+func restartPolicy(s string) (container.RestartPolicy, error) {
+	name, count, hasCount := strings.Cut(s, ":")
+	p := container.RestartPolicy{Name: container.RestartPolicyMode(name)}
+	switch p.Name {
+	case "", container.RestartPolicyDisabled, container.RestartPolicyAlways, container.RestartPolicyUnlessStopped:
+		if hasCount {
+			return p, fmt.Errorf("restart policy %q: only on-failure takes a retry count", s)
+		}
+		return p, nil
+	case container.RestartPolicyOnFailure:
+		if !hasCount {
+			return p, nil
+		}
+		n, err := strconv.Atoi(count)
+		if err != nil || n < 0 {
+			return p, fmt.Errorf("restart policy %q: retry count must be a non-negative integer", s)
+		}
+		p.MaximumRetryCount = n
+		return p, nil
+	}
+	return p, fmt.Errorf("restart policy %q: want no, always, unless-stopped or on-failure[:N]", s)
+}
+
+func mountList(ms []engine.Mount) ([]mount.Mount, error) {
+	out := make([]mount.Mount, 0, len(ms))
+	for _, m := range ms {
+		t := mount.Type(m.Type)
+		if t != mount.TypeBind && t != mount.TypeVolume {
+			return nil, fmt.Errorf("mount %s: type %q, want bind or volume", m.Target, m.Type)
+		}
+		out = append(out, mount.Mount{Type: t, Source: m.Source, Target: m.Target, ReadOnly: m.ReadOnly})
+	}
+	return out, nil
+}
+
+// seconds rounds a duration up to whole seconds, the unit of Docker's stop timeouts.
+func seconds(d time.Duration) int {
+	if d <= 0 {
+		return 0
+	}
+	return int((d + time.Second - 1) / time.Second)
+}

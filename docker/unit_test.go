@@ -1,0 +1,211 @@
+package docker
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/volume"
+
+	"github.com/ostset/ostset/engine"
+)
+
+func TestHealthFromStatus(t *testing.T) {
+	for status, want := range map[string]string{
+		"Up 2 seconds (healthy)":                   engine.HealthHealthy,
+		"Up 3 minutes (unhealthy)":                 engine.HealthUnhealthy,
+		"Up Less than a second (health: starting)": engine.HealthStarting,
+		"Up 5 seconds":                             engine.HealthNone,
+		"Exited (0) 3 seconds ago":                 engine.HealthNone,
+		"Created":                                  engine.HealthNone,
+	} {
+		if got := healthFromStatus(status); got != want {
+			t.Errorf("healthFromStatus(%q) = %q, want %q", status, got, want)
+		}
+	}
+	withSummary := container.Summary{Status: "Up 1 second", Health: &container.HealthSummary{Status: container.Healthy}}
+	if got := summaryHealth(withSummary); got != engine.HealthHealthy {
+		t.Errorf("Summary.Health ignored: %q", got)
+	}
+	none := container.Summary{Status: "Up 1 second", Health: &container.HealthSummary{Status: container.NoHealthcheck}}
+	if got := summaryHealth(none); got != engine.HealthNone {
+		t.Errorf("Summary.Health none = %q", got)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	var obs engine.Observed
+	for _, c := range []container.Summary{
+		{ID: "a", Names: []string{"/web-1", "/x/web-1"}, Labels: map[string]string{engine.LabelSet: "web", engine.LabelOrdinal: "1", engine.LabelRevision: "web-1a"}, State: "running", Status: "Up 1 second (healthy)", Created: 100},
+		{ID: "b", Names: []string{"/web-2"}, Labels: map[string]string{engine.LabelSet: "web"}, State: "exited"},
+		{ID: "c", Names: []string{"/renamed"}, Labels: map[string]string{engine.LabelSet: "web", engine.LabelOrdinal: "x"}},
+		{ID: "d", Names: []string{"/web-3"}, Labels: map[string]string{engine.LabelSet: "db"}},
+		{ID: "e", Names: []string{"/web-4"}},
+		{ID: "f", Names: []string{"/web-04"}},
+		{ID: "g", Names: []string{"/webby-1"}},
+		{ID: "h", Names: []string{"/db-0"}, Labels: map[string]string{engine.LabelSet: "db", engine.LabelOrdinal: "0"}},
+	} {
+		classify(&obs, "web", c)
+	}
+	want := []engine.Replica{
+		{ID: "a", Name: "web-1", Ordinal: 1, Revision: "web-1a", State: "running", Health: "healthy", Created: time.Unix(100, 0)},
+		{ID: "b", Name: "web-2", Ordinal: 2, State: "exited", Created: time.Unix(0, 0)},
+		{ID: "c", Name: "renamed", Ordinal: -1, Created: time.Unix(0, 0)},
+	}
+	if len(obs.Replicas) != len(want) {
+		t.Fatalf("replicas %+v", obs.Replicas)
+	}
+	for i := range want {
+		if obs.Replicas[i] != want[i] {
+			t.Errorf("replica %d = %+v, want %+v", i, obs.Replicas[i], want[i])
+		}
+	}
+	wantForeign := []engine.Foreign{{ID: "d", Name: "web-3", Owner: "db"}, {ID: "e", Name: "web-4"}}
+	if len(obs.Foreign) != 2 || obs.Foreign[0] != wantForeign[0] || obs.Foreign[1] != wantForeign[1] {
+		t.Errorf("foreign %+v, want %+v", obs.Foreign, wantForeign)
+	}
+}
+
+func TestReadySince(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	probe := func(start float64, code int) *container.HealthcheckResult {
+		return &container.HealthcheckResult{Start: at(start), End: at(start + 0.1), ExitCode: code}
+	}
+	state := func(status container.HealthStatus, log ...*container.HealthcheckResult) *container.State {
+		st := &container.State{Running: true, StartedAt: t0.Format(time.RFC3339Nano)}
+		if status != "" {
+			st.Health = &container.Health{Status: status, Log: log}
+		}
+		return st
+	}
+	cases := []struct {
+		name string
+		st   *container.State
+		want time.Time
+	}{
+		{"no healthcheck", state(""), t0},
+		{"not running", &container.State{StartedAt: t0.Format(time.RFC3339Nano)}, time.Time{}},
+		{"starting", state(container.Starting), time.Time{}},
+		{"unhealthy", state(container.Unhealthy, probe(1, 1)), time.Time{}},
+		{"first probe passed", state(container.Healthy, probe(1, 0), probe(2, 0)), at(1.1)},
+		{"recovered", state(container.Healthy, probe(1, 0), probe(2, 1), probe(3, 0), probe(4, 0)), at(3.1)},
+		{"probes of an earlier run ignored", state(container.Healthy, probe(-5, 0), probe(-4, 1), probe(1, 0)), at(1.1)},
+		{"latest probe failed but still healthy", state(container.Healthy, probe(1, 0), probe(2, 1)), at(2.1)},
+		{"log all before start", state(container.Healthy, probe(-2, 0)), time.Time{}},
+		{"clamped to StartedAt", state(container.Healthy, &container.HealthcheckResult{Start: t0, End: at(-1)}), t0},
+	}
+	for _, c := range cases {
+		if got := readySince(c.st); !got.Equal(c.want) {
+			t.Errorf("%s: readySince = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestRestartPolicy(t *testing.T) {
+	for in, want := range map[string]container.RestartPolicy{
+		"":               {},
+		"no":             {Name: "no"},
+		"always":         {Name: "always"},
+		"unless-stopped": {Name: "unless-stopped"},
+		"on-failure":     {Name: "on-failure"},
+		"on-failure:5":   {Name: "on-failure", MaximumRetryCount: 5},
+	} {
+		if got, err := restartPolicy(in); err != nil || got != want {
+			t.Errorf("restartPolicy(%q) = %+v, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"sometimes", "always:3", "on-failure:x", "on-failure:-1"} {
+		if _, err := restartPolicy(bad); err == nil {
+			t.Errorf("restartPolicy(%q) accepted", bad)
+		}
+	}
+}
+
+func TestPortMaps(t *testing.T) {
+	exposed, bound, err := portMaps([]engine.PortBinding{
+		{ContainerPort: 80, HostPort: 8080},
+		{ContainerPort: 53, HostPort: 5353, HostIP: "127.0.0.1", Protocol: "UDP"},
+		{ContainerPort: 9000},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exposed) != 3 || len(bound) != 2 {
+		t.Fatalf("exposed %v bound %v", exposed, bound)
+	}
+	for p, bs := range bound {
+		switch p.String() {
+		case "80/tcp":
+			if bs[0].HostPort != "8080" || bs[0].HostIP.IsValid() {
+				t.Errorf("80/tcp -> %+v", bs)
+			}
+		case "53/udp":
+			if bs[0].HostPort != "5353" || bs[0].HostIP.String() != "127.0.0.1" {
+				t.Errorf("53/udp -> %+v", bs)
+			}
+		default:
+			t.Errorf("unexpected binding %s", p)
+		}
+	}
+	for _, bad := range []engine.PortBinding{{ContainerPort: 0}, {ContainerPort: 70000}, {ContainerPort: 1, Protocol: "icmp"}, {ContainerPort: 1, HostPort: 1, HostIP: "nope"}} {
+		if _, _, err := portMaps([]engine.PortBinding{bad}); err == nil {
+			t.Errorf("portMaps(%+v) accepted", bad)
+		}
+	}
+}
+
+func TestCreateOptionsLabels(t *testing.T) {
+	spec := engine.ReplicaSpec{Set: "web", Name: "web-2", Ordinal: 2, Revision: "web-9f", Image: "sha256:x",
+		Labels: map[string]string{"app": "x"}, StopTimeout: 10 * time.Second}
+	opts, err := createOptions(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	attach(&opts, "netid", []string{"web-2"})
+	l := opts.Config.Labels
+	if l[engine.LabelSet] != "web" || l[engine.LabelOrdinal] != "2" || l[engine.LabelRevision] != "web-9f" || l["app"] != "x" {
+		t.Errorf("labels %v", l)
+	}
+	if spec.Labels[engine.LabelSet] != "" {
+		t.Error("spec labels modified")
+	}
+	if *opts.Config.StopTimeout != 10 || opts.Config.Healthcheck != nil || opts.Config.Cmd != nil {
+		t.Errorf("config %+v", opts.Config)
+	}
+	if ep := opts.NetworkingConfig.EndpointsConfig["netid"]; ep == nil || ep.Aliases[0] != "web-2" || opts.HostConfig.NetworkMode != "netid" {
+		t.Errorf("network %+v %v", opts.NetworkingConfig, opts.HostConfig.NetworkMode)
+	}
+	spec.Labels[engine.LabelSet] = "db"
+	if _, err := createOptions(spec); err == nil || !strings.Contains(err.Error(), "io.ostset.set") {
+		t.Errorf("conflicting set label accepted: %v", err)
+	}
+}
+
+func TestCheckVolume(t *testing.T) {
+	want := map[string]string{engine.LabelSet: "web", engine.LabelClaim: "data", engine.LabelOrdinal: "0", "extra": "ignored"}
+	ok := volume.Volume{Name: "data-web-0", Labels: map[string]string{engine.LabelSet: "web", engine.LabelClaim: "data", engine.LabelOrdinal: "0"}}
+	if err := checkVolume(ok, "web", want); err != nil {
+		t.Error(err)
+	}
+	for _, labels := range []map[string]string{
+		nil,
+		{engine.LabelSet: "db", engine.LabelClaim: "data", engine.LabelOrdinal: "0"},
+		{engine.LabelSet: "web", engine.LabelClaim: "logs", engine.LabelOrdinal: "0"},
+		{engine.LabelSet: "web", engine.LabelClaim: "data", engine.LabelOrdinal: "1"},
+	} {
+		err := checkVolume(volume.Volume{Name: "data-web-0", Labels: labels}, "web", want)
+		if err == nil || !strings.Contains(err.Error(), "volume data-web-0 exists and does not belong to set web") {
+			t.Errorf("labels %v: %v", labels, err)
+		}
+	}
+}
+
+func TestSeconds(t *testing.T) {
+	for d, want := range map[time.Duration]int{0: 0, -time.Second: 0, time.Millisecond: 1, time.Second: 1, 1500 * time.Millisecond: 2, 10 * time.Second: 10} {
+		if got := seconds(d); got != want {
+			t.Errorf("seconds(%s) = %d, want %d", d, got, want)
+		}
+	}
+}

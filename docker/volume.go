@@ -1,0 +1,88 @@
+package docker
+
+import (
+	"context"
+	"fmt"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/moby/moby/api/types/volume"
+	"github.com/moby/moby/client"
+
+	"github.com/ostset/ostset/engine"
+)
+
+// ensureVolumes creates the spec's per-ordinal volumes that do not exist and
+// returns those that already did. A volume that exists must carry the set, claim
+// and ordinal labels the spec asks for.
+func (r *Runtime) ensureVolumes(ctx context.Context, spec engine.ReplicaSpec) ([]engine.Volume, error) {
+	var reused []engine.Volume
+	for _, vs := range spec.Volumes {
+		v, existed, err := r.ensureVolume(ctx, spec.Set, vs)
+		if err != nil {
+			return nil, err
+		}
+		if existed {
+			reused = append(reused, toVolume(v))
+		}
+	}
+	return reused, nil
+}
+
+func (r *Runtime) ensureVolume(ctx context.Context, set string, vs engine.VolumeSpec) (volume.Volume, bool, error) {
+	labels, err := withLabel(vs.Labels, engine.LabelSet, set)
+	if err != nil {
+		return volume.Volume{}, false, fmt.Errorf("volume %s: %w", vs.Name, err)
+	}
+	res, err := r.cli.VolumeInspect(ctx, vs.Name, client.VolumeInspectOptions{})
+	existed := err == nil
+	v := res.Volume
+	switch {
+	case cerrdefs.IsNotFound(err):
+		// Create is idempotent and keeps an existing volume's labels, so a volume
+		// created by someone else in the meantime is caught by the check below.
+		created, err := r.cli.VolumeCreate(ctx, client.VolumeCreateOptions{
+			Name: vs.Name, Driver: vs.Driver, DriverOpts: vs.DriverOpts, Labels: labels,
+		})
+		if err != nil {
+			return volume.Volume{}, false, fmt.Errorf("create volume %s: %w", vs.Name, err)
+		}
+		v = created.Volume
+	case err != nil:
+		return volume.Volume{}, false, fmt.Errorf("inspect volume %s: %w", vs.Name, err)
+	}
+	if err := checkVolume(v, set, labels); err != nil {
+		return volume.Volume{}, false, err
+	}
+	return v, existed, nil
+}
+
+// checkVolume verifies that an existing volume carries the set, claim and ordinal
+// labels it would have been created with.
+func checkVolume(v volume.Volume, set string, want map[string]string) error {
+	for _, k := range []string{engine.LabelSet, engine.LabelClaim, engine.LabelOrdinal} {
+		w, ok := want[k]
+		if ok && v.Labels[k] != w {
+			return fmt.Errorf("volume %s exists and does not belong to set %s (label %s is %q, want %q)",
+				v.Name, set, k, v.Labels[k], w)
+		}
+	}
+	return nil
+}
+
+// RemoveVolume removes a volume of the set; one already gone is not an error.
+func (r *Runtime) RemoveVolume(ctx context.Context, set, name string) error {
+	res, err := r.cli.VolumeInspect(ctx, name, client.VolumeInspectOptions{})
+	if cerrdefs.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("inspect volume %s: %w", name, err)
+	}
+	if !belongs(res.Volume.Labels, set) {
+		return refuse("remove", "volume", name, set, res.Volume.Labels)
+	}
+	if _, err := r.cli.VolumeRemove(ctx, name, client.VolumeRemoveOptions{}); err != nil && !cerrdefs.IsNotFound(err) {
+		return fmt.Errorf("remove volume %s: %w", name, err)
+	}
+	return nil
+}

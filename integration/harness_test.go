@@ -1,0 +1,281 @@
+//go:build integration
+
+// Package integration runs ostset against the real Docker engine. Every object a
+// test creates carries the test's own set name (or io.ostset.test) and is removed
+// by label when the test ends; nothing else on the engine is touched.
+package integration
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Images built by `make test-images`.
+const (
+	imageV1 = "ostset-test/web:v1"
+	imageV2 = "ostset-test/web:v2"
+)
+
+var ostsetBin string
+
+func TestMain(m *testing.M) {
+	bin, err := filepath.Abs(envOr("OSTSET_BIN", "../bin/ostset"))
+	if err == nil {
+		_, err = os.Stat(bin)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "integration: ostset binary: %v (run make build)\n", err)
+		os.Exit(1)
+	}
+	ostsetBin = bin
+	for _, img := range []string{imageV1, imageV2} {
+		if out, err := exec.Command("docker", "image", "inspect", img).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "integration: image %s: %v %s (run make test-images)\n", img, err, out)
+			os.Exit(1)
+		}
+	}
+	os.Exit(m.Run())
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+// harness is one test's set: a unique name, its own state dir and network.
+type harness struct {
+	t        *testing.T
+	set      string
+	network  string
+	stateDir string
+	dir      string
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	h := &harness{t: t, set: "it" + hex.EncodeToString(b), stateDir: t.TempDir(), dir: t.TempDir()}
+	h.network = h.set + "-net"
+	t.Cleanup(h.cleanup)
+	return h
+}
+
+// cleanup removes what this test made, found by label, and the test's network.
+func (h *harness) cleanup() {
+	for _, label := range []string{"io.ostset.set=" + h.set, "io.ostset.test=" + h.set} {
+		if ids := h.dockerLines("ps", "-aq", "--filter", "label="+label); len(ids) > 0 {
+			h.dockerQuiet(append([]string{"rm", "-f", "-v"}, ids...)...)
+		}
+		if vols := h.dockerLines("volume", "ls", "-q", "--filter", "label="+label); len(vols) > 0 {
+			h.dockerQuiet(append([]string{"volume", "rm", "-f"}, vols...)...)
+		}
+	}
+	if ids := h.dockerLines("network", "ls", "-q", "--filter", "name=^"+h.network+"$", "--filter", "label=io.ostset.managed=true"); len(ids) > 0 {
+		h.dockerQuiet(append([]string{"network", "rm"}, ids...)...)
+	}
+}
+
+// spec is a set file template: {{SET}}, {{NET}} and {{IMAGE}} are filled in.
+const baseSpec = `
+name: {{SET}}
+replicas: 3
+network: {{NET}}
+serviceName: svc-{{SET}}
+terminationGracePeriodSeconds: 2
+template:
+  image: {{IMAGE}}
+  healthcheck:
+    test: ["CMD", "/web", "health"]
+    interval: 500ms
+    timeout: 1s
+    retries: 1
+volumeClaimTemplates:
+  - name: data
+    mountPath: /data
+`
+
+// writeSpec writes a set file from tmpl with extra YAML lines appended at top level.
+func (h *harness) writeSpec(tmpl, image string, replacements ...string) string {
+	h.t.Helper()
+	r := strings.NewReplacer(append([]string{"{{SET}}", h.set, "{{NET}}", h.network, "{{IMAGE}}", image}, replacements...)...)
+	path := filepath.Join(h.dir, "set.yaml")
+	if err := os.WriteFile(path, []byte(r.Replace(tmpl)), 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+	return path
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+}
+
+// ostset runs the ostset binary with the test's state dir.
+func (h *harness) ostset(args ...string) result {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, ostsetBin, args...)
+	cmd.Env = append(os.Environ(), "OSTSET_STATE_DIR="+h.stateDir)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		h.t.Fatalf("ostset %v: %v", args, err)
+	}
+	return result{stdout: out.String(), stderr: errb.String(), code: code}
+}
+
+// mustOstset runs ostset and fails the test unless it exits 0.
+func (h *harness) mustOstset(args ...string) result {
+	h.t.Helper()
+	r := h.ostset(args...)
+	if r.code != 0 {
+		h.t.Fatalf("ostset %v: %s", args, r)
+	}
+	return r
+}
+
+func (h *harness) docker(args ...string) string {
+	h.t.Helper()
+	out, err := exec.Command("docker", args...).CombinedOutput()
+	if err != nil {
+		h.t.Fatalf("docker %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (h *harness) dockerQuiet(args ...string) {
+	if out, err := exec.Command("docker", args...).CombinedOutput(); err != nil {
+		h.t.Logf("cleanup: docker %v: %v %s", args, err, out)
+	}
+}
+
+func (h *harness) dockerLines(args ...string) []string {
+	out, err := exec.Command("docker", args...).Output()
+	if err != nil {
+		return nil
+	}
+	return strings.Fields(string(out))
+}
+
+func (h *harness) name(ord int) string { return fmt.Sprintf("%s-%d", h.set, ord) }
+
+// containerInfo is the part of docker inspect the tests read.
+type containerInfo struct {
+	ID     string
+	Config struct {
+		Hostname string
+		Env      []string
+		Labels   map[string]string
+	}
+	State struct {
+		Status string
+		Health *struct{ Status string }
+	}
+	NetworkSettings struct {
+		Networks map[string]struct{ Aliases []string }
+	}
+	Mounts []struct {
+		Type, Name, Destination string
+	}
+}
+
+func (h *harness) inspect(name string) containerInfo {
+	h.t.Helper()
+	var infos []containerInfo
+	if err := json.Unmarshal([]byte(h.docker("inspect", name)), &infos); err != nil || len(infos) != 1 {
+		h.t.Fatalf("inspect %s: %v", name, err)
+	}
+	return infos[0]
+}
+
+func (h *harness) exists(name string) bool {
+	return len(h.dockerLines("ps", "-aq", "--filter", "name=^/"+name+"$")) > 0
+}
+
+// replicaNames lists the set's containers by name, as Docker has them.
+func (h *harness) replicaNames() []string {
+	return h.dockerLines("ps", "-a", "--filter", "label=io.ostset.set="+h.set, "--format", "{{.Names}}")
+}
+
+// awaitHealth polls Docker until the container reports the health status, so a
+// test acts only once Docker itself agrees on the precondition.
+func (h *harness) awaitHealth(name, status string) {
+	h.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got := h.docker("inspect", "-f", "{{.State.Health.Status}}", name)
+		if got == status {
+			return
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("%s: health %q, want %q", name, got, status)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// event is one Docker container event of the set.
+type event struct {
+	Action string
+	Name   string
+}
+
+func (e event) String() string { return e.Action + " " + e.Name }
+
+// events reads the set's container events between since and now from Docker's
+// own event log (read after the fact, so no subscription can miss one).
+func (h *harness) events(since time.Time) []event {
+	h.t.Helper()
+	until := time.Now().Add(time.Second)
+	out := h.docker("events", "--since", since.Format(time.RFC3339Nano), "--until", until.Format(time.RFC3339Nano),
+		"--filter", "type=container", "--filter", "label=io.ostset.set="+h.set,
+		"--format", "{{.Action}}\t{{index .Actor.Attributes \"name\"}}")
+	var evs []event
+	for _, line := range strings.Split(out, "\n") {
+		if a, n, ok := strings.Cut(line, "\t"); ok {
+			evs = append(evs, event{Action: a, Name: n})
+		}
+	}
+	return evs
+}
+
+// indexOf is the position of the first event with the action and name, or -1.
+func indexOf(evs []event, action, name string) int {
+	for i, e := range evs {
+		if e.Action == action && e.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// before asserts that event a happened, and happened before event b.
+func before(t *testing.T, evs []event, a, b event) {
+	t.Helper()
+	i, j := indexOf(evs, a.Action, a.Name), indexOf(evs, b.Action, b.Name)
+	if i < 0 || j < 0 || i > j {
+		t.Errorf("want %q before %q in events:\n%v", a, b, evs)
+	}
+}
