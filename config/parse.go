@@ -159,7 +159,7 @@ var yamlLineRe = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 // yamlErrors rewrites yaml's "yaml: line 7: message" as "FILE:7: message".
 func yamlErrors(filename string, err error) []error {
 	msgs := []string{err.Error()}
-	if te, ok := err.(*yaml.TypeError); ok {
+	if te := (*yaml.TypeError)(nil); errors.As(err, &te) {
 		msgs = te.Errors
 	}
 	errs := make([]error, 0, len(msgs))

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -189,7 +190,7 @@ func yamlFields(t reflect.Type) map[string]reflect.Type {
 // the line in front themselves.
 func stripYAMLLine(err error) string {
 	msg := err.Error()
-	if te, ok := err.(*yaml.TypeError); ok && len(te.Errors) > 0 {
+	if te := (*yaml.TypeError)(nil); errors.As(err, &te) && len(te.Errors) > 0 {
 		msg = strings.Join(te.Errors, "; ")
 	}
 	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {

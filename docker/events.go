@@ -34,7 +34,7 @@ func (r *Runtime) Watch(ctx context.Context, set string) (<-chan struct{}, error
 			select {
 			case <-ctx.Done():
 				return
-			case <-errs:
+			case <-errs: //nolint:errcheck // a closed channel is how the receiver learns the stream failed
 				return
 			case <-msgs:
 				select {
@@ -74,7 +74,7 @@ func forwardSets(ctx context.Context, msgs <-chan events.Message, errs <-chan er
 		select {
 		case <-ctx.Done():
 			return
-		case <-errs:
+		case <-errs: //nolint:errcheck // a closed channel is how the receiver learns the stream failed
 			return
 		case m := <-msgs:
 			if set := m.Actor.Attributes[engine.LabelSet]; set != "" && !queued[set] {

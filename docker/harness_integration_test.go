@@ -45,7 +45,7 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer rt.Close()
+	defer func() { _ = rt.Close() }()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := rt.Ping(ctx); err != nil {
@@ -66,12 +66,12 @@ func buildImage(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	bin := filepath.Join(dir, "app")
 	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", bin, "./testdata/app")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build: %v: %s", err, out)
+		return "", fmt.Errorf("go build: %w: %s", err, out)
 	}
 	app, err := os.ReadFile(bin)
 	if err != nil {
@@ -86,7 +86,7 @@ func buildImage(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer res.Body.Close()
+	defer func() { _ = res.Body.Close() }()
 	if err := buildErrors(res.Body); err != nil {
 		return "", err
 	}
@@ -260,7 +260,7 @@ func freePort(t *testing.T) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().(*net.TCPAddr).Port
 }
 

@@ -32,7 +32,7 @@ func TestPingUnreachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
+	defer func() { _ = r.Close() }()
 	err = r.Ping(testCtx(t))
 	mustContain(t, err, "unreachable", "nothing.sock")
 	t.Log(err)

@@ -53,7 +53,7 @@ func (r *Runtime) discard(ctx context.Context, name, id string, startErr error) 
 	defer cancel()
 	_, rmErr := r.cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true})
 	if rmErr != nil && !cerrdefs.IsNotFound(rmErr) {
-		return fmt.Errorf("%w (and removing the container failed: %v)", err, rmErr)
+		return fmt.Errorf("%w (and removing the container failed: %w)", err, rmErr)
 	}
 	return err
 }

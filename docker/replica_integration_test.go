@@ -199,7 +199,7 @@ func probe(t *testing.T, ctx context.Context, set, networkID string, args ...str
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer logs.Close()
+	defer func() { _ = logs.Close() }()
 	var out bytes.Buffer
 	if _, err := stdcopy.StdCopy(&out, &out, logs); err != nil {
 		t.Fatal(err)
@@ -376,7 +376,7 @@ func TestLogs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer rc.Close()
+		defer func() { _ = rc.Close() }()
 		out, err = io.ReadAll(rc)
 		if err != nil {
 			t.Fatal(err)

@@ -155,19 +155,25 @@ func (c *Controller) loop(ctx context.Context, name string, untilComplete bool) 
 				continue
 			}
 		}
-		if err := c.sleep(ctx, wake, plan.RequeueAt, backoff); err != nil {
+		open, err := c.sleep(ctx, wake, plan.RequeueAt, backoff)
+		if err != nil {
 			return err
+		}
+		if !open {
+			// The event stream ended (Docker restarted, say): subscribe again, and
+			// poll meanwhile if that fails too.
+			if wake, err = c.Runtime.Watch(ctx, name); err != nil {
+				p.failed(err, c.poll())
+			}
 		}
 	}
 }
 
 // sleep waits for a Docker event on the set, the requeue time, the backoff, or
-// the poll interval, whichever comes first.
-func (c *Controller) sleep(ctx context.Context, wake <-chan struct{}, requeueAt time.Time, backoff time.Duration) error {
-	d := c.Poll
-	if d <= 0 {
-		d = 2 * time.Second
-	}
+// the poll interval, whichever comes first. It reports false when the event
+// stream has closed.
+func (c *Controller) sleep(ctx context.Context, wake <-chan struct{}, requeueAt time.Time, backoff time.Duration) (bool, error) {
+	d := c.poll()
 	if backoff > 0 {
 		d = backoff
 		wake = nil // a failing Docker call is not retried faster because events arrive
@@ -179,11 +185,19 @@ func (c *Controller) sleep(ctx context.Context, wake <-chan struct{}, requeueAt 
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
-		return ctx.Err()
-	case <-wake:
+		return true, ctx.Err()
+	case _, open := <-wake:
+		return open, nil
 	case <-t.C:
+		return true, nil
 	}
-	return nil
+}
+
+func (c *Controller) poll() time.Duration {
+	if c.Poll > 0 {
+		return c.Poll
+	}
+	return 2 * time.Second
 }
 
 // progress turns successive plans into one line per change: a replica that became

@@ -133,8 +133,9 @@ func (s Store) Save(st State) error {
 	if err != nil {
 		return fmt.Errorf("save state of %s: %w", st.Spec.Name, err)
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err == nil {
+	defer func() { _ = os.Remove(tmp.Name()) }() // a no-op once renamed
+	_, err = tmp.Write(data)
+	if err == nil {
 		err = tmp.Sync()
 	}
 	if cerr := tmp.Close(); err == nil {
@@ -186,10 +187,10 @@ func (s Store) Lock(name string) (unlock func(), err error) {
 		return nil, fmt.Errorf("lock %s: %w", name, err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
+		_ = f.Close()
 		return nil, fmt.Errorf("lock %s: %w", name, err)
 	}
-	return func() { f.Close() }, nil
+	return func() { _ = f.Close() }, nil // closing the file releases the lock
 }
 
 // Update runs fn on the set's state under its lock and saves the result.

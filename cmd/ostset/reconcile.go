@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -49,7 +50,7 @@ func newVersionCmd(a *app) *cobra.Command {
 		Short: "Print the ostset version",
 		Args:  exactArgs(0),
 		Run: func(*cobra.Command, []string) {
-			a.stdout.Write([]byte("ostset " + version + "\n"))
+			fmt.Fprintln(a.stdout, "ostset", version)
 		},
 	}
 }

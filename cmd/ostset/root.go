@@ -104,7 +104,7 @@ func (a *app) runtime() (*docker.Runtime, error) {
 
 func (a *app) close() {
 	if a.rt != nil {
-		a.rt.Close()
+		_ = a.rt.Close()
 	}
 }
 

@@ -126,7 +126,7 @@ func serve() error {
 		sctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		if srv.Shutdown(sctx) != nil {
-			srv.Close()
+			_ = srv.Close()
 		}
 	}()
 	log.Printf("%s (version %s) listening on %s", env("OSTSET_NAME", hostname()), env("VERSION", "1"), addr)
@@ -227,7 +227,7 @@ func health() error {
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
 		return errors.New(resp.Status)
 	}
