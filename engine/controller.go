@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -99,7 +100,12 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(Plan)) 
 	for _, a := range plan.Actions {
 		c.logger().Info("action", "set", name, "action", a.String())
 	}
-	return plan, c.execute(ctx, st, plan.Actions)
+	before := maps.Clone(st.VolumeUse)
+	err = c.execute(ctx, &st, plan.Actions)
+	if !maps.Equal(before, st.VolumeUse) {
+		err = errors.Join(err, c.Store.Save(st))
+	}
+	return plan, err
 }
 
 // Status observes a set and returns its status without changing anything.

@@ -105,3 +105,31 @@ func prefixes(log, want []string) bool {
 	}
 	return true
 }
+
+// A replica that comes back after a scale-down says it reuses a retained volume;
+// one replaced by an update does not.
+func TestStaleVolumeReported(t *testing.T) {
+	rt := enginetest.New()
+	c, events := newController(t, rt, 2, "v1")
+	converge(t, c)
+	apply(t, c.Store, 3, "v2")
+	converge(t, c)
+	if slices.ContainsFunc(*events, func(e string) bool { return strings.Contains(e, "reuses") }) {
+		t.Fatalf("an update reported reuse: %v", *events)
+	}
+	apply(t, c.Store, 1, "v2")
+	converge(t, c)
+	*events = nil
+	apply(t, c.Store, 3, "v2")
+	converge(t, c)
+	var stale []string
+	for _, e := range *events {
+		if strings.Contains(e, "reuses volume") {
+			stale = append(stale, e)
+		}
+	}
+	if len(stale) != 2 || !strings.HasPrefix(stale[0], "web-1 reuses volume data-web-1 (created ") ||
+		!strings.Contains(stale[0], "last used by revision web-") {
+		t.Fatalf("stale volume messages %q", stale)
+	}
+}

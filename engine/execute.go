@@ -6,32 +6,36 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/volumes"
 )
 
 // parallelLimit bounds concurrent Docker calls in Parallel pod management.
 const parallelLimit = 4
 
 // execute applies a plan's actions. It makes no decisions: OrderedReady plans hold
-// one replica step, Parallel plans run concurrently.
-func (c *Controller) execute(ctx context.Context, st State, actions []Action) error {
+// one replica step, Parallel plans run concurrently. It records in st which
+// volumes were handed over or released.
+func (c *Controller) execute(ctx context.Context, st *State, actions []Action) error {
 	if len(actions) == 0 {
 		return nil
 	}
-	if hasCreate(actions) {
+	if slices.ContainsFunc(actions, func(a Action) bool { return a.Kind == ActCreate }) {
 		if _, err := c.Runtime.EnsureNetwork(ctx, st.Spec.Network); err != nil {
 			return err
 		}
 	}
+	var mu sync.Mutex // guards st.VolumeUse
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(parallelLimit)
-	var errs = make([]error, len(actions))
+	errs := make([]error, len(actions))
 	for i, a := range actions {
 		g.Go(func() error {
-			errs[i] = c.apply(gctx, st, a)
+			errs[i] = c.apply(gctx, st, &mu, a)
 			return nil
 		})
 	}
@@ -39,16 +43,7 @@ func (c *Controller) execute(ctx context.Context, st State, actions []Action) er
 	return errors.Join(errs...)
 }
 
-func hasCreate(actions []Action) bool {
-	for _, a := range actions {
-		if a.Kind == ActCreate {
-			return true
-		}
-	}
-	return false
-}
-
-func (c *Controller) apply(ctx context.Context, st State, a Action) error {
+func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Action) error {
 	set := st.Spec.Name
 	switch a.Kind {
 	case ActCreate:
@@ -67,8 +62,13 @@ func (c *Controller) apply(ctx context.Context, st State, a Action) error {
 		}
 		c.createdAt.Store(shortID(res.ID), began)
 		c.emit(set, a.Name, "%s created (revision %s)", a.Name, a.Revision)
+		mu.Lock()
+		defer mu.Unlock()
 		for _, v := range res.ReusedVolumes {
-			c.emit(set, a.Name, "%s reuses volume %s (created %s)", a.Name, v.Name, v.Created.Local().Format("2006-01-02 15:04"))
+			if msg := staleVolume(a.Name, v, st.VolumeUse[v.Name]); msg != "" {
+				c.emit(set, a.Name, "%s", msg)
+			}
+			delete(st.VolumeUse, v.Name)
 		}
 	case ActStart:
 		if err := c.Runtime.StartReplica(ctx, set, a.ID); err != nil {
@@ -80,13 +80,37 @@ func (c *Controller) apply(ctx context.Context, st State, a Action) error {
 			return err
 		}
 		c.emit(set, a.Name, "%s removed (%s)", a.Name, a.Reason)
+		mu.Lock()
+		defer mu.Unlock()
+		if st.VolumeUse == nil {
+			st.VolumeUse = map[string]VolumeUse{}
+		}
+		for _, claim := range st.Spec.VolumeClaimTemplates {
+			st.VolumeUse[volumes.Name(claim.Name, set, a.Ordinal)] = VolumeUse{Revision: a.Revision, Until: c.now(), Released: a.Releases}
+		}
 	case ActDeleteVolume:
 		if err := c.Runtime.RemoveVolume(ctx, set, a.Name); err != nil {
 			return err
 		}
+		mu.Lock()
+		defer mu.Unlock()
+		delete(st.VolumeUse, a.Name)
 		c.emit(set, a.Name, "volume %s removed (%s)", a.Name, a.Reason)
 	}
 	return nil
+}
+
+// staleVolume describes a volume a new replica reuses from an earlier life of its
+// ordinal; a volume handed over by an update or a recreation is not news.
+func staleVolume(replica string, v Volume, use VolumeUse) string {
+	if !use.Until.IsZero() && !use.Released {
+		return ""
+	}
+	msg := fmt.Sprintf("%s reuses volume %s (created %s", replica, v.Name, v.Created.Local().Format("2006-01-02 15:04"))
+	if use.Revision != "" {
+		msg += fmt.Sprintf(", last used by revision %s until %s", use.Revision, use.Until.Local().Format("2006-01-02 15:04"))
+	}
+	return msg + ")"
 }
 
 // DeleteSet removes a set's replicas in reverse ordinal order, then (per the

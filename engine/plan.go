@@ -46,6 +46,9 @@ type Action struct {
 	ID       string // container ID (start, delete)
 	Revision string // revision to create at; for delete, the revision it had
 	Reason   string
+	// Releases: a delete that takes the ordinal out of the set, so its retained
+	// volumes go stale until the ordinal comes back.
+	Releases bool
 }
 
 func (a Action) String() string {
@@ -242,7 +245,7 @@ func (p *planner) condemned() bool {
 			}
 			continue
 		}
-		p.act(Action{Kind: ActDelete, Ordinal: r.Ordinal, Name: r.Name, ID: r.ID, Revision: r.Revision, Reason: "scale down"})
+		p.act(Action{Kind: ActDelete, Ordinal: r.Ordinal, Name: r.Name, ID: r.ID, Revision: r.Revision, Reason: "scale down", Releases: true})
 		if p.monotonic {
 			return false
 		}

@@ -37,6 +37,18 @@ type State struct {
 	CurrentRevision    string     `json:"currentRevision"`
 	UpdateRevision     string     `json:"updateRevision"`
 	Paused             bool       `json:"paused,omitempty"`
+	// VolumeUse remembers, per volume, the last replica that used it, so that a
+	// replica reusing a volume from an earlier life of its ordinal can say so.
+	VolumeUse map[string]VolumeUse `json:"volumeUse,omitempty"`
+}
+
+// VolumeUse is the last use of a per-ordinal volume.
+type VolumeUse struct {
+	Revision string    `json:"revision"`
+	Until    time.Time `json:"until"`
+	// Released: the ordinal left the set (scale-down); a replica handed over by an
+	// update or a recreation is not released.
+	Released bool `json:"released,omitempty"`
 }
 
 // Revision returns the named revision.

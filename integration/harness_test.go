@@ -280,3 +280,9 @@ func before(t *testing.T, evs []event, a, b event) {
 		t.Errorf("want %q before %q in events:\n%v", a, b, evs)
 	}
 }
+
+// tryDocker runs docker and returns its error instead of failing the test.
+func (h *harness) tryDocker(args ...string) (string, error) {
+	out, err := exec.Command("docker", args...).CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}

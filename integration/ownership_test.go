@@ -5,6 +5,7 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -50,5 +51,78 @@ func TestForeignContainerIsReportedNotTouched(t *testing.T) {
 	h.mustOstset("down", h.set)
 	if c := h.inspect(h.name(1)); c.ID != foreignID || c.State.Status != "running" {
 		t.Errorf("down touched the foreign container: %s %s", c.ID, c.State.Status)
+	}
+}
+
+// down --cascade=orphan forgets the set and leaves its containers running; up of
+// the same set adopts them without restarting any.
+func TestOrphanThenAdopt(t *testing.T) {
+	h := newHarness(t)
+	file := h.writeSpec(scaledSpec(2, ""), imageV1)
+	h.mustOstset("up", "-f", file)
+	started := map[string]string{}
+	for ord := range 2 {
+		started[h.name(ord)] = h.docker("inspect", "-f", "{{.Id}} {{.State.StartedAt}}", h.name(ord))
+	}
+	h.mustOstset("down", h.set, "--cascade=orphan")
+	if r := h.ostset("status", h.set); r.code != 2 {
+		t.Errorf("status after orphaning: want exit 2 (unknown set), got %s", r)
+	}
+	for name := range started {
+		if got := h.docker("inspect", "-f", "{{.State.Status}}", name); got != "running" {
+			t.Errorf("%s after orphaning: %s", name, got)
+		}
+	}
+	r := h.mustOstset("up", "-f", file)
+	for name, want := range started {
+		if got := h.docker("inspect", "-f", "{{.Id}} {{.State.StartedAt}}", name); got != want {
+			t.Errorf("%s was recreated or restarted on adoption: %s, was %s\n%s", name, got, want, r)
+		}
+	}
+}
+
+// The set's network: created and labelled when missing and removed by down; an
+// existing network is reused and left alone.
+func TestNetworkOwnership(t *testing.T) {
+	t.Run("created", func(t *testing.T) {
+		h := newHarness(t)
+		h.mustOstset("up", "-f", h.writeSpec(scaledSpec(1, ""), imageV1))
+		if got := h.docker("network", "inspect", "-f", `{{index .Labels "io.ostset.managed"}}`, h.network); got != "true" {
+			t.Errorf("network label io.ostset.managed = %q", got)
+		}
+		h.mustOstset("down", h.set)
+		if ids := h.dockerLines("network", "ls", "-q", "--filter", "name=^"+h.network+"$"); len(ids) != 0 {
+			t.Errorf("network %s left after down", h.network)
+		}
+	})
+	t.Run("existing", func(t *testing.T) {
+		h := newHarness(t)
+		id := h.docker("network", "create", "--label", "io.ostset.test="+h.set, h.network)
+		t.Cleanup(func() { h.dockerQuiet("network", "rm", id) })
+		h.mustOstset("up", "-f", h.writeSpec(scaledSpec(1, ""), imageV1))
+		if ids := h.dockerLines("network", "ls", "-q", "--no-trunc", "--filter", "name=^"+h.network+"$"); len(ids) != 1 || ids[0] != id {
+			t.Errorf("networks named %s: %v, want only %s", h.network, ids, id)
+		}
+		h.mustOstset("down", h.set)
+		if ids := h.dockerLines("network", "ls", "-q", "--no-trunc", "--filter", "name=^"+h.network+"$"); len(ids) != 1 {
+			t.Errorf("down removed a network ostset did not create")
+		}
+	})
+}
+
+// Template expansion: {{.Name}} and friends are expanded per replica; an invalid
+// template is refused at up time, naming the field.
+func TestTemplateExpansion(t *testing.T) {
+	h := newHarness(t)
+	spec := strings.Replace(scaledSpec(2, ""), "  healthcheck:", "  env:\n    GREETING: \"hi {{.Name}} #{{.Ordinal}} of {{.Set}} in {{.Service}}\"\n  healthcheck:", 1)
+	h.mustOstset("up", "-f", h.writeSpec(spec, imageV1))
+	env := h.inspect(h.name(1)).Config.Env
+	want := fmt.Sprintf("GREETING=hi %s #1 of %s in svc-%s", h.name(1), h.set, h.set)
+	if !slices.Contains(env, want) {
+		t.Errorf("env %v lacks %s", env, want)
+	}
+	bad := strings.Replace(spec, "{{.Name}}", "{{.Nmae}}", 1)
+	if r := h.ostset("up", "-f", h.writeSpec(bad, imageV1)); r.code != 2 || !strings.Contains(r.stderr, "template.env.GREETING") {
+		t.Errorf("invalid template: want exit 2 naming template.env.GREETING, got %s", r)
 	}
 }

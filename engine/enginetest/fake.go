@@ -30,7 +30,9 @@ func New() *Runtime {
 	return &Runtime{containers: map[string]engine.Replica{}, volumes: map[string]engine.Volume{}}
 }
 
-func (r *Runtime) record(format string, args ...any) { r.Log = append(r.Log, fmt.Sprintf(format, args...)) }
+func (r *Runtime) record(format string, args ...any) {
+	r.Log = append(r.Log, fmt.Sprintf(format, args...))
+}
 
 // Observe implements engine.Runtime.
 func (r *Runtime) Observe(_ context.Context, set string, _ engine.ObserveOptions) (engine.Observed, error) {
@@ -69,11 +71,16 @@ func (r *Runtime) CreateReplica(_ context.Context, spec engine.ReplicaSpec) (eng
 	id := fmt.Sprintf("c%d", r.nextID)
 	r.containers[spec.Name] = engine.Replica{ID: id, Name: spec.Name, Ordinal: spec.Ordinal, Revision: spec.Revision,
 		State: engine.StateRunning, Created: time.Now()}
+	var reused []engine.Volume
 	for _, v := range spec.Volumes {
-		r.volumes[v.Name] = engine.Volume{Name: v.Name, Ordinal: spec.Ordinal}
+		if old, ok := r.volumes[v.Name]; ok {
+			reused = append(reused, old)
+			continue
+		}
+		r.volumes[v.Name] = engine.Volume{Name: v.Name, Ordinal: spec.Ordinal, Created: time.Now()}
 	}
 	r.record("create %s %s", spec.Name, spec.Revision)
-	return engine.CreateResult{ID: id}, nil
+	return engine.CreateResult{ID: id, ReusedVolumes: reused}, nil
 }
 
 // StartReplica implements engine.Runtime.
