@@ -121,7 +121,7 @@ func TestTemplateExpansion(t *testing.T) {
 	if !slices.Contains(env, want) {
 		t.Errorf("env %v lacks %s", env, want)
 	}
-	bad := strings.Replace(spec, "{{.Name}}", "{{.Nmae}}", 1)
+	bad := strings.Replace(spec, "{{.Name}}", "{{.Hostname}}", 1)
 	if r := h.ostset("up", "-f", h.writeSpec(bad, imageV1)); r.code != 2 || !strings.Contains(r.stderr, "template.env.GREETING") {
 		t.Errorf("invalid template: want exit 2 naming template.env.GREETING, got %s", r)
 	}
