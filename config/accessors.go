@@ -59,3 +59,11 @@ func (s Set) FirstOrdinal() int { return s.Ordinals.Start }
 // EndOrdinal is one past the ordinal of the last replica: the set's ordinals
 // are FirstOrdinal() <= i < EndOrdinal().
 func (s Set) EndOrdinal() int { return s.Ordinals.Start + s.DesiredReplicas() }
+
+// ProgressDeadline is how long a rollout may go without progress.
+func (s Set) ProgressDeadline() time.Duration {
+	if s.UpdateStrategy.ProgressDeadlineSeconds == nil {
+		return DefaultProgressDeadlineSeconds * time.Second
+	}
+	return time.Duration(*s.UpdateStrategy.ProgressDeadlineSeconds) * time.Second
+}

@@ -7,13 +7,14 @@ import (
 
 // Defaults for fields the set file leaves out.
 const (
-	DefaultNetwork              = "ostset"
-	DefaultMaxUnavailable       = "1"
-	DefaultRevisionHistoryLimit = 10
-	DefaultGracePeriodSeconds   = 10
-	DefaultRestartPolicy        = "unless-stopped"
-	DefaultProtocol             = "tcp"
-	DefaultVolumeDriver         = "local"
+	DefaultNetwork                 = "ostset"
+	DefaultMaxUnavailable          = "1"
+	DefaultRevisionHistoryLimit    = 10
+	DefaultGracePeriodSeconds      = 10
+	DefaultProgressDeadlineSeconds = 600
+	DefaultRestartPolicy           = "unless-stopped"
+	DefaultProtocol                = "tcp"
+	DefaultVolumeDriver            = "local"
 )
 
 // ApplyDefaults fills every field left empty. Afterwards Replicas,
@@ -38,6 +39,9 @@ func (s *Set) ApplyDefaults() {
 	}
 	if s.UpdateStrategy.RollingUpdate.MaxUnavailable == "" {
 		s.UpdateStrategy.RollingUpdate.MaxUnavailable = DefaultMaxUnavailable
+	}
+	if s.UpdateStrategy.ProgressDeadlineSeconds == nil {
+		s.UpdateStrategy.ProgressDeadlineSeconds = ptr(DefaultProgressDeadlineSeconds)
 	}
 	if s.RevisionHistoryLimit == nil {
 		s.RevisionHistoryLimit = ptr(DefaultRevisionHistoryLimit)

@@ -46,6 +46,11 @@ type Set struct {
 type UpdateStrategy struct {
 	Type          string              `yaml:"type" json:"type"`
 	RollingUpdate RollingUpdateParams `yaml:"rollingUpdate" json:"rollingUpdate"`
+	// ProgressDeadlineSeconds: a rollout that makes no progress for this long is
+	// marked failed (condition Progressing=False, ProgressDeadlineExceeded).
+	ProgressDeadlineSeconds *int `yaml:"progressDeadlineSeconds" json:"progressDeadlineSeconds,omitempty"`
+	// AutoRollback rolls a failed rollout back to the last complete revision.
+	AutoRollback bool `yaml:"autoRollback" json:"autoRollback,omitempty"`
 }
 
 // RollingUpdateParams are the rollingUpdate parameters.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"path"
 	"regexp"
 	"slices"
@@ -68,7 +69,9 @@ func (s Set) validate() []FieldError {
 			v.add("name", "%q is too long: replica name %q must be at most %d characters", s.Name, n, maxLabelLength)
 		}
 	}
-	v.dnsLabel("serviceName", s.ServiceName)
+	if s.ServiceName != s.Name { // a defaulted service name would repeat the name's error
+		v.dnsLabel("serviceName", s.ServiceName)
+	}
 	switch {
 	case !dockerNameRe.MatchString(s.Network):
 		v.add("network", "%q is not a valid Docker network name (letters, digits, '_', '.', '-')", s.Network)
@@ -84,6 +87,9 @@ func (s Set) validate() []FieldError {
 	v.nonNegative("updateStrategy.rollingUpdate.partition", s.UpdateStrategy.RollingUpdate.Partition)
 	if _, err := s.UpdateStrategy.RollingUpdate.MaxUnavailable.resolve(1); err != nil {
 		v.add("updateStrategy.rollingUpdate.maxUnavailable", "%v", err)
+	}
+	if d := *s.UpdateStrategy.ProgressDeadlineSeconds; d <= s.MinReadySeconds {
+		v.add("updateStrategy.progressDeadlineSeconds", "must be greater than minReadySeconds (%d), got %d", s.MinReadySeconds, d)
 	}
 	v.nonNegative("minReadySeconds", s.MinReadySeconds)
 	v.nonNegative("revisionHistoryLimit", *s.RevisionHistoryLimit)
@@ -111,8 +117,12 @@ func (v *validator) template(t Template, first, last int) map[string]string {
 	}
 	for _, k := range slices.Sorted(maps.Keys(t.Env)) {
 		p := "template.env." + k
-		if k == "" || strings.Contains(k, "=") {
+		switch {
+		case k == "" || strings.Contains(k, "="):
 			v.add(p, "invalid variable name %q: must be non-empty and must not contain '='", k)
+		case strings.HasPrefix(k, "OSTSET_"):
+			// ostset sets OSTSET_SET, OSTSET_ORDINAL, OSTSET_NAME and OSTSET_SERVICE itself.
+			v.add(p, "the OSTSET_ prefix is reserved for the variables ostset sets")
 		}
 		v.goTemplate(p, t.Env[k])
 	}
@@ -176,6 +186,9 @@ func (v *validator) ports(ports []Port, first, last int) {
 			v.add(path+".containerPort", "%s is already listed at %s", key, other)
 		}
 		exposed[key] = path
+		if p.HostIP != "" && net.ParseIP(p.HostIP) == nil {
+			v.add(path+".hostIP", "%q is not an IP address", p.HostIP)
+		}
 		if p.HostPort == 0 {
 			continue
 		}

@@ -79,7 +79,20 @@ func TestValidateRejects(t *testing.T) {
 	}{
 		{"no name", func(s *Set) { s.Name = "" }, []string{
 			"name: is required",
-			"serviceName: is required",
+		}},
+		{"reserved env", func(s *Set) { s.Template.Env = map[string]string{"OSTSET_NAME": "x"} }, []string{
+			"template.env.OSTSET_NAME: the OSTSET_ prefix is reserved for the variables ostset sets",
+		}},
+		{"bad host IP", func(s *Set) {
+			s.Template.Ports = []Port{{ContainerPort: 80, HostIP: "not-an-ip", Protocol: "tcp"}}
+		}, []string{
+			`template.ports[0].hostIP: "not-an-ip" is not an IP address`,
+		}},
+		{"progress deadline within minReadySeconds", func(s *Set) {
+			s.MinReadySeconds = 30
+			s.UpdateStrategy.ProgressDeadlineSeconds = ptr(30)
+		}, []string{
+			"updateStrategy.progressDeadlineSeconds: must be greater than minReadySeconds (30), got 30",
 		}},
 		{"bad names", func(s *Set) { s.Name = "-web"; s.ServiceName = "Web" }, []string{
 			`name: "-web" must consist of lowercase letters, digits and '-', and start and end with a letter or digit`,

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
@@ -44,6 +46,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(
 		newUpCmd(a), newScaleCmd(a), newGetCmd(a), newStatusCmd(a), newDownCmd(a),
 		newReconcileCmd(a), newDaemonCmd(a), newVersionCmd(a),
+		newLogsCmd(a), newRolloutCmd(a), newDescribeCmd(a), newEventsCmd(a),
 	)
 	return root
 }
@@ -89,13 +92,20 @@ func (a *app) store() engine.Store {
 	return engine.Store{Dir: dir}
 }
 
-// runtime connects to Docker (DOCKER_HOST etc.) on first use.
+// runtime connects to Docker (DOCKER_HOST etc.) on first use, and checks that
+// the engine answers, so that later errors are about what was asked of it.
 func (a *app) runtime() (*docker.Runtime, error) {
 	if a.rt != nil {
 		return a.rt, nil
 	}
 	rt, err := docker.New()
 	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := rt.Ping(ctx); err != nil {
+		_ = rt.Close()
 		return nil, err
 	}
 	a.rt = rt
