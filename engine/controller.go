@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,10 +14,10 @@ import (
 
 // Event is one thing the controller did or noticed, for progress output.
 type Event struct {
-	Time    time.Time
-	Set     string
-	Replica string
-	Message string
+	Time    time.Time `json:"time"`
+	Set     string    `json:"set"`
+	Replica string    `json:"replica,omitempty"`
+	Message string    `json:"message"`
 }
 
 // Controller runs observe → plan → execute passes for sets.
@@ -28,6 +29,8 @@ type Controller struct {
 	Report func(Event)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// OnPlan, if set, sees every plan a waiting loop makes, before it runs.
+	OnPlan func(State, Plan)
 	// Poll is how long a waiting loop sleeps without a Docker event (default 2s):
 	// a safety net, since events wake the loop.
 	Poll time.Duration
@@ -44,9 +47,14 @@ func (c *Controller) now() time.Time {
 	return time.Now()
 }
 
+// emit reports an event and records it in the set's event log.
 func (c *Controller) emit(set, replica, format string, args ...any) {
+	e := Event{Time: c.now(), Set: set, Replica: replica, Message: fmt.Sprintf(format, args...)}
 	if c.Report != nil {
-		c.Report(Event{Time: c.now(), Set: set, Replica: replica, Message: fmt.Sprintf(format, args...)})
+		c.Report(e)
+	}
+	if err := c.Store.AppendEvent(e); err != nil {
+		c.logger().Warn("event log", "set", set, "err", err)
 	}
 }
 
@@ -64,7 +72,7 @@ func (c *Controller) Pass(ctx context.Context, name string) (Plan, error) {
 }
 
 // pass is Pass with a hook that sees the plan before it is executed.
-func (c *Controller) pass(ctx context.Context, name string, planned func(Plan)) (Plan, error) {
+func (c *Controller) pass(ctx context.Context, name string, planned func(State, Plan)) (Plan, error) {
 	unlock, err := c.Store.Lock(name)
 	if err != nil {
 		return Plan{}, err
@@ -73,6 +81,9 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(Plan)) 
 	st, err := c.Store.Load(name)
 	if err != nil {
 		return Plan{}, err
+	}
+	if err := c.Store.TrimEvents(name); err != nil {
+		c.logger().Warn("event log", "set", name, "err", err)
 	}
 	obs, err := c.Runtime.Observe(ctx, name, ObserveOptions{Timings: st.Spec.MinReadySeconds > 0})
 	if err != nil {
@@ -86,16 +97,11 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(Plan)) 
 		Observed:        obs,
 		Now:             c.now(),
 	})
-	plan.Status.ObservedGeneration = st.Generation
-	if plan.Status.CurrentRevision != st.CurrentRevision || st.ObservedGeneration != st.Generation {
-		st.CurrentRevision = plan.Status.CurrentRevision
-		st.ObservedGeneration = st.Generation
-		if err := c.Store.Save(st); err != nil {
-			return plan, err
-		}
+	if rolledBack, err := c.record(&st, &plan); rolledBack || err != nil {
+		return plan, err
 	}
 	if planned != nil {
-		planned(plan)
+		planned(st, plan)
 	}
 	for _, a := range plan.Actions {
 		c.logger().Info("action", "set", name, "action", a.String())
@@ -106,6 +112,32 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(Plan)) 
 		err = errors.Join(err, c.Store.Save(st))
 	}
 	return plan, err
+}
+
+// record folds a plan into the set's state: the current revision, the observed
+// generation, rollout progress and, past the progress deadline, an automatic
+// rollback (after which the plan is stale and must not run). It saves on change.
+func (c *Controller) record(st *State, plan *Plan) (rolledBack bool, err error) {
+	now := c.now()
+	before, _ := json.Marshal(st)
+	st.CurrentRevision = plan.Status.CurrentRevision
+	st.ObservedGeneration = st.Generation
+	if plan.Complete {
+		st.RollingBackFrom = ""
+	}
+	if st.TrackProgress(*plan, now) {
+		c.emit(st.Spec.Name, "", "rollout to %s made no progress for %s", st.UpdateRevision, st.Spec.ProgressDeadline())
+		if to, ok := st.AutoRollback(now); ok {
+			c.emit(st.Spec.Name, "", "rolling back to %s", to)
+			rolledBack = true
+		}
+	}
+	plan.Status.ObservedGeneration = st.ObservedGeneration
+	plan.Status.Conditions = Conditions(*st, *plan, now)
+	if after, _ := json.Marshal(st); string(after) != string(before) {
+		err = c.Store.Save(*st)
+	}
+	return rolledBack, err
 }
 
 // Status observes a set and returns its status without changing anything.
@@ -121,6 +153,7 @@ func (c *Controller) Status(ctx context.Context, name string) (Status, State, er
 	plan := MakePlan(Input{Set: st.Spec, CurrentRevision: st.CurrentRevision, UpdateRevision: st.UpdateRevision,
 		Paused: st.Paused, Observed: obs, Now: c.now()})
 	plan.Status.ObservedGeneration = st.ObservedGeneration
+	plan.Status.Conditions = Conditions(st, plan, c.now())
 	return plan.Status, st, nil
 }
 
@@ -143,7 +176,12 @@ func (c *Controller) loop(ctx context.Context, name string, untilComplete bool) 
 	p := progress{c: c, set: name}
 	backoff := time.Duration(0)
 	for {
-		plan, err := c.pass(ctx, name, p.observed)
+		plan, err := c.pass(ctx, name, func(st State, plan Plan) {
+			p.observed(plan)
+			if c.OnPlan != nil {
+				c.OnPlan(st, plan)
+			}
+		})
 		switch {
 		case errors.Is(err, ErrUnknownSet):
 			return err

@@ -14,6 +14,7 @@ type Status struct {
 	UpdateRevision     string            `json:"updateRevision"`
 	ObservedGeneration int64             `json:"observedGeneration"`
 	Paused             bool              `json:"paused,omitempty"`
+	Conditions         []Condition       `json:"conditions,omitempty"`
 	Containers         []ContainerStatus `json:"containers"`
 	// Conflicts names containers that hold a replica's name without belonging to the set.
 	Conflicts []string `json:"conflicts,omitempty"`

@@ -40,6 +40,11 @@ type State struct {
 	// VolumeUse remembers, per volume, the last replica that used it, so that a
 	// replica reusing a volume from an earlier life of its ordinal can say so.
 	VolumeUse map[string]VolumeUse `json:"volumeUse,omitempty"`
+	// Progress is the last time the rollout to the update revision moved on.
+	Progress ProgressMark `json:"progress"`
+	// RollingBackFrom names the revision an automatic rollback left, until the
+	// rollback completes.
+	RollingBackFrom string `json:"rollingBackFrom,omitempty"`
 }
 
 // VolumeUse is the last use of a per-ordinal volume.

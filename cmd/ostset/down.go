@@ -48,6 +48,9 @@ func newDownCmd(a *app) *cobra.Command {
 			if err := store.Delete(name); err != nil {
 				return err
 			}
+			if err := store.DeleteEvents(name); err != nil {
+				return err
+			}
 			fmt.Fprintf(a.stdout, "%s: deleted\n", name)
 			return nil
 		},

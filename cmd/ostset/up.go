@@ -154,6 +154,10 @@ func (a *app) waitAll(ctx context.Context, timeout time.Duration, names []string
 	if err != nil {
 		return err
 	}
+	return a.converge(ctx, c, timeout, names, true)
+}
+
+func (a *app) converge(ctx context.Context, c *engine.Controller, timeout time.Duration, names []string, sayComplete bool) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)
@@ -162,7 +166,9 @@ func (a *app) waitAll(ctx context.Context, timeout time.Duration, names []string
 			if err := c.Converge(gctx, name); err != nil {
 				return waitError(name, timeout, err)
 			}
-			fmt.Fprintf(a.stdout, "%s: rollout complete\n", name)
+			if sayComplete {
+				fmt.Fprintf(a.stdout, "%s: rollout complete\n", name)
+			}
 			return nil
 		})
 	}

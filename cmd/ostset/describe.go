@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ostset/ostset/engine"
+)
+
+// describeEvents is how many recent events describe shows.
+const describeEvents = 15
+
+func newDescribeCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "describe SET",
+		Short: "Show a set's spec, status, conditions, revisions, replicas and recent events",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := a.controller()
+			if err != nil {
+				return err
+			}
+			s, st, err := c.Status(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			events, _, err := a.store().Events(args[0], 0)
+			if err != nil {
+				return err
+			}
+			return a.describe(st, s, events)
+		},
+	}
+	cmd.ValidArgsFunction = a.completeSets
+	return cmd
+}
+
+func (a *app) describe(st engine.State, s engine.Status, events []engine.Event) error {
+	now := time.Now()
+	w := a.stdout
+	fmt.Fprintf(w, "Name:            %s\n", s.Name)
+	fmt.Fprintf(w, "Source:          %s\n", st.Spec.Source)
+	fmt.Fprintf(w, "Created:         %s (%s ago)\n", st.Created.Local().Format(time.DateTime), age(st.Created, now))
+	fmt.Fprintf(w, "Replicas:        %d desired | %d ready | %d available | %d current | %d updated\n",
+		s.Replicas, s.ReadyReplicas, s.AvailableReplicas, s.CurrentReplicas, s.UpdatedReplicas)
+	fmt.Fprintf(w, "Revisions:       current %s, update %s\n", s.CurrentRevision, s.UpdateRevision)
+	fmt.Fprintf(w, "Generation:      %d (observed %d)\n", st.Generation, s.ObservedGeneration)
+	if st.Paused {
+		fmt.Fprintln(w, "Paused:          true")
+	}
+
+	fmt.Fprintln(w, "Conditions:")
+	t := table(w)
+	fmt.Fprintln(t, "  TYPE\tSTATUS\tREASON\tMESSAGE")
+	for _, c := range s.Conditions {
+		fmt.Fprintf(t, "  %s\t%s\t%s\t%s\n", c.Type, c.Status, c.Reason, c.Message)
+	}
+	_ = t.Flush()
+
+	fmt.Fprintln(w, "Replicas:")
+	t = table(w)
+	fmt.Fprintln(t, "  NAME\tSTATE\tHEALTH\tREVISION\tAGE")
+	for _, c := range s.Containers {
+		fmt.Fprintf(t, "  %s\t%s\t%s\t%s\t%s\n", c.Name, c.State, orDefault(c.Health, "-"), c.Revision, age(c.Created, now))
+	}
+	_ = t.Flush()
+	for _, name := range s.Conflicts {
+		fmt.Fprintf(w, "  conflict: %s holds a replica name but does not belong to the set\n", name)
+	}
+	for _, wait := range s.Waiting {
+		fmt.Fprintf(w, "  waiting: %s\n", wait)
+	}
+
+	fmt.Fprintln(w, "Revision history:")
+	t = table(w)
+	for _, r := range st.History() {
+		fmt.Fprintf(t, "  %d\t%s\t%s\n", r.Number, r.Name, r.ChangeCause)
+	}
+	_ = t.Flush()
+
+	fmt.Fprintln(w, "Spec:")
+	spec, err := yaml.Marshal(st.Spec)
+	if err != nil {
+		return err
+	}
+	for _, line := range strings.Split(strings.TrimRight(string(spec), "\n"), "\n") {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
+
+	fmt.Fprintln(w, "Events:")
+	if len(events) == 0 {
+		fmt.Fprintln(w, "  <none>")
+	}
+	for _, e := range events[max(0, len(events)-describeEvents):] {
+		fmt.Fprintf(w, "  %s ago\t%s\n", age(e.Time, now), e.Message)
+	}
+	return nil
+}

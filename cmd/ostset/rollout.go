@@ -1,0 +1,259 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/engine"
+)
+
+func newRolloutCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "rollout",
+		Short: "Manage a set's rollouts: status, history, undo, restart, partition, pause, resume",
+		Args:  exactArgs(0),
+	}
+	cmd.AddCommand(newRolloutStatusCmd(a), newRolloutHistoryCmd(a), newRolloutUndoCmd(a), newRolloutRestartCmd(a),
+		newRolloutPartitionCmd(a), newRolloutPauseCmd(a, true), newRolloutPauseCmd(a, false))
+	return cmd
+}
+
+// change applies fn to a set's stored state under its lock, records why in the
+// set's event log, and prints what it says.
+func (a *app) change(name string, fn func(st *engine.State) (string, error)) error {
+	var msg string
+	_, err := a.store().Update(name, func(st *engine.State, exists bool) error {
+		if !exists {
+			return fmt.Errorf("%w %q", engine.ErrUnknownSet, name)
+		}
+		var err error
+		msg, err = fn(st)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	_ = a.store().AppendEvent(engine.Event{Time: time.Now(), Set: name, Message: msg})
+	fmt.Fprintf(a.stdout, "%s: %s\n", name, msg)
+	return nil
+}
+
+func newRolloutStatusCmd(a *app) *cobra.Command {
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "status SET",
+		Short: "Wait for the set's rollout, printing its progress; exit 0 once complete",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := a.controller()
+			if err != nil {
+				return err
+			}
+			c.Report = nil
+			last := ""
+			c.OnPlan = func(st engine.State, plan engine.Plan) {
+				if line := rolloutLine(st, plan); line != last {
+					fmt.Fprintln(a.stdout, line)
+					last = line
+				}
+			}
+			return a.converge(cmd.Context(), c, timeout, []string{args[0]}, false)
+		},
+	}
+	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Minute, "give up after this long (exit code 3)")
+	cmd.ValidArgsFunction = a.completeSets
+	return cmd
+}
+
+// rolloutLine says where a rollout stands, in kubectl's words.
+func rolloutLine(st engine.State, plan engine.Plan) string {
+	s, spec := plan.Status, st.Spec
+	if plan.Complete {
+		switch {
+		case spec.UpdateStrategy.Type == config.OnDelete:
+			return fmt.Sprintf("roll out complete: %d pods ready (OnDelete: %d at revision %s)", s.ReadyReplicas, s.UpdatedReplicas, s.UpdateRevision)
+		case spec.Partition() > spec.FirstOrdinal():
+			return fmt.Sprintf("partitioned roll out complete: %d new pods have been updated...", s.UpdatedReplicas)
+		}
+		return fmt.Sprintf("statefulset rolling update complete %d pods at revision %s...", s.UpdatedReplicas, s.UpdateRevision)
+	}
+	if st.Paused {
+		return fmt.Sprintf("rollout paused: %d of %d pods at revision %s", s.UpdatedReplicas, s.Replicas, s.UpdateRevision)
+	}
+	if s.ReadyReplicas < s.Replicas {
+		return fmt.Sprintf("Waiting for %d pods to be ready...", s.Replicas-s.ReadyReplicas)
+	}
+	if spec.UpdateStrategy.Type == config.RollingUpdate && spec.Partition() > spec.FirstOrdinal() {
+		want := max(0, spec.EndOrdinal()-max(spec.Partition(), spec.FirstOrdinal()))
+		return fmt.Sprintf("Waiting for partitioned roll out to finish: %d out of %d new pods have been updated...", s.UpdatedReplicas, want)
+	}
+	return fmt.Sprintf("waiting for statefulset rolling update to complete %d pods at revision %s...", s.UpdatedReplicas, s.UpdateRevision)
+}
+
+func newRolloutHistoryCmd(a *app) *cobra.Command {
+	var revision int
+	var output string
+	cmd := &cobra.Command{
+		Use:   "history SET",
+		Short: "List a set's revisions, or show one with --revision",
+		Args:  exactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			st, err := a.store().Load(args[0])
+			if err != nil {
+				return err
+			}
+			if revision > 0 {
+				for _, r := range st.Revisions {
+					if r.Number == revision {
+						return printStructured(a.stdout, orDefault(output, "yaml"), r)
+					}
+				}
+				return invalidf("set %s has no revision %d", args[0], revision)
+			}
+			if output != "" {
+				return printStructured(a.stdout, output, st.History())
+			}
+			w := table(a.stdout)
+			fmt.Fprintln(w, "REVISION\tNAME\tCREATED\tCHANGE-CAUSE")
+			for _, r := range st.History() {
+				mark := ""
+				switch r.Name {
+				case st.UpdateRevision:
+					mark = " (update)"
+				case st.CurrentRevision:
+					mark = " (current)"
+				}
+				fmt.Fprintf(w, "%d\t%s%s\t%s\t%s\n", r.Number, r.Name, mark, r.Created.Local().Format(time.DateTime), r.ChangeCause)
+			}
+			return w.Flush()
+		},
+	}
+	cmd.Flags().IntVar(&revision, "revision", 0, "show this revision's template")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "output format: json or yaml")
+	cmd.ValidArgsFunction = a.completeSets
+	return cmd
+}
+
+func newRolloutUndoCmd(a *app) *cobra.Command {
+	var to int
+	var w waitFlags
+	cmd := &cobra.Command{
+		Use:   "undo SET [--to-revision N]",
+		Short: "Roll back to the previous (or the given) revision",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			err := a.change(args[0], func(st *engine.State) (string, error) {
+				r, err := st.Undo(to, "ostset rollout undo "+strings.Join(args, " "), time.Now())
+				if err != nil {
+					return "", invalid(err)
+				}
+				h := st.History()
+				return fmt.Sprintf("rolling back to %s (now revision %d)", r.Name, h[len(h)-1].Number), nil
+			})
+			if err != nil || !w.wait {
+				return err
+			}
+			return a.waitAll(cmd.Context(), w.timeout, args)
+		},
+	}
+	cmd.Flags().IntVar(&to, "to-revision", 0, "the revision number to roll back to (default: the previous one)")
+	w.register(cmd, false)
+	cmd.ValidArgsFunction = a.completeSets
+	return cmd
+}
+
+func newRolloutRestartCmd(a *app) *cobra.Command {
+	var w waitFlags
+	cmd := &cobra.Command{
+		Use:   "restart SET",
+		Short: "Replace every replica, in rollout order, without changing the template",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			err := a.change(args[0], func(st *engine.State) (string, error) {
+				r, err := st.Restart("ostset rollout restart", time.Now())
+				if err != nil {
+					return "", err
+				}
+				return "restarting: new revision " + r.Name, nil
+			})
+			if err != nil || !w.wait {
+				return err
+			}
+			return a.waitAll(cmd.Context(), w.timeout, args)
+		},
+	}
+	w.register(cmd, false)
+	cmd.ValidArgsFunction = a.completeSets
+	return cmd
+}
+
+func newRolloutPartitionCmd(a *app) *cobra.Command {
+	var w waitFlags
+	cmd := &cobra.Command{
+		Use:   "partition SET N",
+		Short: "Set updateStrategy.rollingUpdate.partition: ordinals >= N are updated",
+		Args:  exactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			n, err := strconv.Atoi(args[1])
+			if err != nil || n < 0 {
+				return invalidf("partition %q: want a whole number >= 0", args[1])
+			}
+			err = a.change(args[0], func(st *engine.State) (string, error) {
+				if st.Spec.UpdateStrategy.Type != config.RollingUpdate {
+					return "", invalidf("set %s uses %s; a partition applies to RollingUpdate", args[0], st.Spec.UpdateStrategy.Type)
+				}
+				old := st.Spec.UpdateStrategy.RollingUpdate.Partition
+				st.Spec.UpdateStrategy.RollingUpdate.Partition = n
+				if old != n {
+					st.Generation++
+				}
+				return fmt.Sprintf("partition %d -> %d", old, n), nil
+			})
+			if err != nil || !w.wait {
+				return err
+			}
+			return a.waitAll(cmd.Context(), w.timeout, args[:1])
+		},
+	}
+	w.register(cmd, false)
+	cmd.ValidArgsFunction = a.completeSets
+	return cmd
+}
+
+// newRolloutPauseCmd makes `rollout pause` (pause=true) or `rollout resume`.
+func newRolloutPauseCmd(a *app, pause bool) *cobra.Command {
+	use, short, msg := "resume SET", "Resume replacing replicas", "rollout resumed"
+	if pause {
+		use, short, msg = "pause SET", "Stop replacing replicas for updates until resumed (scaling goes on)", "rollout paused"
+	}
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  exactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			return a.change(args[0], func(st *engine.State) (string, error) {
+				if st.Paused != pause {
+					st.Paused = pause
+					st.Generation++
+					// The progress deadline counts from the resume, not from before the pause.
+					st.Progress.At, st.Progress.Late = time.Now(), false
+				}
+				return msg, nil
+			})
+		},
+	}
+	cmd.ValidArgsFunction = a.completeSets
+	return cmd
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
