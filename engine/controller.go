@@ -97,8 +97,8 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 		Observed:        obs,
 		Now:             c.now(),
 	})
-	if rolledBack, err := c.record(&st, &plan); rolledBack || err != nil {
-		return plan, err
+	if rb, err := c.record(&st, &plan); rb != nil || err != nil {
+		return plan, errors.Join(rb, err)
 	}
 	if planned != nil {
 		planned(st, plan)
@@ -117,7 +117,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 // record folds a plan into the set's state: the current revision, the observed
 // generation, rollout progress and, past the progress deadline, an automatic
 // rollback (after which the plan is stale and must not run). It saves on change.
-func (c *Controller) record(st *State, plan *Plan) (rolledBack bool, err error) {
+func (c *Controller) record(st *State, plan *Plan) (rolledBack *RollbackError, err error) {
 	now := c.now()
 	before, _ := json.Marshal(st)
 	st.CurrentRevision = plan.Status.CurrentRevision
@@ -127,9 +127,10 @@ func (c *Controller) record(st *State, plan *Plan) (rolledBack bool, err error) 
 	}
 	if st.TrackProgress(*plan, now) {
 		c.emit(st.Spec.Name, "", "rollout to %s made no progress for %s", st.UpdateRevision, st.Spec.ProgressDeadline())
+		from := st.UpdateRevision
 		if to, ok := st.AutoRollback(now); ok {
 			c.emit(st.Spec.Name, "", "rolling back to %s", to)
-			rolledBack = true
+			rolledBack = &RollbackError{Set: st.Spec.Name, From: from, To: to, Deadline: st.Spec.ProgressDeadline()}
 		}
 	}
 	plan.Status.ObservedGeneration = st.ObservedGeneration
@@ -174,6 +175,7 @@ func (c *Controller) loop(ctx context.Context, name string, untilComplete bool) 
 		return err
 	}
 	p := progress{c: c, set: name}
+	var rolledBack *RollbackError
 	backoff := time.Duration(0)
 	for {
 		plan, err := c.pass(ctx, name, func(st State, plan Plan) {
@@ -182,6 +184,9 @@ func (c *Controller) loop(ctx context.Context, name string, untilComplete bool) 
 				c.OnPlan(st, plan)
 			}
 		})
+		if errors.As(err, &rolledBack) {
+			continue // plan again, for the revision rolled back to
+		}
 		switch {
 		case errors.Is(err, ErrUnknownSet):
 			return err
@@ -193,6 +198,9 @@ func (c *Controller) loop(ctx context.Context, name string, untilComplete bool) 
 		default:
 			backoff = 0
 			if plan.Complete && untilComplete {
+				if rolledBack != nil {
+					return rolledBack
+				}
 				return nil
 			}
 			if len(plan.Actions) > 0 {
@@ -271,13 +279,13 @@ func (p *progress) observed(plan Plan) {
 			delete(p.readySeen, cs.ID)
 		}
 	}
-	if !slices.Equal(plan.Waiting, p.waiting) {
-		for _, w := range plan.Waiting {
+	if !slices.Equal(plan.Status.Waiting, p.waiting) {
+		for _, w := range plan.Status.Waiting {
 			if !slices.Contains(p.waiting, w) {
 				p.c.emit(p.set, "", "waiting: %s", w)
 			}
 		}
-		p.waiting = plan.Waiting
+		p.waiting = plan.Status.Waiting
 	}
 	p.lastErr = ""
 }
@@ -294,4 +302,15 @@ func (c *Controller) created(cs ContainerStatus) time.Time {
 		return t.(time.Time)
 	}
 	return cs.Created
+}
+
+// RollbackError says that a rollout missed its progress deadline and was rolled
+// back automatically; a waiting command reports it once the rollback completes.
+type RollbackError struct {
+	Set, From, To string
+	Deadline      time.Duration
+}
+
+func (e *RollbackError) Error() string {
+	return fmt.Sprintf("rollout of %s to %s made no progress for %s and was rolled back to %s", e.Set, e.From, e.Deadline, e.To)
 }

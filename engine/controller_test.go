@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -133,3 +134,74 @@ func TestStaleVolumeReported(t *testing.T) {
 		t.Fatalf("stale volume messages %q", stale)
 	}
 }
+
+// A rollout to an image that never becomes healthy misses its progress deadline
+// and, with autoRollback, goes back to the last complete revision by itself.
+func TestProgressDeadlineAutoRollback(t *testing.T) {
+	rt := enginetest.New()
+	rt.Unhealthy = map[string]bool{"sha256:bad": true}
+	c, events := newController(t, rt, 2, "v1")
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c.Now = func() time.Time { clock = clock.Add(time.Second); return clock }
+	converge(t, c)
+	good, _ := c.Store.Load("web")
+
+	if _, err := c.Store.Update("web", func(st *engine.State, _ bool) error {
+		st.Spec.UpdateStrategy.ProgressDeadlineSeconds = ptr(5)
+		st.Spec.UpdateStrategy.AutoRollback = true
+		st.Spec.Template.Image = "bad"
+		st.SetUpdateRevision(st.Spec.RevisionSpec("sha256:bad"), "test", clock)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var rb *engine.RollbackError
+	if err := c.Converge(ctx, "web"); !errors.As(err, &rb) || rb.To != good.UpdateRevision {
+		t.Fatalf("converge: %v, want a rollback to %s; events %v", err, good.UpdateRevision, *events)
+	}
+	st, _ := c.Store.Load("web")
+	if st.UpdateRevision != good.UpdateRevision || st.CurrentRevision != good.UpdateRevision || st.RollingBackFrom != "" {
+		t.Errorf("after rollback: update %s current %s rollingBackFrom %q", st.UpdateRevision, st.CurrentRevision, st.RollingBackFrom)
+	}
+	obs, _ := rt.Observe(ctx, "web", engine.ObserveOptions{})
+	for _, r := range obs.Replicas {
+		if r.Revision != good.UpdateRevision || r.Health == engine.HealthUnhealthy {
+			t.Errorf("%s at %s (%s) after the rollback", r.Name, r.Revision, r.Health)
+		}
+	}
+}
+
+// Without autoRollback the rollout is only marked failed.
+func TestProgressDeadlineCondition(t *testing.T) {
+	rt := enginetest.New()
+	rt.Unhealthy = map[string]bool{"sha256:bad": true}
+	c, _ := newController(t, rt, 2, "v1")
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c.Now = func() time.Time { clock = clock.Add(time.Second); return clock }
+	converge(t, c)
+	if _, err := c.Store.Update("web", func(st *engine.State, _ bool) error {
+		st.Spec.UpdateStrategy.ProgressDeadlineSeconds = ptr(3)
+		st.SetUpdateRevision(st.Spec.RevisionSpec("sha256:bad"), "test", clock)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		if _, err := c.Pass(context.Background(), "web"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, _, err := c.Status(context.Background(), "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(s.Conditions, func(c engine.Condition) bool {
+		return c.Type == "Progressing" && c.Status == "False" && c.Reason == "ProgressDeadlineExceeded"
+	}) {
+		t.Errorf("conditions %+v lack Progressing=False ProgressDeadlineExceeded", s.Conditions)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

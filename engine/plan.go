@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -70,6 +71,9 @@ type Plan struct {
 	Complete bool
 	// RequeueAt is when a replica becomes available by minReadySeconds alone.
 	RequeueAt time.Time
+	// Held says what a paused rollout holds back; it does not keep the plan from
+	// being complete, since only a resume can change it.
+	Held string
 }
 
 // String renders the plan for golden tests and debugging.
@@ -80,6 +84,9 @@ func (p Plan) String() string {
 	}
 	for _, w := range p.Waiting {
 		fmt.Fprintln(&b, "wait", w)
+	}
+	if p.Held != "" {
+		fmt.Fprintln(&b, "held", p.Held)
 	}
 	if p.Complete {
 		fmt.Fprintln(&b, "complete")
@@ -110,6 +117,9 @@ func MakePlan(in Input) Plan {
 	}
 	p.plan.Complete = len(p.plan.Actions) == 0 && p.complete()
 	p.plan.Status.Waiting = p.plan.Waiting
+	if p.plan.Held != "" {
+		p.plan.Status.Waiting = append(slices.Clone(p.plan.Waiting), p.plan.Held)
+	}
 	if p.plan.Status.CurrentRevision != in.UpdateRevision && p.allUpdatedAndReady() {
 		p.plan.Status.CurrentRevision = in.UpdateRevision
 	}
@@ -269,7 +279,7 @@ func (p *planner) update() {
 		return
 	}
 	if p.in.Paused {
-		p.wait("rollout paused with %d replicas not at %s", len(stale), p.in.UpdateRevision)
+		p.plan.Held = fmt.Sprintf("rollout paused with %d replicas not at %s", len(stale), p.in.UpdateRevision)
 		return
 	}
 	budget := p.set.MaxUnavailableCount() - p.unavailable()
@@ -318,7 +328,7 @@ func (p *planner) complete() bool {
 		if !ok || !p.available(r) {
 			return false
 		}
-		if p.set.UpdateStrategy.Type == config.RollingUpdate && ord >= p.set.Partition() && r.Revision != p.in.UpdateRevision {
+		if p.set.UpdateStrategy.Type == config.RollingUpdate && !p.in.Paused && ord >= p.set.Partition() && r.Revision != p.in.UpdateRevision {
 			return false
 		}
 	}

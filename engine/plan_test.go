@@ -151,7 +151,7 @@ func TestPlan(t *testing.T) {
 			want: "create web-3 at b: missing\n"},
 		{name: "paused: the update waits",
 			set: testSet(), cur: "a", paused: true, obs: Observed{Replicas: okN(3, "a")},
-			want: "wait rollout paused with 3 replicas not at b\n"},
+			want: "held rollout paused with 3 replicas not at b\ncomplete\n"},
 		{name: "whenScaled Delete removes volumes of removed ordinals",
 			set: testSet(func(s *config.Set) { s.PersistentVolumeClaimRetentionPolicy.WhenScaled = config.Delete }), cur: "b",
 			obs:  Observed{Replicas: okN(3, "b"), Volumes: []Volume{{Name: "data-web-2", Ordinal: 2}, {Name: "data-web-3", Ordinal: 3}}},

@@ -73,6 +73,9 @@ func newRolloutStatusCmd(a *app) *cobra.Command {
 // rolloutLine says where a rollout stands, in kubectl's words.
 func rolloutLine(st engine.State, plan engine.Plan) string {
 	s, spec := plan.Status, st.Spec
+	if st.Paused && plan.Complete {
+		return fmt.Sprintf("rollout paused: %d of %d pods at revision %s", s.UpdatedReplicas, s.Replicas, s.UpdateRevision)
+	}
 	if plan.Complete {
 		switch {
 		case spec.UpdateStrategy.Type == config.OnDelete:
@@ -81,9 +84,6 @@ func rolloutLine(st engine.State, plan engine.Plan) string {
 			return fmt.Sprintf("partitioned roll out complete: %d new pods have been updated...", s.UpdatedReplicas)
 		}
 		return fmt.Sprintf("statefulset rolling update complete %d pods at revision %s...", s.UpdatedReplicas, s.UpdateRevision)
-	}
-	if st.Paused {
-		return fmt.Sprintf("rollout paused: %d of %d pods at revision %s", s.UpdatedReplicas, s.Replicas, s.UpdateRevision)
 	}
 	if s.ReadyReplicas < s.Replicas {
 		return fmt.Sprintf("Waiting for %d pods to be ready...", s.Replicas-s.ReadyReplicas)

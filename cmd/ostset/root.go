@@ -37,6 +37,13 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 			return a.loadSettings(cmd)
 		},
 		PersistentPostRun: func(*cobra.Command, []string) { a.close() },
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return invalidf("unknown command %q (see ostset --help)", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)

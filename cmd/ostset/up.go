@@ -168,6 +168,9 @@ func (a *app) converge(ctx context.Context, c *engine.Controller, timeout time.D
 			}
 			if sayComplete {
 				fmt.Fprintf(a.stdout, "%s: rollout complete\n", name)
+				if st, err := c.Store.Load(name); err == nil && st.Paused {
+					fmt.Fprintf(a.stdout, "%s: the rollout is paused: replicas are not replaced until 'ostset rollout resume %s'\n", name, name)
+				}
 			}
 			return nil
 		})

@@ -20,6 +20,8 @@ type Runtime struct {
 	volumes    map[string]engine.Volume
 	nextID     int
 	Log        []string
+	// Unhealthy lists image IDs whose containers never pass their healthcheck.
+	Unhealthy map[string]bool
 	// FailCreate makes the n-th CreateReplica call fail (1-based; 0: never).
 	FailCreate int
 	creates    int
@@ -69,8 +71,12 @@ func (r *Runtime) CreateReplica(_ context.Context, spec engine.ReplicaSpec) (eng
 	}
 	r.nextID++
 	id := fmt.Sprintf("c%d", r.nextID)
-	r.containers[spec.Name] = engine.Replica{ID: id, Name: spec.Name, Ordinal: spec.Ordinal, Revision: spec.Revision,
+	c := engine.Replica{ID: id, Name: spec.Name, Ordinal: spec.Ordinal, Revision: spec.Revision,
 		State: engine.StateRunning, Created: time.Now()}
+	if r.Unhealthy[spec.Image] {
+		c.Health = engine.HealthUnhealthy
+	}
+	r.containers[spec.Name] = c
 	var reused []engine.Volume
 	for _, v := range spec.Volumes {
 		if old, ok := r.volumes[v.Name]; ok {

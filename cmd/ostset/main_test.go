@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/engine"
+)
+
+// Invalid input exits 2 with a message saying what and where, before any
+// Docker call.
+func TestInvalidInputExitCodes(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "set.yaml")
+	if err := os.WriteFile(bad, []byte("name: web\nreplica: 2\ntemplate: {image: x}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--bogus"}, "unknown flag: --bogus"},
+		{[]string{"up"}, "-f FILE is required"},
+		{[]string{"up", "-f", bad}, bad + `:2: unknown field "replica"`},
+		{[]string{"scale", "web"}, "--replicas is required"},
+		{[]string{"scale", "web", "--replicas", "-1"}, "must be >= 0"},
+		{[]string{"scale"}, "accepts 1 arg(s)"},
+		{[]string{"get", "-o", "xml"}, `-o "xml"`},
+		{[]string{"down", "web", "--cascade", "sideways"}, "want background or orphan"},
+		{[]string{"rollout", "partition", "web", "x"}, "want a whole number"},
+	}
+	for _, c := range cases {
+		var stdout, stderr bytes.Buffer
+		err := Run(context.Background(), append(c.args, "--state-dir", t.TempDir()), &stdout, &stderr)
+		if code := exitCode(err); code != exitInvalid || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ostset %v: exit %d, error %v; want exit 2 and %q", c.args, code, err, c.want)
+		}
+	}
+}
+
+func TestRolloutLine(t *testing.T) {
+	three := 3
+	spec := config.Set{Name: "web", Replicas: &three, Template: config.Template{Image: "x"}}
+	spec.ApplyDefaults()
+	st := engine.State{Spec: spec}
+	status := engine.Status{Replicas: 3, ReadyReplicas: 3, UpdatedReplicas: 1, CurrentRevision: "web-a", UpdateRevision: "web-b"}
+	cases := []struct {
+		partition int
+		complete  bool
+		ready     int
+		want      string
+	}{
+		{0, false, 2, "Waiting for 1 pods to be ready..."},
+		{0, false, 3, "waiting for statefulset rolling update to complete 1 pods at revision web-b..."},
+		{2, false, 3, "Waiting for partitioned roll out to finish: 1 out of 1 new pods have been updated..."},
+		{2, true, 3, "partitioned roll out complete: 1 new pods have been updated..."},
+		{0, true, 3, "statefulset rolling update complete 1 pods at revision web-b..."},
+	}
+	for _, c := range cases {
+		st.Spec.UpdateStrategy.RollingUpdate.Partition = c.partition
+		s := status
+		s.ReadyReplicas = c.ready
+		if got := rolloutLine(st, engine.Plan{Status: s, Complete: c.complete}); got != c.want {
+			t.Errorf("partition %d complete %v ready %d: %q, want %q", c.partition, c.complete, c.ready, got, c.want)
+		}
+	}
+}
