@@ -125,7 +125,7 @@ func (s Store) Load(name string) (State, error) {
 	var st State
 	data, err := os.ReadFile(s.file(name))
 	if errors.Is(err, os.ErrNotExist) {
-		return st, fmt.Errorf("%w %q (state dir %s)", ErrUnknownSet, name, s.Dir)
+		return st, s.Unknown(name)
 	}
 	if err != nil {
 		return st, fmt.Errorf("read state of %s: %w", name, err)
@@ -134,6 +134,11 @@ func (s Store) Load(name string) (State, error) {
 		return st, fmt.Errorf("read state of %s: %s: %w", name, s.file(name), err)
 	}
 	return st, nil
+}
+
+// Unknown is the error for a set the store does not hold.
+func (s Store) Unknown(name string) error {
+	return fmt.Errorf("%w %q (state dir %s)", ErrUnknownSet, name, s.Dir)
 }
 
 // Save writes a set's state atomically (temp file, fsync, rename).

@@ -16,6 +16,7 @@ func newGetCmd(a *app) *cobra.Command {
 		Short: "List sets, or one set's replicas",
 		Args:  maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			output = a.format(cmd, output, "wide", "json", "yaml")
 			if err := checkFormat(output, "", "wide", "json", "yaml"); err != nil {
 				return err
 			}
@@ -45,7 +46,7 @@ func newGetCmd(a *app) *cobra.Command {
 			return a.printSets(rows, output)
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", a.v.GetString("output"), "output format: wide, json or yaml")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "output format: wide, json or yaml (default: the output setting)")
 	cmd.ValidArgsFunction = a.completeSets
 	return cmd
 }

@@ -69,3 +69,31 @@ func TestRolloutLine(t *testing.T) {
 		}
 	}
 }
+
+// The state dir comes from the flag, else OSTSET_STATE_DIR, else the settings file.
+func TestSettingsPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	settings := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(settings, []byte("state-dir: /from/file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stateDir := func(env string, args ...string) string {
+		t.Setenv("OSTSET_STATE_DIR", env)
+		var out, errb bytes.Buffer
+		err := Run(context.Background(), append([]string{"scale", "nosuchset", "--replicas", "1", "--config", settings}, args...), &out, &errb)
+		if err == nil {
+			t.Fatal("scale of an unknown set succeeded")
+		}
+		_, after, _ := strings.Cut(err.Error(), "(state dir ")
+		return strings.TrimSuffix(after, ")")
+	}
+	if got := stateDir(""); got != "/from/file" {
+		t.Errorf("from the settings file: %q", got)
+	}
+	if got := stateDir("/from/env"); got != "/from/env" {
+		t.Errorf("from the environment: %q", got)
+	}
+	if got := stateDir("/from/env", "--state-dir", "/from/flag"); got != "/from/flag" {
+		t.Errorf("from the flag: %q", got)
+	}
+}

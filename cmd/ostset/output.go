@@ -1,8 +1,11 @@
 package main
 
 import (
+	"slices"
+
 	"encoding/json"
 	"fmt"
+	"github.com/spf13/cobra"
 	"io"
 	"text/tabwriter"
 	"time"
@@ -74,4 +77,16 @@ func printStructuredLine(w io.Writer, v any) error {
 	}
 	_, err = fmt.Fprintf(w, "%s\n", data)
 	return err
+}
+
+// format is the -o flag when given, else the output setting (settings file or
+// OSTSET_OUTPUT) when this command supports it.
+func (a *app) format(cmd *cobra.Command, flag string, supported ...string) string {
+	if cmd.Flags().Changed("output") {
+		return flag
+	}
+	if setting := a.v.GetString("output"); slices.Contains(supported, setting) {
+		return setting
+	}
+	return flag
 }

@@ -29,7 +29,7 @@ func (a *app) change(name string, fn func(st *engine.State) (string, error)) err
 	var msg string
 	_, err := a.store().Update(name, func(st *engine.State, exists bool) error {
 		if !exists {
-			return fmt.Errorf("%w %q", engine.ErrUnknownSet, name)
+			return a.store().Unknown(name)
 		}
 		var err error
 		msg, err = fn(st)

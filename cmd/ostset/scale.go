@@ -26,7 +26,7 @@ func newScaleCmd(a *app) *cobra.Command {
 			old := 0
 			_, err := a.store().Update(name, func(st *engine.State, exists bool) error {
 				if !exists {
-					return fmt.Errorf("%w %q", engine.ErrUnknownSet, name)
+					return a.store().Unknown(name)
 				}
 				old = st.Spec.DesiredReplicas()
 				n := replicas

@@ -14,6 +14,7 @@ func newStatusCmd(a *app) *cobra.Command {
 		Short: "Print a set's status (replica counts, revisions, containers)",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			output = a.format(cmd, output, "json", "yaml")
 			if err := checkFormat(output, "", "json", "yaml"); err != nil {
 				return err
 			}
