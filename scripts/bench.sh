@@ -99,8 +99,9 @@ cleanup() {
 		echo "$prog: failed (exit $status); cleaning up $name" >&2
 		[[ -s $log ]] && { echo "--- last output:" >&2; tail -n 30 "$log" >&2; }
 	fi
-	"$ostset" down "$name" --volumes >/dev/null 2>&1
-	[[ -f $composefile ]] && docker-compose -p "$project" -f "$composefile" down -v --remove-orphans >/dev/null 2>&1
+	# The tools' own teardown first, bounded; then whatever is left, by label and name.
+	timeout 120 "$ostset" down "$name" --volumes >/dev/null 2>&1
+	[[ -f $composefile ]] && timeout 120 docker-compose -p "$project" -f "$composefile" down -v --remove-orphans >/dev/null 2>&1
 	rm_labelled container "io.ostset.set=$name"
 	rm_labelled container "$mark=$name"
 	rm_labelled volume "io.ostset.set=$name"
@@ -111,9 +112,22 @@ cleanup() {
 	rm -rf "$tmp"
 	exit "$status"
 }
+
+# on_signal STATUS: stop the command under way (see run), then exit (and clean up).
+on_signal() {
+	if [[ -n ${child:-} ]]; then
+		kill -TERM "$child" 2>/dev/null || true
+		wait "$child" 2>/dev/null || true
+	fi
+	exit "$1"
+}
 trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+trap 'on_signal 130' INT
+trap 'on_signal 143' TERM
+
+# A private copy of the binary: a concurrent `make build` cannot swap it mid-benchmark.
+cp "$ostset" "$tmp/ostset"
+ostset=$tmp/ostset
 
 # ---------------------------------------------------------------------------------------
 # Timing and results.
@@ -143,11 +157,18 @@ stats() {
 }
 
 # run LOG-TITLE CMD...: run CMD with its output in $log; on failure show it and stop.
+# CMD runs in the background and is waited for, so that a signal stops it at once
+# (bash runs traps only once a foreground command is done).
+child=
 run() {
-	local title=$1
+	local title=$1 rc=0
 	shift
-	if ! "$@" >"$log" 2>&1; then
-		echo "$prog: $title failed: $*" >&2
+	"$@" >"$log" 2>&1 &
+	child=$!
+	wait "$child" || rc=$?
+	child=
+	if ((rc != 0)); then
+		echo "$prog: $title failed (exit $rc): $*" >&2
 		cat "$log" >&2
 		: >"$log"
 		exit 1
