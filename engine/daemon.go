@@ -7,19 +7,25 @@ import (
 	"time"
 )
 
+// setLoop is one running per-set controller loop.
+type setLoop struct {
+	name   string
+	cancel context.CancelFunc
+}
+
 // RunAll keeps every set of the store converged until ctx ends: one loop per set,
 // started when the set appears in the store and stopped when it is deleted.
 func (c *Controller) RunAll(ctx context.Context) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	loops := map[string]context.CancelFunc{}
+	loops := map[string]*setLoop{}
 	defer func() {
-		for _, cancel := range loops {
-			cancel()
+		for _, l := range loops {
+			l.cancel()
 		}
 	}()
-	finished := make(chan string)
-	tick := time.NewTicker(2 * time.Second)
+	finished := make(chan *setLoop)
+	tick := time.NewTicker(c.poll())
 	defer tick.Stop()
 	for {
 		names, err := c.Store.List()
@@ -33,29 +39,33 @@ func (c *Controller) RunAll(ctx context.Context) error {
 				continue
 			}
 			lctx, cancel := context.WithCancel(ctx)
-			loops[name] = cancel
+			l := &setLoop{name: name, cancel: cancel}
+			loops[name] = l
 			wg.Go(func() {
 				err := c.Run(lctx, name)
 				if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, ErrUnknownSet) {
 					c.emit(name, "", "controller stopped: %s", err)
 				}
 				select {
-				case finished <- name:
+				case finished <- l:
 				case <-ctx.Done():
 				}
 			})
 		}
-		for name, cancel := range loops {
+		for name, l := range loops {
 			if !want[name] {
-				cancel()
+				l.cancel()
 				delete(loops, name)
 			}
 		}
 		select {
 		case <-ctx.Done():
 			return nil
-		case name := <-finished:
-			delete(loops, name)
+		case l := <-finished:
+			if loops[l.name] == l { // a set deleted and made again has a new loop
+				delete(loops, l.name)
+			}
+			l.cancel()
 		case <-tick.C:
 		}
 	}
