@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -35,6 +36,10 @@ type Controller struct {
 	// a safety net, since events wake the loop.
 	Poll time.Duration
 
+	// readySince remembers, per container ID, the earliest time a replica was
+	// seen ready: Docker keeps only the last few probes, so the time it reports
+	// slides forward and minReadySeconds longer than a few intervals would never pass.
+	readySince sync.Map
 	// createdAt remembers when this process created a replica (by container ID),
 	// more precise than Docker's creation time in seconds.
 	createdAt sync.Map
@@ -89,6 +94,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 	if err != nil {
 		return Plan{}, err
 	}
+	c.rememberReadiness(obs.Replicas)
 	plan := MakePlan(Input{
 		Set:             st.Spec,
 		CurrentRevision: st.CurrentRevision,
@@ -97,8 +103,10 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 		Observed:        obs,
 		Now:             c.now(),
 	})
-	if rb, err := c.record(&st, &plan); rb != nil || err != nil {
-		return plan, errors.Join(rb, err)
+	if rolledBack, err := c.record(&st, &plan); err != nil {
+		return plan, err
+	} else if rolledBack {
+		return plan, errReplan
 	}
 	if planned != nil {
 		planned(st, plan)
@@ -117,7 +125,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 // record folds a plan into the set's state: the current revision, the observed
 // generation, rollout progress and, past the progress deadline, an automatic
 // rollback (after which the plan is stale and must not run). It saves on change.
-func (c *Controller) record(st *State, plan *Plan) (rolledBack *RollbackError, err error) {
+func (c *Controller) record(st *State, plan *Plan) (rolledBack bool, err error) {
 	now := c.now()
 	before, _ := json.Marshal(st)
 	st.CurrentRevision = plan.Status.CurrentRevision
@@ -127,10 +135,9 @@ func (c *Controller) record(st *State, plan *Plan) (rolledBack *RollbackError, e
 	}
 	if st.TrackProgress(*plan, now) {
 		c.emit(st.Spec.Name, "", "rollout to %s made no progress for %s", st.UpdateRevision, st.Spec.ProgressDeadline())
-		from := st.UpdateRevision
 		if to, ok := st.AutoRollback(now); ok {
 			c.emit(st.Spec.Name, "", "rolling back to %s", to)
-			rolledBack = &RollbackError{Set: st.Spec.Name, From: from, To: to, Deadline: st.Spec.ProgressDeadline()}
+			rolledBack = true
 		}
 	}
 	plan.Status.ObservedGeneration = st.ObservedGeneration
@@ -170,62 +177,99 @@ func (c *Controller) Run(ctx context.Context, name string) error {
 }
 
 func (c *Controller) loop(ctx context.Context, name string, untilComplete bool) error {
-	wake, err := c.Runtime.Watch(ctx, name)
-	if err != nil {
-		return err
+	w := watcher{c: c, set: name}
+	if err := w.subscribe(ctx); err != nil {
+		// Passes report Docker failures with backoff; events are only a wake-up.
+		c.logger().Warn("docker events", "set", name, "err", err)
 	}
 	p := progress{c: c, set: name}
-	var rolledBack *RollbackError
+	started := c.now()
+	var first, last *State
 	backoff := time.Duration(0)
 	for {
 		plan, err := c.pass(ctx, name, func(st State, plan Plan) {
+			if first == nil {
+				first = &st
+			}
+			last = &st
 			p.observed(plan)
 			if c.OnPlan != nil {
 				c.OnPlan(st, plan)
 			}
 		})
-		if errors.As(err, &rolledBack) {
-			continue // plan again, for the revision rolled back to
-		}
 		switch {
+		case errors.Is(err, errReplan):
+			continue
 		case errors.Is(err, ErrUnknownSet):
 			return err
 		case ctx.Err() != nil:
-			return ctx.Err()
+			return p.timedOut(ctx.Err())
 		case err != nil:
 			backoff = min(max(2*backoff, 500*time.Millisecond), 10*time.Second)
 			p.failed(err, backoff)
 		default:
-			backoff = 0
+			backoff, p.lastErr = 0, ""
 			if plan.Complete && untilComplete {
-				if rolledBack != nil {
-					return rolledBack
-				}
-				return nil
+				return rolledBackSince(first, last, started)
 			}
 			if len(plan.Actions) > 0 {
 				continue
 			}
 		}
-		open, err := c.sleep(ctx, wake, plan.RequeueAt, backoff)
-		if err != nil {
-			return err
-		}
-		if !open {
-			// The event stream ended (Docker restarted, say): subscribe again, and
-			// poll meanwhile if that fails too.
-			if wake, err = c.Runtime.Watch(ctx, name); err != nil {
-				p.failed(err, c.poll())
-			}
+		if err := c.sleep(ctx, &w, plan.RequeueAt, backoff); err != nil {
+			return p.timedOut(err)
 		}
 	}
 }
 
+// errReplan: the pass changed the update revision, so its plan must not run.
+var errReplan = errors.New("update revision changed; plan again")
+
+// rolledBackSince reports an automatic rollback (by this process or another) of
+// the revision a wait started with.
+func rolledBackSince(first, last *State, started time.Time) error {
+	if first == nil || last == nil || last.LastRollback == nil {
+		return nil
+	}
+	rb := last.LastRollback
+	if rb.From != first.UpdateRevision || rb.At.Before(started) {
+		return nil
+	}
+	return &RollbackError{Set: last.Spec.Name, From: rb.From, To: rb.To, Deadline: last.Spec.ProgressDeadline()}
+}
+
+// watcher holds the Docker event subscription of a loop, re-subscribing with
+// backoff when the stream ends, so a stream that closes at once cannot spin.
+type watcher struct {
+	c     *Controller
+	set   string
+	wake  <-chan struct{}
+	since time.Time // last subscribe attempt
+}
+
+func (w *watcher) subscribe(ctx context.Context) error {
+	w.since = w.c.now()
+	wake, err := w.c.Runtime.Watch(ctx, w.set)
+	w.wake = wake
+	return err
+}
+
+// channel is the event channel to wait on, re-subscribing first when the stream
+// is down and the last attempt is older than the poll interval.
+func (w *watcher) channel(ctx context.Context) <-chan struct{} {
+	if w.wake == nil && w.c.now().Sub(w.since) >= w.c.poll() {
+		if err := w.subscribe(ctx); err != nil {
+			w.c.logger().Warn("docker events", "set", w.set, "err", err)
+		}
+	}
+	return w.wake
+}
+
 // sleep waits for a Docker event on the set, the requeue time, the backoff, or
-// the poll interval, whichever comes first. It reports false when the event
-// stream has closed.
-func (c *Controller) sleep(ctx context.Context, wake <-chan struct{}, requeueAt time.Time, backoff time.Duration) (bool, error) {
+// the poll interval, whichever comes first.
+func (c *Controller) sleep(ctx context.Context, w *watcher, requeueAt time.Time, backoff time.Duration) error {
 	d := c.poll()
+	wake := w.channel(ctx)
 	if backoff > 0 {
 		d = backoff
 		wake = nil // a failing Docker call is not retried faster because events arrive
@@ -237,12 +281,14 @@ func (c *Controller) sleep(ctx context.Context, wake <-chan struct{}, requeueAt 
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
-		return true, ctx.Err()
+		return ctx.Err()
 	case _, open := <-wake:
-		return open, nil
+		if !open {
+			w.wake = nil // the stream ended (Docker restarted, say); poll until it is back
+		}
 	case <-t.C:
-		return true, nil
 	}
+	return nil
 }
 
 func (c *Controller) poll() time.Duration {
@@ -287,7 +333,6 @@ func (p *progress) observed(plan Plan) {
 		}
 		p.waiting = plan.Status.Waiting
 	}
-	p.lastErr = ""
 }
 
 func (p *progress) failed(err error, retry time.Duration) {
@@ -313,4 +358,35 @@ type RollbackError struct {
 
 func (e *RollbackError) Error() string {
 	return fmt.Sprintf("rollout of %s to %s made no progress for %s and was rolled back to %s", e.Set, e.From, e.Deadline, e.To)
+}
+
+// rememberReadiness replaces each ready replica's ReadySince by the earliest one
+// seen while it stayed ready, and forgets replicas that are not ready.
+func (c *Controller) rememberReadiness(rs []Replica) {
+	for i := range rs {
+		r := &rs[i]
+		if r.ReadySince.IsZero() {
+			c.readySince.Delete(r.ID)
+			continue
+		}
+		if t, ok := c.readySince.Load(r.ID); ok && t.(time.Time).Before(r.ReadySince) {
+			r.ReadySince = t.(time.Time)
+		} else {
+			c.readySince.Store(r.ID, r.ReadySince)
+		}
+	}
+}
+
+// timedOut adds to a deadline error what the set was last stuck on.
+func (p *progress) timedOut(err error) error {
+	if !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	switch {
+	case p.lastErr != "":
+		return fmt.Errorf("%w: last error: %s", err, p.lastErr)
+	case len(p.waiting) > 0:
+		return fmt.Errorf("%w: waiting for %s", err, strings.Join(p.waiting, "; "))
+	}
+	return err
 }

@@ -25,7 +25,7 @@ func (c *Controller) execute(ctx context.Context, st *State, actions []Action) e
 		return nil
 	}
 	if slices.ContainsFunc(actions, func(a Action) bool { return a.Kind == ActCreate }) {
-		if _, err := c.Runtime.EnsureNetwork(ctx, st.Spec.Network); err != nil {
+		if err := c.ensureNetwork(ctx, st.Spec.Network); err != nil {
 			return err
 		}
 	}
@@ -143,6 +143,11 @@ func (c *Controller) DeleteSet(ctx context.Context, spec config.Set, removeVolum
 		}
 		c.emit(spec.Name, "", "volumes kept: %s", strings.Join(names, ", "))
 	}
+	unlock, err := c.Store.LockNetwork(spec.Network)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	removed, err := c.Runtime.RemoveNetwork(ctx, spec.Network)
 	if err != nil {
 		return err
@@ -151,4 +156,14 @@ func (c *Controller) DeleteSet(ctx context.Context, spec config.Set, removeVolum
 		c.emit(spec.Name, "", "network %s removed", spec.Network)
 	}
 	return nil
+}
+
+func (c *Controller) ensureNetwork(ctx context.Context, name string) error {
+	unlock, err := c.Store.LockNetwork(name)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	_, err = c.Runtime.EnsureNetwork(ctx, name)
+	return err
 }

@@ -103,6 +103,7 @@ type planner struct {
 	minReady  time.Duration
 	byOrdinal map[int]Replica
 	foreign   map[int]Foreign
+	acted     map[int]bool // ordinals with an action in this plan
 	plan      Plan
 }
 
@@ -136,6 +137,7 @@ func newPlanner(in Input) *planner {
 		minReady:  time.Duration(in.Set.MinReadySeconds) * time.Second,
 		byOrdinal: map[int]Replica{},
 		foreign:   map[int]Foreign{},
+		acted:     map[int]bool{},
 	}
 	for _, r := range in.Observed.Replicas {
 		p.byOrdinal[r.Ordinal] = r
@@ -169,7 +171,10 @@ func hc(r Replica) health.Container {
 	return health.Container{State: r.State, Health: r.Health, ReadySince: r.ReadySince}
 }
 
-func (p *planner) act(a Action) { p.plan.Actions = append(p.plan.Actions, a) }
+func (p *planner) act(a Action) {
+	p.plan.Actions = append(p.plan.Actions, a)
+	p.acted[a.Ordinal] = true
+}
 
 func (p *planner) wait(format string, args ...any) {
 	p.plan.Waiting = append(p.plan.Waiting, fmt.Sprintf(format, args...))
@@ -223,12 +228,14 @@ func (p *planner) replicaInRange(ord int) bool {
 	return true
 }
 
-// stuckOnOldRevision: under RollingUpdate, a replica that is not ready and not at
-// the revision it should run is replaced at once instead of being waited for, so
-// reverting a bad template heals the set with no manual deletes.
+// stuckOnOldRevision: under RollingUpdate, a replica that is not ready and at a
+// revision that is neither the one it should run nor the current one (an
+// abandoned update) is replaced at once instead of being waited for, so reverting
+// a bad template heals the set with no manual deletes. A replica at the current
+// revision that is briefly unhealthy is waited for as usual.
 func (p *planner) stuckOnOldRevision(r Replica) bool {
 	return p.set.UpdateStrategy.Type == config.RollingUpdate && !p.in.Paused &&
-		r.Ordinal >= p.set.Partition() && r.Revision != p.revisionFor(r.Ordinal)
+		r.Ordinal >= p.set.Partition() && r.Revision != p.revisionFor(r.Ordinal) && r.Revision != p.in.CurrentRevision
 }
 
 func (p *planner) requeueAt(t time.Time) {
@@ -271,7 +278,7 @@ func (p *planner) update() {
 	}
 	var stale []Replica
 	for ord := p.end - 1; ord >= max(p.start, p.set.Partition()); ord-- {
-		if r, ok := p.byOrdinal[ord]; ok && r.Revision != p.in.UpdateRevision && r.State != StateRemoving {
+		if r, ok := p.byOrdinal[ord]; ok && r.Revision != p.in.UpdateRevision && r.State != StateRemoving && !p.acted[ord] {
 			stale = append(stale, r)
 		}
 	}

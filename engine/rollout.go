@@ -110,6 +110,7 @@ func (st *State) AutoRollback(now time.Time) (string, bool) {
 	from := st.UpdateRevision
 	st.adopt(target.Spec, fmt.Sprintf("automatic rollback: %s made no progress for %s", from, st.Spec.ProgressDeadline()), now)
 	st.RollingBackFrom = from
+	st.LastRollback = &RollbackRecord{From: from, To: target.Name, At: now}
 	return target.Name, true
 }
 

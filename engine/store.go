@@ -45,6 +45,16 @@ type State struct {
 	// RollingBackFrom names the revision an automatic rollback left, until the
 	// rollback completes.
 	RollingBackFrom string `json:"rollingBackFrom,omitempty"`
+	// LastRollback is the last automatic rollback, kept after it completes so
+	// that any process waiting on the abandoned rollout can report it.
+	LastRollback *RollbackRecord `json:"lastRollback,omitempty"`
+}
+
+// RollbackRecord is one automatic rollback.
+type RollbackRecord struct {
+	From string    `json:"from"`
+	To   string    `json:"to"`
+	At   time.Time `json:"at"`
 }
 
 // VolumeUse is the last use of a per-ordinal volume.
@@ -200,7 +210,16 @@ func (s Store) List() ([]string, error) {
 
 // Lock takes the set's exclusive lock (flock), blocking until it is free.
 func (s Store) Lock(name string) (unlock func(), err error) {
-	dir := filepath.Join(s.Dir, "locks")
+	return s.lock(filepath.Join(s.Dir, "locks"), name)
+}
+
+// LockNetwork takes the lock of a network name: sets share networks, and Docker
+// at API < 1.44 creates a duplicate network for two concurrent creates.
+func (s Store) LockNetwork(name string) (unlock func(), err error) {
+	return s.lock(filepath.Join(s.Dir, "locks", "networks"), name)
+}
+
+func (s Store) lock(dir, name string) (unlock func(), err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", name, err)
 	}

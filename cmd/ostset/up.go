@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 
@@ -105,8 +106,11 @@ func (a *app) apply(ctx context.Context, s config.Set, cause string) error {
 		return err
 	}
 	imageID, err := rt.ResolveImage(ctx, s.Template.Image)
-	if err != nil {
+	if cerrdefs.IsNotFound(err) {
 		return invalid(fmt.Errorf("%s: template.image: %w", s.Source, err))
+	}
+	if err != nil {
+		return err
 	}
 	now := time.Now()
 	var changed, created bool
@@ -180,7 +184,8 @@ func (a *app) converge(ctx context.Context, c *engine.Controller, timeout time.D
 
 func waitError(name string, timeout time.Duration, err error) error {
 	if errors.Is(err, context.DeadlineExceeded) {
-		return &exitError{code: exitTimedOut, err: fmt.Errorf("%s: rollout not complete after %s", name, timeout)}
+		detail := strings.TrimPrefix(err.Error(), context.DeadlineExceeded.Error())
+		return &exitError{code: exitTimedOut, err: fmt.Errorf("%s: rollout not complete after %s%s", name, timeout, detail)}
 	}
 	return fmt.Errorf("%s: %w", name, err)
 }
