@@ -40,6 +40,7 @@ type Controller struct {
 	// seen ready: Docker keeps only the last few probes, so the time it reports
 	// slides forward and minReadySeconds longer than a few intervals would never pass.
 	readySince sync.Map
+	crashes    crashLoops
 	// createdAt remembers when this process created a replica (by container ID),
 	// more precise than Docker's creation time in seconds.
 	createdAt sync.Map
@@ -78,7 +79,7 @@ func (c *Controller) Pass(ctx context.Context, name string) (Plan, error) {
 
 // pass is Pass with a hook that sees the plan before it is executed.
 func (c *Controller) pass(ctx context.Context, name string, planned func(State, Plan)) (Plan, error) {
-	unlock, err := c.Store.Lock(name)
+	unlock, err := c.Store.Lock(ctx, name)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -86,6 +87,12 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 	st, err := c.Store.Load(name)
 	if err != nil {
 		return Plan{}, err
+	}
+	if st.Deleting != nil {
+		if err := c.finishDelete(ctx, st); err != nil {
+			return Plan{}, err
+		}
+		return Plan{}, c.Store.Unknown(name)
 	}
 	if err := c.Store.TrimEvents(name); err != nil {
 		c.logger().Warn("event log", "set", name, "err", err)
@@ -102,7 +109,9 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 		Paused:          st.Paused,
 		Observed:        obs,
 		Now:             c.now(),
+		RecreateAfter:   c.crashes.backoff(name, obs.Replicas),
 	})
+	c.crashes.note(name, plan.Actions, c.now())
 	if rolledBack, err := c.record(&st, &plan); err != nil {
 		return plan, err
 	} else if rolledBack {

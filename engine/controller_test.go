@@ -205,3 +205,53 @@ func TestProgressDeadlineCondition(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// A delete cut short is finished by the next pass, never undone by it.
+func TestInterruptedDeleteIsFinished(t *testing.T) {
+	rt := enginetest.New()
+	c, _ := newController(t, rt, 3, "v1")
+	converge(t, c)
+	rt.FailRemove = "web-1"
+	rt.Log = nil
+	if err := c.Delete(context.Background(), "web", true); err == nil {
+		t.Fatal("delete with a failing remove succeeded")
+	}
+	if _, err := c.Pass(context.Background(), "web"); !errors.Is(err, engine.ErrUnknownSet) {
+		t.Fatalf("pass after an interrupted delete: %v, want the set gone", err)
+	}
+	want := []string{"remove web-2", "remove web-1", "remove web-0", "remove volume", "remove volume", "remove volume"}
+	if !prefixes(rt.Log, want) {
+		t.Fatalf("log %v, want %v", rt.Log, want)
+	}
+}
+
+// A replica that keeps exiting is recreated at once the first time, then only
+// after a growing back-off.
+func TestCrashLoopBackoff(t *testing.T) {
+	rt := enginetest.New()
+	rt.Crashing = map[string]bool{"sha256:crash": true}
+	c, _ := newController(t, rt, 1, "crash")
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c.Now = func() time.Time { return clock }
+	pass := func() engine.Plan {
+		t.Helper()
+		p, err := c.Pass(context.Background(), "web")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	pass() // create
+	pass() // exited: remove, first time at once
+	pass() // create again
+	if p := pass(); len(p.Actions) != 0 || !strings.Contains(p.String(), "crash-loop back-off") {
+		t.Fatalf("second failure within the back-off: plan\n%s", p)
+	}
+	clock = clock.Add(11 * time.Second)
+	if p := pass(); len(p.Actions) != 1 || !p.Actions[0].Failed {
+		t.Fatalf("after the back-off: plan\n%s", p)
+	}
+	if want := []string{"create web-0", "remove web-0", "create web-0", "remove web-0"}; !prefixes(rt.Log, want) {
+		t.Fatalf("log %v, want %v", rt.Log, want)
+	}
+}

@@ -113,10 +113,33 @@ func staleVolume(replica string, v Volume, use VolumeUse) string {
 	return msg + ")"
 }
 
-// DeleteSet removes a set's replicas in reverse ordinal order, then (per the
-// retention policy or explicitly) its volumes, then its network if ostset made it
-// and nothing else uses it. The caller holds the set's lock.
-func (c *Controller) DeleteSet(ctx context.Context, spec config.Set, removeVolumes bool) error {
+// Delete deletes a set: it records the intent first, so that a delete cut short
+// (Ctrl-C, a crash, a volume in use) is finished by the next pass of any process
+// instead of being undone by it, then removes the set (see finishDelete).
+func (c *Controller) Delete(ctx context.Context, name string, removeVolumes bool) error {
+	unlock, err := c.Store.Lock(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	st, err := c.Store.Load(name)
+	if err != nil {
+		return err
+	}
+	if st.Deleting == nil || removeVolumes {
+		st.Deleting = &DeleteIntent{Volumes: removeVolumes || volumes.RemoveOnSetDelete(st.Spec.PersistentVolumeClaimRetentionPolicy.WhenDeleted, false)}
+		if err := c.Store.Save(st); err != nil {
+			return err
+		}
+	}
+	return c.finishDelete(ctx, st)
+}
+
+// finishDelete removes a set's replicas in reverse ordinal order, then (per the
+// intent) its volumes, then its network if ostset made it and nothing else uses
+// it, and last the set's state. The caller holds the set's lock.
+func (c *Controller) finishDelete(ctx context.Context, st State) error {
+	spec := st.Spec
 	obs, err := c.Runtime.Observe(ctx, spec.Name, ObserveOptions{})
 	if err != nil {
 		return err
@@ -129,7 +152,7 @@ func (c *Controller) DeleteSet(ctx context.Context, spec config.Set, removeVolum
 		}
 		c.emit(spec.Name, r.Name, "%s removed", r.Name)
 	}
-	if removeVolumes {
+	if st.Deleting.Volumes {
 		for _, v := range obs.Volumes {
 			if err := c.Runtime.RemoveVolume(ctx, spec.Name, v.Name); err != nil {
 				return err
@@ -143,7 +166,14 @@ func (c *Controller) DeleteSet(ctx context.Context, spec config.Set, removeVolum
 		}
 		c.emit(spec.Name, "", "volumes kept: %s", strings.Join(names, ", "))
 	}
-	unlock, err := c.Store.LockNetwork(spec.Network)
+	if err := c.removeNetwork(ctx, spec); err != nil {
+		return err
+	}
+	return errors.Join(c.Store.Delete(spec.Name), c.Store.DeleteEvents(spec.Name))
+}
+
+func (c *Controller) removeNetwork(ctx context.Context, spec config.Set) error {
+	unlock, err := c.Store.LockNetwork(ctx, spec.Network)
 	if err != nil {
 		return err
 	}
@@ -159,7 +189,7 @@ func (c *Controller) DeleteSet(ctx context.Context, spec config.Set, removeVolum
 }
 
 func (c *Controller) ensureNetwork(ctx context.Context, name string) error {
-	unlock, err := c.Store.LockNetwork(name)
+	unlock, err := c.Store.LockNetwork(ctx, name)
 	if err != nil {
 		return err
 	}

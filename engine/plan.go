@@ -22,6 +22,9 @@ type Input struct {
 	Paused   bool
 	Observed Observed
 	Now      time.Time
+	// RecreateAfter holds back the recreation of a failed replica, per ordinal,
+	// after repeated failures (crash-loop back-off).
+	RecreateAfter map[int]time.Time
 }
 
 // ActionKind is what an action does.
@@ -50,6 +53,8 @@ type Action struct {
 	// Releases: a delete that takes the ordinal out of the set, so its retained
 	// volumes go stale until the ordinal comes back.
 	Releases bool
+	// Failed: a delete of a replica that exited, to recreate it.
+	Failed bool
 }
 
 func (a Action) String() string {
@@ -205,7 +210,12 @@ func (p *planner) replicaInRange(ord int) bool {
 		p.act(Action{Kind: ActCreate, Ordinal: ord, Name: name, Revision: p.revisionFor(ord), Reason: "missing"})
 		return false
 	case health.Failed(hc(r)):
-		p.act(Action{Kind: ActDelete, Ordinal: ord, Name: name, ID: r.ID, Revision: r.Revision, Reason: "exited; it will be recreated"})
+		if after := p.in.RecreateAfter[ord]; p.in.Now.Before(after) {
+			p.wait("%s exited again; recreating it in %s (crash-loop back-off)", name, after.Sub(p.in.Now).Round(time.Second))
+			p.requeueAt(after)
+			return false
+		}
+		p.act(Action{Kind: ActDelete, Ordinal: ord, Name: name, ID: r.ID, Revision: r.Revision, Reason: "exited; it will be recreated", Failed: true})
 		return false
 	case r.State == StateRemoving:
 		p.wait("%s being removed", name)

@@ -50,12 +50,13 @@ func okN(n int, rev string) []Replica {
 
 func TestPlan(t *testing.T) {
 	cases := []struct {
-		name   string
-		set    config.Set
-		cur    string // current revision; update is always "b" unless cur is "b"
-		paused bool
-		obs    Observed
-		want   string
+		name    string
+		set     config.Set
+		cur     string // current revision; update is always "b" unless cur is "b"
+		paused  bool
+		backoff map[int]time.Time
+		obs     Observed
+		want    string
 	}{
 		{name: "ordered scale up creates only the lowest missing ordinal",
 			set: testSet(), cur: "b",
@@ -128,6 +129,10 @@ func TestPlan(t *testing.T) {
 		{name: "an exited replica is removed to be recreated",
 			set: testSet(), cur: "b", obs: Observed{Replicas: []Replica{ok(0, "b"), rep(1, "b", StateExited, HealthNone), ok(2, "b")}},
 			want: "delete web-1: exited; it will be recreated\n"},
+		{name: "an exited replica in crash-loop back-off is waited for",
+			set: testSet(), cur: "b", backoff: map[int]time.Time{1: t0.Add(20 * time.Second)},
+			obs:  Observed{Replicas: []Replica{ok(0, "b"), rep(1, "b", StateExited, HealthNone), ok(2, "b")}},
+			want: "wait web-1 exited again; recreating it in 20s (crash-loop back-off)\n"},
 		{name: "a restarting replica is waited for, not removed",
 			set: testSet(), cur: "b", obs: Observed{Replicas: []Replica{ok(0, "b"), rep(1, "b", StateRestarting, HealthNone), ok(2, "b")}},
 			want: "wait web-1 not ready (restarting)\n"},
@@ -184,7 +189,7 @@ func TestPlan(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := MakePlan(Input{Set: c.set, CurrentRevision: c.cur, UpdateRevision: "b", Paused: c.paused, Observed: c.obs, Now: t0}).String()
+			got := MakePlan(Input{Set: c.set, CurrentRevision: c.cur, UpdateRevision: "b", Paused: c.paused, Observed: c.obs, Now: t0, RecreateAfter: c.backoff}).String()
 			if got != c.want {
 				t.Errorf("plan:\n%s\nwant:\n%s", got, c.want)
 			}

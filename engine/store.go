@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -48,6 +49,13 @@ type State struct {
 	// LastRollback is the last automatic rollback, kept after it completes so
 	// that any process waiting on the abandoned rollout can report it.
 	LastRollback *RollbackRecord `json:"lastRollback,omitempty"`
+	// Deleting: ostset down started; any pass finishes it.
+	Deleting *DeleteIntent `json:"deleting,omitempty"`
+}
+
+// DeleteIntent is a started delete of a set.
+type DeleteIntent struct {
+	Volumes bool `json:"volumes"` // remove the per-ordinal volumes too
 }
 
 // RollbackRecord is one automatic rollback.
@@ -208,18 +216,21 @@ func (s Store) List() ([]string, error) {
 	return names, nil
 }
 
-// Lock takes the set's exclusive lock (flock), blocking until it is free.
-func (s Store) Lock(name string) (unlock func(), err error) {
-	return s.lock(filepath.Join(s.Dir, "locks"), name)
+// Lock takes the set's exclusive lock (flock), waiting until it is free or ctx ends.
+func (s Store) Lock(ctx context.Context, name string) (unlock func(), err error) {
+	return s.lock(ctx, filepath.Join(s.Dir, "locks"), name)
 }
 
 // LockNetwork takes the lock of a network name: sets share networks, and Docker
 // at API < 1.44 creates a duplicate network for two concurrent creates.
-func (s Store) LockNetwork(name string) (unlock func(), err error) {
-	return s.lock(filepath.Join(s.Dir, "locks", "networks"), name)
+func (s Store) LockNetwork(ctx context.Context, name string) (unlock func(), err error) {
+	return s.lock(ctx, filepath.Join(s.Dir, "locks", "networks"), name)
 }
 
-func (s Store) lock(dir, name string) (unlock func(), err error) {
+// lockRetry is how often a held lock is tried again: flock cannot wait on a context.
+const lockRetry = 20 * time.Millisecond
+
+func (s Store) lock(ctx context.Context, dir, name string) (unlock func(), err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", name, err)
 	}
@@ -227,17 +238,28 @@ func (s Store) lock(dir, name string) (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", name, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		_ = f.Close()
-		return nil, fmt.Errorf("lock %s: %w", name, err)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { _ = f.Close() }, nil // closing the file releases the lock
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			_ = f.Close()
+			return nil, fmt.Errorf("lock %s: %w", name, err)
+		}
+		select {
+		case <-ctx.Done():
+			_ = f.Close()
+			return nil, fmt.Errorf("lock %s (held by another ostset process): %w", name, ctx.Err())
+		case <-time.After(lockRetry):
+		}
 	}
-	return func() { _ = f.Close() }, nil // closing the file releases the lock
 }
 
 // Update runs fn on the set's state under its lock and saves the result.
 // fn gets exists=false (and a zero State) for a set the store does not hold.
 func (s Store) Update(name string, fn func(st *State, exists bool) error) (State, error) {
-	unlock, err := s.Lock(name)
+	unlock, err := s.Lock(context.Background(), name)
 	if err != nil {
 		return State{}, err
 	}

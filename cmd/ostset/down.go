@@ -1,11 +1,11 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
-
-	"github.com/ostset/ostset/volumes"
 )
 
 func newDownCmd(a *app) *cobra.Command {
@@ -20,35 +20,14 @@ func newDownCmd(a *app) *cobra.Command {
 				return invalidf("--cascade %q: want background or orphan", cascade)
 			}
 			name := args[0]
-			store := a.store()
-			unlock, err := store.Lock(name)
-			if err != nil {
-				return err
-			}
-			defer unlock()
-			st, err := store.Load(name)
-			if err != nil {
-				return err
-			}
 			if cascade == "orphan" {
-				if err := store.Delete(name); err != nil {
-					return err
-				}
-				fmt.Fprintf(a.stdout, "%s: deleted; its containers and volumes are left as they are\n", name)
-				return nil
+				return a.orphan(cmd.Context(), name)
 			}
 			c, err := a.controller()
 			if err != nil {
 				return err
 			}
-			rm := volumes.RemoveOnSetDelete(st.Spec.PersistentVolumeClaimRetentionPolicy.WhenDeleted, removeVolumes)
-			if err := c.DeleteSet(cmd.Context(), st.Spec, rm); err != nil {
-				return err
-			}
-			if err := store.Delete(name); err != nil {
-				return err
-			}
-			if err := store.DeleteEvents(name); err != nil {
+			if err := c.Delete(cmd.Context(), name, removeVolumes); err != nil {
 				return err
 			}
 			fmt.Fprintf(a.stdout, "%s: deleted\n", name)
@@ -59,4 +38,22 @@ func newDownCmd(a *app) *cobra.Command {
 	cmd.Flags().BoolVar(&removeVolumes, "volumes", false, "also remove the set's per-ordinal volumes")
 	cmd.ValidArgsFunction = a.completeSets
 	return cmd
+}
+
+// orphan forgets a set and leaves its containers and volumes as they are.
+func (a *app) orphan(ctx context.Context, name string) error {
+	store := a.store()
+	unlock, err := store.Lock(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if _, err := store.Load(name); err != nil {
+		return err
+	}
+	if err := errors.Join(store.Delete(name), store.DeleteEvents(name)); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "%s: deleted; its containers and volumes are left as they are\n", name)
+	return nil
 }

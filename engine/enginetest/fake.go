@@ -22,6 +22,10 @@ type Runtime struct {
 	Log        []string
 	// Unhealthy lists image IDs whose containers never pass their healthcheck.
 	Unhealthy map[string]bool
+	// Crashing lists image IDs whose containers exit as soon as they start.
+	Crashing map[string]bool
+	// FailRemove makes removing the named container fail once.
+	FailRemove string
 	// FailCreate makes the n-th CreateReplica call fail (1-based; 0: never).
 	FailCreate int
 	creates    int
@@ -76,6 +80,9 @@ func (r *Runtime) CreateReplica(_ context.Context, spec engine.ReplicaSpec) (eng
 	if r.Unhealthy[spec.Image] {
 		c.Health = engine.HealthUnhealthy
 	}
+	if r.Crashing[spec.Image] {
+		c.State = engine.StateExited
+	}
 	r.containers[spec.Name] = c
 	var reused []engine.Volume
 	for _, v := range spec.Volumes {
@@ -109,6 +116,10 @@ func (r *Runtime) RemoveReplica(_ context.Context, _, id string, _ time.Duration
 	defer r.mu.Unlock()
 	for name, c := range r.containers {
 		if c.ID == id {
+			if name == r.FailRemove {
+				r.FailRemove = ""
+				return fmt.Errorf("remove %s: injected failure", name)
+			}
 			delete(r.containers, name)
 			r.record("remove %s", name)
 		}
