@@ -286,3 +286,11 @@ func (h *harness) tryDocker(args ...string) (string, error) {
 	out, err := exec.Command("docker", args...).CombinedOutput()
 	return strings.TrimSpace(string(out)), err
 }
+
+// statusJSON decodes `ostset status SET -o json` into v.
+func (h *harness) statusJSON(v any) {
+	h.t.Helper()
+	if err := json.Unmarshal([]byte(h.mustOstset("status", h.set, "-o", "json").stdout), v); err != nil {
+		h.t.Fatal(err)
+	}
+}
