@@ -155,10 +155,7 @@ func newRolloutUndoCmd(a *app) *cobra.Command {
 				h := st.History()
 				return fmt.Sprintf("rolling back to %s (now revision %d)", r.Name, h[len(h)-1].Number), nil
 			})
-			if err != nil || !w.wait {
-				return err
-			}
-			return a.waitAll(cmd.Context(), w.timeout, args)
+			return w.then(cmd.Context(), a, err, args...)
 		},
 	}
 	cmd.Flags().IntVar(&to, "to-revision", 0, "the revision number to roll back to (default: the previous one)")
@@ -181,10 +178,7 @@ func newRolloutRestartCmd(a *app) *cobra.Command {
 				}
 				return "restarting: new revision " + r.Name, nil
 			})
-			if err != nil || !w.wait {
-				return err
-			}
-			return a.waitAll(cmd.Context(), w.timeout, args)
+			return w.then(cmd.Context(), a, err, args...)
 		},
 	}
 	w.register(cmd, false)
@@ -214,10 +208,7 @@ func newRolloutPartitionCmd(a *app) *cobra.Command {
 				}
 				return fmt.Sprintf("partition %d -> %d", old, n), nil
 			})
-			if err != nil || !w.wait {
-				return err
-			}
-			return a.waitAll(cmd.Context(), w.timeout, args[:1])
+			return w.then(cmd.Context(), a, err, args[0])
 		},
 	}
 	w.register(cmd, false)

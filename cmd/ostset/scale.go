@@ -43,10 +43,7 @@ func newScaleCmd(a *app) *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(a.stdout, "%s: scaled from %d to %d replicas\n", name, old, replicas)
-			if !w.wait {
-				return nil
-			}
-			return a.waitAll(cmd.Context(), w.timeout, []string{name})
+			return w.then(cmd.Context(), a, nil, name)
 		},
 	}
 	cmd.Flags().IntVar(&replicas, "replicas", 0, "the new replica count")

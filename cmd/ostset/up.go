@@ -27,6 +27,14 @@ func (w *waitFlags) register(cmd *cobra.Command, defaultWait bool) {
 	cmd.Flags().DurationVar(&w.timeout, "timeout", 5*time.Minute, "give up waiting after this long (exit code 3)")
 }
 
+// then waits for the sets' rollouts when asked to, after a change that succeeded.
+func (w *waitFlags) then(ctx context.Context, a *app, err error, names ...string) error {
+	if err != nil || !w.wait {
+		return err
+	}
+	return a.waitAll(ctx, w.timeout, names)
+}
+
 func newUpCmd(a *app) *cobra.Command {
 	var files []string
 	var w waitFlags
@@ -48,10 +56,7 @@ func newUpCmd(a *app) *cobra.Command {
 					return err
 				}
 			}
-			if !w.wait {
-				return nil
-			}
-			return a.waitAll(cmd.Context(), w.timeout, setNames(sets))
+			return w.then(cmd.Context(), a, nil, setNames(sets)...)
 		},
 	}
 	cmd.Flags().StringArrayVarP(&files, "file", "f", nil, "set file (YAML, one or more documents)")
