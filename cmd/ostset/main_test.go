@@ -97,3 +97,35 @@ func TestSettingsPrecedence(t *testing.T) {
 		t.Errorf("from the flag: %q", got)
 	}
 }
+
+// ostset events prints the set's event log, oldest first; -o json one object a line.
+func TestEventsCommand(t *testing.T) {
+	dir := t.TempDir()
+	store := engine.Store{Dir: dir}
+	if err := store.Save(engine.State{Spec: config.Set{Name: "web"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"web-0 created (revision web-a)", "web-0 ready (1.2s)"} {
+		if err := store.AppendEvent(engine.Event{Set: "web", Message: m}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errb bytes.Buffer
+	if err := Run(context.Background(), []string{"events", "web", "--state-dir", dir}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.HasSuffix(lines[0], "web-0 created (revision web-a)") || !strings.HasSuffix(lines[1], "web-0 ready (1.2s)") {
+		t.Errorf("events output:\n%s", out.String())
+	}
+	out.Reset()
+	if err := Run(context.Background(), []string{"events", "web", "-o", "json", "--state-dir", dir}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.String(), `"message":`); n != 2 {
+		t.Errorf("json events: %d objects:\n%s", n, out.String())
+	}
+	if err := Run(context.Background(), []string{"events", "nosuch", "--state-dir", dir}, &out, &errb); exitCode(err) != exitInvalid {
+		t.Errorf("events of an unknown set: %v", err)
+	}
+}
