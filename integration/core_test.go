@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // Identity: names, hostnames, labels, env, DNS aliases, and a volume whose data
@@ -71,16 +70,16 @@ func TestIdentityAndDataSurviveUpdate(t *testing.T) {
 // OrderedReady scale-up and scale-down, as Docker's own event log saw them.
 func TestOrderedScaleInDockerEvents(t *testing.T) {
 	h := newHarness(t)
-	since := time.Now()
+	rec := h.recordEvents()
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1))
-	evs := h.events(since)
+	evs := rec()
 	for ord := 1; ord < 3; ord++ {
 		before(t, evs, event{"health_status: healthy", h.name(ord - 1)}, event{"create", h.name(ord)})
 	}
 
-	since = time.Now()
+	rec = h.recordEvents()
 	r := h.mustOstset("scale", h.set, "--replicas", "1")
-	evs = h.events(since)
+	evs = rec()
 	before(t, evs, event{"destroy", h.name(2)}, event{"kill", h.name(1)})
 	if indexOf(evs, "destroy", h.name(1)) < 0 || h.exists(h.name(2)) || h.exists(h.name(1)) {
 		t.Errorf("scale down did not remove %s and %s:\n%s\n%v", h.name(2), h.name(1), r, evs)
@@ -93,11 +92,11 @@ func TestOrderedScaleInDockerEvents(t *testing.T) {
 // Parallel creates every replica without waiting for the ones below.
 func TestParallelDoesNotWait(t *testing.T) {
 	h := newHarness(t)
-	since := time.Now()
+	rec := h.recordEvents()
 	spec := baseSpec + "podManagementPolicy: Parallel\n"
 	spec = strings.Replace(spec, "  healthcheck:", "  env: {START_DELAY: 2s}\n  healthcheck:", 1)
 	h.mustOstset("up", "-f", h.writeSpec(spec, imageV1))
-	evs := h.events(since)
+	evs := rec()
 	before(t, evs, event{"create", h.name(2)}, event{"health_status: healthy", h.name(0)})
 }
 
@@ -156,9 +155,9 @@ func TestRollingUpdateWithPartition(t *testing.T) {
 		t.Errorf("%s recreated at %s, want the current revision %s", h.name(0), rev, oldRev)
 	}
 
-	since := time.Now()
+	rec := h.recordEvents()
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV2))
-	evs := h.events(since)
+	evs := rec()
 	before(t, evs, event{"destroy", h.name(1)}, event{"destroy", h.name(0)})
 	before(t, evs, event{"health_status: healthy", h.name(1)}, event{"kill", h.name(0)})
 	for ord := range 3 {
@@ -211,9 +210,9 @@ func TestExitedReplicaRecreated(t *testing.T) {
 func TestDownKeepsVolumes(t *testing.T) {
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1))
-	since := time.Now()
+	rec := h.recordEvents()
 	h.mustOstset("down", h.set)
-	evs := h.events(since)
+	evs := rec()
 	before(t, evs, event{"destroy", h.name(2)}, event{"destroy", h.name(1)})
 	before(t, evs, event{"destroy", h.name(1)}, event{"destroy", h.name(0)})
 	if names := h.replicaNames(); len(names) != 0 {

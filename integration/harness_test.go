@@ -6,6 +6,7 @@
 package integration
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -62,6 +63,8 @@ type harness struct {
 	network  string
 	stateDir string
 	dir      string
+	// sentinels counts event recordings, to name each one's sentinel container.
+	sentinels int
 }
 
 func newHarness(t *testing.T) *harness {
@@ -245,21 +248,59 @@ type event struct {
 
 func (e event) String() string { return e.Action + " " + e.Name }
 
-// events reads the set's container events between since and now from Docker's
-// own event log (read after the fact, so no subscription can miss one).
-func (h *harness) events(since time.Time) []event {
+// recordEvents starts recording the set's container events from Docker's own
+// event stream, and returns the function that stops and returns them. The
+// stream is read live (Docker's replay buffer holds only the last 256 events of
+// the whole engine, which healthchecks fill in seconds); it ends at a sentinel
+// container created after the action, so every earlier event has been seen.
+func (h *harness) recordEvents() (stop func() []event) {
 	h.t.Helper()
-	until := time.Now().Add(time.Second)
-	out := h.docker("events", "--since", since.Format(time.RFC3339Nano), "--until", until.Format(time.RFC3339Nano),
-		"--filter", "type=container", "--filter", "label=io.ostset.set="+h.set,
+	h.sentinels++
+	sentinel := fmt.Sprintf("%s-sentinel%d", h.set, h.sentinels)
+	since := time.Now().Add(-100 * time.Millisecond)
+	cmd := exec.Command("docker", "events", "--since", since.Format(time.RFC3339Nano),
+		"--filter", "type=container", "--filter", "event=create", "--filter", "event=start",
+		"--filter", "event=kill", "--filter", "event=die", "--filter", "event=destroy",
+		"--filter", "event=health_status",
 		"--format", "{{.Action}}\t{{index .Actor.Attributes \"name\"}}")
-	var evs []event
-	for _, line := range strings.Split(out, "\n") {
-		if a, n, ok := strings.Cut(line, "\t"); ok {
-			evs = append(evs, event{Action: a, Name: n})
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		h.t.Fatal(err)
+	}
+	evs := make(chan []event, 1)
+	go func() {
+		var got []event
+		lines := bufio.NewScanner(out)
+		for lines.Scan() {
+			a, n, ok := strings.Cut(lines.Text(), "\t")
+			if !ok {
+				continue
+			}
+			if n == sentinel && a == "create" {
+				break
+			}
+			if strings.HasPrefix(n, h.set+"-") {
+				got = append(got, event{Action: a, Name: n})
+			}
+		}
+		evs <- got
+	}()
+	return func() []event {
+		h.t.Helper()
+		defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+		h.docker("create", "--name", sentinel, "--label", "io.ostset.test="+h.set, imageV1)
+		defer h.docker("rm", "-f", sentinel)
+		select {
+		case got := <-evs:
+			return got
+		case <-time.After(30 * time.Second):
+			h.t.Fatal("the event stream did not deliver the sentinel")
+			return nil
 		}
 	}
-	return evs
 }
 
 // indexOf is the position of the first event with the action and name, or -1.

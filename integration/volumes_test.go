@@ -83,12 +83,12 @@ func TestOrdinalsStartMovesTheSet(t *testing.T) {
 	if got, want := h.replicaNames(), []string{h.name(1), h.name(2)}; !sameSet(got, want) {
 		t.Fatalf("replicas %v, want %v", got, want)
 	}
-	since := time.Now()
+	rec := h.recordEvents()
 	h.mustOstset("up", "-f", h.writeSpec(scaledSpec(2, "ordinals:\n  start: 2\n"), imageV1))
 	if got, want := h.replicaNames(), []string{h.name(2), h.name(3)}; !sameSet(got, want) {
 		t.Fatalf("replicas %v, want %v", got, want)
 	}
-	before(t, h.events(since), event{"health_status: healthy", h.name(3)}, event{"kill", h.name(1)})
+	before(t, rec(), event{"health_status: healthy", h.name(3)}, event{"kill", h.name(1)})
 }
 
 // Ports: ordinal i publishes on hostPort+i; a port taken on the host is a clear
