@@ -135,26 +135,36 @@ func TestStaleVolumeReported(t *testing.T) {
 	}
 }
 
-// A rollout to an image that never becomes healthy misses its progress deadline
-// and, with autoRollback, goes back to the last complete revision by itself.
-func TestProgressDeadlineAutoRollback(t *testing.T) {
+// badRollout converges a 2-replica set at v1 on a clock that ticks a second per
+// reading, then starts a rollout to an image that never becomes healthy.
+func badRollout(t *testing.T, deadline int, autoRollback bool) (*engine.Controller, *enginetest.Runtime, engine.State, *[]string) {
+	t.Helper()
 	rt := enginetest.New()
 	rt.Unhealthy = map[string]bool{"sha256:bad": true}
 	c, events := newController(t, rt, 2, "v1")
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	c.Now = func() time.Time { clock = clock.Add(time.Second); return clock }
 	converge(t, c)
-	good, _ := c.Store.Load("web")
-
+	good, err := c.Store.Load("web")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := c.Store.Update("web", func(st *engine.State, _ bool) error {
-		st.Spec.UpdateStrategy.ProgressDeadlineSeconds = ptr(5)
-		st.Spec.UpdateStrategy.AutoRollback = true
+		st.Spec.UpdateStrategy.ProgressDeadlineSeconds = ptr(deadline)
+		st.Spec.UpdateStrategy.AutoRollback = autoRollback
 		st.Spec.Template.Image = "bad"
 		st.SetUpdateRevision(st.Spec.RevisionSpec("sha256:bad"), "test", clock)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
+	return c, rt, good, events
+}
+
+// A rollout to an image that never becomes healthy misses its progress deadline
+// and, with autoRollback, goes back to the last complete revision by itself.
+func TestProgressDeadlineAutoRollback(t *testing.T) {
+	c, rt, good, events := badRollout(t, 5, true)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var rb *engine.RollbackError
@@ -175,19 +185,7 @@ func TestProgressDeadlineAutoRollback(t *testing.T) {
 
 // Without autoRollback the rollout is only marked failed.
 func TestProgressDeadlineCondition(t *testing.T) {
-	rt := enginetest.New()
-	rt.Unhealthy = map[string]bool{"sha256:bad": true}
-	c, _ := newController(t, rt, 2, "v1")
-	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	c.Now = func() time.Time { clock = clock.Add(time.Second); return clock }
-	converge(t, c)
-	if _, err := c.Store.Update("web", func(st *engine.State, _ bool) error {
-		st.Spec.UpdateStrategy.ProgressDeadlineSeconds = ptr(3)
-		st.SetUpdateRevision(st.Spec.RevisionSpec("sha256:bad"), "test", clock)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	c, _, _, _ := badRollout(t, 3, false)
 	for range 10 {
 		if _, err := c.Pass(context.Background(), "web"); err != nil {
 			t.Fatal(err)
