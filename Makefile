@@ -5,6 +5,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 PKGS      := ./...
 GOLANGCI  ?= $(shell command -v golangci-lint 2>/dev/null || echo $(shell $(GO) env GOPATH)/bin/golangci-lint)
+GOLANGCI_VERSION := v2.15.0
 
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
@@ -34,11 +35,14 @@ test-unit: ## unit tests (no Docker needed)
 test-integration: build test-images ## integration tests on the real Docker engine
 	$(GO) test -race -count=1 -tags integration -timeout 20m ./docker/ ./integration/
 
-lint: ## gofmt, go vet, golangci-lint
+lint: $(GOLANGCI) ## gofmt, go vet, golangci-lint (installed on first use)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags integration $(PKGS)
 	$(GOLANGCI) run --build-tags integration $(PKGS)
+
+$(GOLANGCI):
+	$(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)
 
 bench: build demo-image ## planner benchmarks and end-to-end timings on the real engine (numbers in docs/benchmarks.md)
 	$(GO) test -run '^$$' -bench . -benchmem ./engine/
