@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"strconv"
 )
 
 // RevisionSpec is what a revision pins: everything that shapes a replica
@@ -49,7 +50,8 @@ func RevisionName(set, hash string) string { return set + "-" + hash }
 // The image counts only by ID (a tag renamed or re-pushed with the same
 // content does not roll); the reference is used only when the ID is unknown.
 // Nil and empty lists and maps hash alike, map order does not matter, and
-// durations count by value ("60s" and "1m" are the same).
+// durations and resources count by value ("60s" and "1m", "256Mi" and
+// "268435456" are the same).
 func (r RevisionSpec) Hash() string {
 	b, err := json.Marshal(r.canonical())
 	if err != nil {
@@ -59,7 +61,7 @@ func (r RevisionSpec) Hash() string {
 	return hex.EncodeToString(sum[:5])
 }
 
-type hashSpecV1 struct {
+type hashSpec struct {
 	V                    int          `json:"v"`
 	Template             hashTemplate `json:"template"`
 	VolumeClaimTemplates []hashClaim  `json:"volumeClaimTemplates,omitempty"`
@@ -112,14 +114,14 @@ type hashClaim struct {
 	DriverOpts map[string]string `json:"driverOpts,omitempty"`
 }
 
-func (r RevisionSpec) canonical() hashSpecV1 {
+func (r RevisionSpec) canonical() hashSpec {
 	t := r.Template
 	image := r.ImageID
 	if image == "" {
 		image = t.Image
 	}
-	h := hashSpecV1{
-		V: 1,
+	h := hashSpec{
+		V: 2, // 2: resources count by value
 		Template: hashTemplate{
 			Image:         image,
 			Command:       t.Command,
@@ -128,8 +130,8 @@ func (r RevisionSpec) canonical() hashSpecV1 {
 			WorkingDir:    t.WorkingDir,
 			User:          t.User,
 			Labels:        t.Labels,
-			CPUs:          t.Resources.CPUs,
-			Memory:        t.Resources.Memory,
+			CPUs:          canonicalQuantity(t.Resources.CPUs, ParseCPUs),
+			Memory:        canonicalQuantity(t.Resources.Memory, ParseMemory),
 			RestartPolicy: t.RestartPolicy,
 		},
 		ServiceName: r.ServiceName,
@@ -166,4 +168,13 @@ func durationKey(d Duration) string {
 		return ""
 	}
 	return d.String()
+}
+
+// canonicalQuantity hashes a quantity by value (256Mi and 268435456 are the same
+// limit, and must not roll the set), or as written if it does not parse.
+func canonicalQuantity(s string, parse func(string) (int64, error)) string {
+	if n, err := parse(s); err == nil {
+		return strconv.FormatInt(n, 10)
+	}
+	return s
 }

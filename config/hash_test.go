@@ -22,11 +22,11 @@ func TestHashGolden(t *testing.T) {
 	}{{
 		name: "minimal",
 		spec: Set{Name: "web", Template: Template{Image: "redis:7"}}.RevisionSpec(testImageID),
-		want: "85a47f94e6",
+		want: "f64c33bc9f",
 	}, {
 		name: "full",
 		spec: validSet().RevisionSpec(testImageID),
-		want: "d4348356fb",
+		want: "d2aa1acb08",
 	}, {
 		name: "restarted",
 		spec: func() RevisionSpec {
@@ -34,15 +34,15 @@ func TestHashGolden(t *testing.T) {
 			r.RestartedAt = "2026-01-02T03:04:05Z"
 			return r
 		}(),
-		want: "e28cf5e1a4",
+		want: "15a8405044",
 	}, {
 		name: "escaping",
 		spec: Set{Name: "web", Template: Template{Image: "x", Env: map[string]string{"A": "<b>&\"é\"\n\t\u2028"}}}.RevisionSpec(testImageID),
-		want: "54471c345b",
+		want: "15078e5145",
 	}, {
 		name: "unknown image ID",
 		spec: Set{Name: "web", Template: Template{Image: "redis:7"}}.RevisionSpec(""),
-		want: "09825aee53",
+		want: "a2d19afc07",
 	}}
 	for _, tt := range tests {
 		if got := tt.spec.Hash(); got != tt.want {
@@ -64,9 +64,23 @@ func TestHashCanonicalForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"v":1,"template":{"image":"` + testImageID + `","env":{"A":"1","B":"2"},"healthcheck":{"test":["NONE"],"interval":"1m30s"},"restartPolicy":"unless-stopped"},"serviceName":"web","network":"ostset","restartedAt":"2026-01-02T03:04:05Z"}`
+	want := `{"v":2,"template":{"image":"` + testImageID + `","env":{"A":"1","B":"2"},"healthcheck":{"test":["NONE"],"interval":"1m30s"},"restartPolicy":"unless-stopped"},"serviceName":"web","network":"ostset","restartedAt":"2026-01-02T03:04:05Z"}`
 	if string(b) != want {
 		t.Errorf("canonical form\n got %s\nwant %s", b, want)
+	}
+}
+
+// Resources count by value: writing the same limit another way does not roll.
+func TestHashResourcesByValue(t *testing.T) {
+	a, b := validSet(), validSet()
+	a.Template.Resources = Resources{CPUs: "0.5", Memory: "256Mi"}
+	b.Template.Resources = Resources{CPUs: ".50", Memory: "268435456"}
+	if ha, hb := a.RevisionSpec(testImageID).Hash(), b.RevisionSpec(testImageID).Hash(); ha != hb {
+		t.Errorf("same limits written differently hash %s and %s", ha, hb)
+	}
+	b.Template.Resources.Memory = "512Mi"
+	if a.RevisionSpec(testImageID).Hash() == b.RevisionSpec(testImageID).Hash() {
+		t.Error("a different memory limit hashes the same")
 	}
 }
 
