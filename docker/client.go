@@ -49,16 +49,6 @@ func (r *Runtime) Ping(ctx context.Context) error {
 	return nil
 }
 
-// APIVersion returns the negotiated API version (e.g. "1.41"), pinging the engine
-// first if no request has been made yet. Fields newer than this version are
-// silently dropped by the engine, so callers should reject specs that need them.
-func (r *Runtime) APIVersion(ctx context.Context) (string, error) {
-	if err := r.Ping(ctx); err != nil {
-		return "", err
-	}
-	return r.cli.ClientVersion(), nil
-}
-
 // DaemonHost is the address of the engine, for messages.
 func (r *Runtime) DaemonHost() string {
 	return r.cli.DaemonHost()

@@ -47,47 +47,6 @@ func (r *Runtime) Watch(ctx context.Context, set string) (<-chan struct{}, error
 	return out, nil
 }
 
-// WatchAll sends the set name of every changed container that carries an
-// io.ostset.set label. Names are queued and coalesced per set while the receiver
-// is busy, so the event stream is never held up. The channel is closed when ctx
-// ends or the stream fails.
-func (r *Runtime) WatchAll(ctx context.Context) (<-chan string, error) {
-	msgs, errs, err := r.subscribe(ctx, engine.LabelSet)
-	if err != nil {
-		return nil, fmt.Errorf("watch all sets: %w", err)
-	}
-	out := make(chan string)
-	go forwardSets(ctx, msgs, errs, out)
-	return out, nil
-}
-
-func forwardSets(ctx context.Context, msgs <-chan events.Message, errs <-chan error, out chan<- string) {
-	defer close(out)
-	var queue []string
-	queued := map[string]bool{}
-	for {
-		var send chan<- string
-		var next string
-		if len(queue) > 0 {
-			send, next = out, queue[0]
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-errs: //nolint:errcheck // a closed channel is how the receiver learns the stream failed
-			return
-		case m := <-msgs:
-			if set := m.Actor.Attributes[engine.LabelSet]; set != "" && !queued[set] {
-				queued[set] = true
-				queue = append(queue, set)
-			}
-		case send <- next:
-			delete(queued, next)
-			queue = queue[1:]
-		}
-	}
-}
-
 // subscribe opens a container event stream filtered on label (key or key=value).
 // The SDK returns once the engine has answered the request, so events from then on
 // are delivered; a failure to connect is reported before that, by Ping.
