@@ -160,6 +160,15 @@ stats() {
 # CMD runs in the background and is waited for, so that a signal stops it at once
 # (bash runs traps only once a foreground command is done).
 child=
+# timed KEY TITLE STEP CMD...: runs one step (as run does) and records its time.
+timed() {
+	local key=$1 title=$2 t0
+	shift 2
+	t0=$EPOCHREALTIME
+	run "$@"
+	record "$key" "$title" "$t0" "$EPOCHREALTIME"
+}
+
 run() {
 	local title=$1 rc=0
 	shift
@@ -253,56 +262,34 @@ networks:
 EOF
 
 ostset_parallel() {
-	local t0 t1
 	write_set Parallel 1
-	t0=$EPOCHREALTIME
-	run "ostset up" "$ostset" up -f "$setfile" --timeout "${step_timeout}s"
-	t1=$EPOCHREALTIME
-	record up-par "ostset up, Parallel (all healthy)" "$t0" "$t1"
+	timed up-par "ostset up, Parallel (all healthy)" "ostset up" "$ostset" up -f "$setfile" --timeout "${step_timeout}s"
 	check_set 1
-	t0=$EPOCHREALTIME
-	run "ostset down" "$ostset" down "$name" --volumes
-	t1=$EPOCHREALTIME
-	record down-par "ostset down --volumes (after Parallel)" "$t0" "$t1"
+	timed down-par "ostset down --volumes (after Parallel)" "ostset down" "$ostset" down "$name" --volumes
 	check_gone
 }
 
 ostset_ordered() {
-	local t0 t1
 	write_set OrderedReady 1
-	t0=$EPOCHREALTIME
-	run "ostset up" "$ostset" up -f "$setfile" --timeout "${step_timeout}s"
-	t1=$EPOCHREALTIME
-	record up-ord "ostset up, OrderedReady (all healthy)" "$t0" "$t1"
+	timed up-ord "ostset up, OrderedReady (all healthy)" "ostset up" "$ostset" up -f "$setfile" --timeout "${step_timeout}s"
 	check_set 1
 	write_set OrderedReady 2
-	t0=$EPOCHREALTIME
-	run "ostset up (rolling update)" "$ostset" up -f "$setfile" --timeout "${step_timeout}s"
-	t1=$EPOCHREALTIME
-	record roll "ostset rolling update, OrderedReady (complete)" "$t0" "$t1"
+	timed roll "ostset rolling update, OrderedReady (complete)" "ostset up (rolling update)" "$ostset" up -f "$setfile" --timeout "${step_timeout}s"
 	check_set 2
-	t0=$EPOCHREALTIME
-	run "ostset down" "$ostset" down "$name" --volumes
-	t1=$EPOCHREALTIME
-	record down-ord "ostset down --volumes (after rolling update)" "$t0" "$t1"
+	timed down-ord "ostset down --volumes (after rolling update)" "ostset down" "$ostset" down "$name" --volumes
 	check_gone
 }
 
 compose_baseline() {
-	local t0 t1 ids
-	t0=$EPOCHREALTIME
+	local t0 ids
+	t0=$EPOCHREALTIME # also the start of the all-healthy time
 	run "docker-compose up" docker-compose -p "$project" -f "$composefile" up -d --scale "app=$replicas"
-	t1=$EPOCHREALTIME
-	record compose-up "docker-compose up -d --scale app=10 (returns)" "$t0" "$t1"
+	record compose-up "docker-compose up -d --scale app=10 (returns)" "$t0" "$EPOCHREALTIME"
 	mapfile -t ids < <(docker ps -aq --filter "label=com.docker.compose.project=$project" --filter "label=$mark=$name")
 	((${#ids[@]} == replicas)) || die "docker-compose made ${#ids[@]} containers, want $replicas"
 	wait_healthy "${ids[@]}"
-	t1=$EPOCHREALTIME
-	record compose-healthy "docker-compose up -d --scale app=10 (all healthy)" "$t0" "$t1"
-	t0=$EPOCHREALTIME
-	run "docker-compose down" docker-compose -p "$project" -f "$composefile" down -v
-	t1=$EPOCHREALTIME
-	record compose-down "docker-compose down -v" "$t0" "$t1"
+	record compose-healthy "docker-compose up -d --scale app=10 (all healthy)" "$t0" "$EPOCHREALTIME"
+	timed compose-down "docker-compose down -v" "docker-compose down" docker-compose -p "$project" -f "$composefile" down -v
 }
 
 run_baseline() {
