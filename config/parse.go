@@ -114,8 +114,9 @@ func parseDocument(filename string, root *yaml.Node, lookupEnv func(string) (str
 		return Set{}, yamlErrors(filename, err)
 	}
 	s.Source = fmt.Sprintf("%s:%d", filename, root.Line)
-	s.ApplyDefaults()
 	lines := indexLines(root)
+	s.Written = lines.written()
+	s.ApplyDefaults()
 	for _, fe := range s.validate() {
 		if !within(fe.Path, bad) {
 			problems = append(problems, problem{lines.lineOf(fe.Path), fe.Path, fe.Message})
@@ -233,6 +234,15 @@ func (f fieldLines) addPairs(n *yaml.Node, path string, depth int) {
 			f.add(m, path, depth+1)
 		}
 	}
+}
+
+// written returns the set of field paths written in the document.
+func (f fieldLines) written() map[string]bool {
+	w := make(map[string]bool, len(f.lines))
+	for p := range f.lines {
+		w[p] = true
+	}
+	return w
 }
 
 // lineOf returns the line of path, or of its closest written ancestor when the

@@ -97,6 +97,12 @@ func TestParseContractExample(t *testing.T) {
 		VolumeClaimTemplates: []VolumeClaimTemplate{{Name: "data", MountPath: "/data", Driver: "local"}},
 		Source:               "set.yaml:1",
 	}
+	if len(sets) == 1 && (!sets[0].Written["replicas"] || !sets[0].Written["updateStrategy.rollingUpdate.partition"]) {
+		t.Errorf("written fields %v lack replicas and the partition", sets[0].Written)
+	}
+	if len(sets) == 1 {
+		sets[0].Written = nil
+	}
 	if len(sets) != 1 || !reflect.DeepEqual(sets[0], want) {
 		t.Errorf("got  %+v\nwant %+v", sets, want)
 	}
@@ -108,6 +114,11 @@ func TestParseDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := sets[0]
+	// Defaults are not written by the file: a value a command set survives them.
+	if s.Written["replicas"] || !s.Written["template.image"] {
+		t.Errorf("written fields %v: want template.image and not replicas", s.Written)
+	}
+	s.Written = nil
 	want := Set{
 		Name:                                 "db",
 		Replicas:                             ptr(1),

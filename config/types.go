@@ -40,6 +40,10 @@ type Set struct {
 
 	// Source is "file:line" of the document the set came from (not part of the file format).
 	Source string `yaml:"-" json:"source,omitempty"`
+	// Written holds the paths of the fields the file wrote ("replicas",
+	// "updateStrategy.rollingUpdate.partition"), so that a field the file
+	// leaves out can keep a value a command set. Nil for a set not read from a file.
+	Written map[string]bool `yaml:"-" json:"-"`
 }
 
 // UpdateStrategy says how replicas move to a new revision.

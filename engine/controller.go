@@ -35,12 +35,13 @@ type Controller struct {
 	// Poll is how long a waiting loop sleeps without a Docker event (default 2s):
 	// a safety net, since events wake the loop.
 	Poll time.Duration
+	// WatchGap is how long a rollout in progress may go without a pass before
+	// that time counts as time nobody watched it (no ostset process ran), which
+	// the progress deadline leaves out (default 3 × Poll: a waiting loop passes
+	// at least every Poll).
+	WatchGap time.Duration
 
-	// readySince remembers, per container ID, the earliest time a replica was
-	// seen ready: Docker keeps only the last few probes, so the time it reports
-	// slides forward and minReadySeconds longer than a few intervals would never pass.
-	readySince sync.Map
-	crashes    crashLoops
+	crashes crashLoops
 	// createdAt remembers when this process created a replica (by container ID),
 	// more precise than Docker's creation time in seconds.
 	createdAt sync.Map
@@ -55,13 +56,19 @@ func (c *Controller) now() time.Time {
 
 // emit reports an event and records it in the set's event log.
 func (c *Controller) emit(set, replica, format string, args ...any) {
+	e := c.report(set, replica, format, args...)
+	if err := c.Store.AppendEvent(e); err != nil {
+		c.logger().Warn("event log", "set", set, "err", err)
+	}
+}
+
+// report reports an event without recording it: for output only.
+func (c *Controller) report(set, replica, format string, args ...any) Event {
 	e := Event{Time: c.now(), Set: set, Replica: replica, Message: fmt.Sprintf(format, args...)}
 	if c.Report != nil {
 		c.Report(e)
 	}
-	if err := c.Store.AppendEvent(e); err != nil {
-		c.logger().Warn("event log", "set", set, "err", err)
-	}
+	return e
 }
 
 func (c *Controller) logger() *slog.Logger {
@@ -74,34 +81,38 @@ func (c *Controller) logger() *slog.Logger {
 // Pass runs one observe → plan → execute pass under the set's lock and returns
 // the plan it executed.
 func (c *Controller) Pass(ctx context.Context, name string) (Plan, error) {
-	return c.pass(ctx, name, nil)
+	plan, _, err := c.pass(ctx, name, nil)
+	return plan, err
 }
 
-// pass is Pass with a hook that sees the plan before it is executed.
-func (c *Controller) pass(ctx context.Context, name string, planned func(State, Plan)) (Plan, error) {
+// pass runs one pass and returns the plan and the set's state as the pass left
+// it. planned, if set, sees both before the plan's actions run (not when the
+// plan was thrown away).
+func (c *Controller) pass(ctx context.Context, name string, planned func(State, Plan)) (Plan, State, error) {
 	unlock, err := c.Store.Lock(ctx, name)
 	if err != nil {
-		return Plan{}, err
+		return Plan{}, State{}, err
 	}
 	defer unlock()
 	st, err := c.Store.Load(name)
 	if err != nil {
-		return Plan{}, err
+		return Plan{}, st, err
 	}
 	if st.Deleting != nil {
 		if err := c.finishDelete(ctx, st); err != nil {
-			return Plan{}, err
+			return Plan{}, st, err
 		}
-		return Plan{}, c.Store.Unknown(name)
+		return Plan{}, st, c.Store.Unknown(name)
 	}
 	if err := c.Store.TrimEvents(name); err != nil {
 		c.logger().Warn("event log", "set", name, "err", err)
 	}
 	obs, err := c.Runtime.Observe(ctx, name, ObserveOptions{Timings: st.Spec.MinReadySeconds > 0})
 	if err != nil {
-		return Plan{}, err
+		return Plan{}, st, err
 	}
-	c.rememberReadiness(obs.Replicas)
+	before, _ := json.Marshal(st)
+	st.rememberReadiness(obs.Replicas)
 	plan := MakePlan(Input{
 		Set:             st.Spec,
 		CurrentRevision: st.CurrentRevision,
@@ -111,38 +122,41 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 		Now:             c.now(),
 		RecreateAfter:   c.crashes.backoff(name, obs.Replicas),
 	})
-	c.crashes.note(name, plan.Actions, c.now())
-	if rolledBack, err := c.record(&st, &plan); err != nil {
-		return plan, err
-	} else if rolledBack {
-		return plan, errReplan
+	rolledBack := c.record(&st, &plan)
+	if after, _ := json.Marshal(st); string(after) != string(before) {
+		if err := c.Store.Save(st); err != nil {
+			return plan, st, err
+		}
 	}
+	if rolledBack {
+		return plan, st, errReplan
+	}
+	c.crashes.note(name, plan.Actions, c.now())
 	if planned != nil {
 		planned(st, plan)
 	}
 	for _, a := range plan.Actions {
 		c.logger().Info("action", "set", name, "action", a.String())
 	}
-	before := maps.Clone(st.VolumeUse)
+	volumeUse := maps.Clone(st.VolumeUse)
 	err = c.execute(ctx, &st, plan.Actions)
-	if !maps.Equal(before, st.VolumeUse) {
+	if !maps.Equal(volumeUse, st.VolumeUse) {
 		err = errors.Join(err, c.Store.Save(st))
 	}
-	return plan, err
+	return plan, st, err
 }
 
 // record folds a plan into the set's state: the current revision, the observed
 // generation, rollout progress and, past the progress deadline, an automatic
-// rollback (after which the plan is stale and must not run). It saves on change.
-func (c *Controller) record(st *State, plan *Plan) (rolledBack bool, err error) {
+// rollback (after which the plan is stale and must not run).
+func (c *Controller) record(st *State, plan *Plan) (rolledBack bool) {
 	now := c.now()
-	before, _ := json.Marshal(st)
 	st.CurrentRevision = plan.Status.CurrentRevision
 	st.ObservedGeneration = st.Generation
 	if plan.Complete {
 		st.RollingBackFrom = ""
 	}
-	if st.TrackProgress(*plan, now) {
+	if st.TrackProgress(*plan, now, c.watchGap()) {
 		c.emit(st.Spec.Name, "", "rollout to %s made no progress for %s", st.UpdateRevision, st.Spec.ProgressDeadline())
 		if to, ok := st.AutoRollback(now); ok {
 			c.emit(st.Spec.Name, "", "rolling back to %s", to)
@@ -151,10 +165,14 @@ func (c *Controller) record(st *State, plan *Plan) (rolledBack bool, err error) 
 	}
 	plan.Status.ObservedGeneration = st.ObservedGeneration
 	plan.Status.Conditions = Conditions(*st, *plan, now)
-	if after, _ := json.Marshal(st); string(after) != string(before) {
-		err = c.Store.Save(*st)
+	return rolledBack
+}
+
+func (c *Controller) watchGap() time.Duration {
+	if c.WatchGap > 0 {
+		return c.WatchGap
 	}
-	return rolledBack, err
+	return 3 * c.poll()
 }
 
 // Status observes a set and returns its status without changing anything.
@@ -167,10 +185,14 @@ func (c *Controller) Status(ctx context.Context, name string) (Status, State, er
 	if err != nil {
 		return Status{}, st, err
 	}
+	view := st
+	view.ReadySince = maps.Clone(st.ReadySince) // remembered readiness, not saved here
+	view.rememberReadiness(obs.Replicas)
 	plan := MakePlan(Input{Set: st.Spec, CurrentRevision: st.CurrentRevision, UpdateRevision: st.UpdateRevision,
 		Paused: st.Paused, Observed: obs, Now: c.now()})
 	plan.Status.ObservedGeneration = st.ObservedGeneration
 	plan.Status.Conditions = Conditions(st, plan, c.now())
+	plan.Status.Deleting = st.Deleting
 	return plan.Status, st, nil
 }
 
@@ -186,6 +208,10 @@ func (c *Controller) Run(ctx context.Context, name string) error {
 }
 
 func (c *Controller) loop(ctx context.Context, name string, untilComplete bool) error {
+	start, err := c.Store.Load(name)
+	if err != nil {
+		return err
+	}
 	w := watcher{c: c, set: name}
 	if err := w.subscribe(ctx); err != nil {
 		// Passes report Docker failures with backoff; events are only a wake-up.
@@ -193,14 +219,9 @@ func (c *Controller) loop(ctx context.Context, name string, untilComplete bool) 
 	}
 	p := progress{c: c, set: name}
 	started := c.now()
-	var first, last *State
 	backoff := time.Duration(0)
 	for {
-		plan, err := c.pass(ctx, name, func(st State, plan Plan) {
-			if first == nil {
-				first = &st
-			}
-			last = &st
+		plan, st, err := c.pass(ctx, name, func(st State, plan Plan) {
 			p.observed(plan)
 			if c.OnPlan != nil {
 				c.OnPlan(st, plan)
@@ -212,21 +233,26 @@ func (c *Controller) loop(ctx context.Context, name string, untilComplete bool) 
 		case errors.Is(err, ErrUnknownSet):
 			return err
 		case ctx.Err() != nil:
-			return p.timedOut(ctx.Err())
+			return p.stopped(ctx.Err())
 		case err != nil:
 			backoff = min(max(2*backoff, 500*time.Millisecond), 10*time.Second)
 			p.failed(err, backoff)
 		default:
 			backoff, p.lastErr = 0, ""
-			if plan.Complete && untilComplete {
-				return rolledBackSince(first, last, started)
+			if untilComplete {
+				if plan.Complete {
+					return rolledBackSince(start.UpdateRevision, st, started)
+				}
+				if st.Progress.Late && st.RollingBackFrom == "" {
+					return &DeadlineError{Set: name, Revision: st.UpdateRevision, Deadline: st.Spec.ProgressDeadline(), Waiting: plan.Status.Waiting}
+				}
 			}
 			if len(plan.Actions) > 0 {
 				continue
 			}
 		}
 		if err := c.sleep(ctx, &w, plan.RequeueAt, backoff); err != nil {
-			return p.timedOut(err)
+			return p.stopped(err)
 		}
 	}
 }
@@ -234,17 +260,30 @@ func (c *Controller) loop(ctx context.Context, name string, untilComplete bool) 
 // errReplan: the pass changed the update revision, so its plan must not run.
 var errReplan = errors.New("update revision changed; plan again")
 
-// rolledBackSince reports an automatic rollback (by this process or another) of
-// the revision a wait started with.
-func rolledBackSince(first, last *State, started time.Time) error {
-	if first == nil || last == nil || last.LastRollback == nil {
+// rolledBackSince reports an automatic rollback (by this process or another),
+// since the wait started, of the revision the wait started with.
+func rolledBackSince(startRevision string, st State, started time.Time) error {
+	rb := st.LastRollback
+	if rb == nil || rb.From != startRevision || rb.At.Before(started) {
 		return nil
 	}
-	rb := last.LastRollback
-	if rb.From != first.UpdateRevision || rb.At.Before(started) {
-		return nil
+	return &RollbackError{Set: st.Spec.Name, From: rb.From, To: rb.To, Deadline: st.Spec.ProgressDeadline()}
+}
+
+// DeadlineError says that a rollout passed its progress deadline and was not
+// rolled back; a waiting command stops with it, as kubectl rollout status does.
+type DeadlineError struct {
+	Set, Revision string
+	Deadline      time.Duration
+	Waiting       []string
+}
+
+func (e *DeadlineError) Error() string {
+	msg := fmt.Sprintf("rollout of %s to %s made no progress for %s (progressDeadlineSeconds)", e.Set, e.Revision, e.Deadline)
+	if len(e.Waiting) > 0 {
+		msg += ": waiting for " + strings.Join(e.Waiting, "; ")
 	}
-	return &RollbackError{Set: last.Spec.Name, From: rb.From, To: rb.To, Deadline: last.Spec.ProgressDeadline()}
+	return msg
 }
 
 // watcher holds the Docker event subscription of a loop, re-subscribing with
@@ -308,17 +347,26 @@ func (c *Controller) poll() time.Duration {
 }
 
 // progress turns successive plans into one line per change: a replica that became
-// ready, a new reason to wait, an error.
+// ready, a new reason to wait, an error; and, while the set keeps waiting for the
+// same thing, a reminder every remindEvery.
 type progress struct {
-	c *Controller
+	c   *Controller
+	set string
 	// readySeen is nil until the first plan, whose ready replicas are not news.
-	set       string
 	readySeen map[string]bool
 	waiting   []string
 	lastErr   string
+	status    Status    // of the last plan
+	since     time.Time // when the set started waiting for what it waits for
+	reminded  time.Time
 }
 
+// remindEvery is how often a wait that does not move says again what it waits for.
+const remindEvery = 30 * time.Second
+
 func (p *progress) observed(plan Plan) {
+	now := p.c.now()
+	p.status = plan.Status
 	first := p.readySeen == nil
 	if first {
 		p.readySeen = map[string]bool{}
@@ -327,7 +375,7 @@ func (p *progress) observed(plan Plan) {
 		if cs.Ready && !p.readySeen[cs.ID] {
 			p.readySeen[cs.ID] = true
 			if !first {
-				p.c.emit(p.set, cs.Name, "%s ready (%s)", cs.Name, p.c.now().Sub(p.c.created(cs)).Round(100*time.Millisecond))
+				p.c.emit(p.set, cs.Name, "%s ready (%s)", cs.Name, now.Sub(p.c.created(cs)).Round(100*time.Millisecond))
 			}
 		}
 		if !cs.Ready {
@@ -341,6 +389,12 @@ func (p *progress) observed(plan Plan) {
 			}
 		}
 		p.waiting = plan.Status.Waiting
+		p.since, p.reminded = now, now
+		return
+	}
+	if len(p.waiting) > 0 && len(plan.Actions) == 0 && now.Sub(p.reminded) >= remindEvery {
+		p.reminded = now
+		p.c.report(p.set, "", "still waiting after %s: %s", now.Sub(p.since).Round(time.Second), strings.Join(p.waiting, "; "))
 	}
 }
 
@@ -369,33 +423,43 @@ func (e *RollbackError) Error() string {
 	return fmt.Sprintf("rollout of %s to %s made no progress for %s and was rolled back to %s", e.Set, e.From, e.Deadline, e.To)
 }
 
-// rememberReadiness replaces each ready replica's ReadySince by the earliest one
-// seen while it stayed ready, and forgets replicas that are not ready.
-func (c *Controller) rememberReadiness(rs []Replica) {
-	for i := range rs {
-		r := &rs[i]
-		if r.ReadySince.IsZero() {
-			c.readySince.Delete(r.ID)
-			continue
-		}
-		if t, ok := c.readySince.Load(r.ID); ok && t.(time.Time).Before(r.ReadySince) {
-			r.ReadySince = t.(time.Time)
-		} else {
-			c.readySince.Store(r.ID, r.ReadySince)
-		}
-	}
-}
-
-// timedOut adds to a deadline error what the set was last stuck on.
-func (p *progress) timedOut(err error) error {
-	if !errors.Is(err, context.DeadlineExceeded) {
+// stopped turns the end of a wait (its deadline, or Ctrl-C) into a StoppedError
+// that says where the rollout stood and what it was waiting for.
+func (p *progress) stopped(err error) error {
+	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 		return err
+	}
+	e := &StoppedError{Set: p.set, Cause: err}
+	if s := p.status; s.Name != "" {
+		e.Where = fmt.Sprintf("%d of %d replicas at revision %s, %d ready", s.UpdatedReplicas, s.Replicas, s.UpdateRevision, s.ReadyReplicas)
 	}
 	switch {
 	case p.lastErr != "":
-		return fmt.Errorf("%w: last error: %s", err, p.lastErr)
+		e.Detail = "last error: " + p.lastErr
 	case len(p.waiting) > 0:
-		return fmt.Errorf("%w: waiting for %s", err, strings.Join(p.waiting, "; "))
+		e.Detail = "waiting for " + strings.Join(p.waiting, "; ")
 	}
-	return err
+	return e
 }
+
+// StoppedError is a wait that ended before the rollout completed: its deadline
+// passed (Cause is context.DeadlineExceeded) or it was interrupted
+// (context.Canceled). The rollout itself is not undone.
+type StoppedError struct {
+	Set    string
+	Cause  error
+	Where  string // how far the rollout got
+	Detail string // what it was waiting for
+}
+
+func (e *StoppedError) Error() string {
+	msg := e.Cause.Error()
+	for _, s := range []string{e.Where, e.Detail} {
+		if s != "" {
+			msg += "; " + s
+		}
+	}
+	return msg
+}
+
+func (e *StoppedError) Unwrap() error { return e.Cause }

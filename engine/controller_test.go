@@ -27,7 +27,7 @@ func apply(t *testing.T, store engine.Store, replicas int, image string) {
 	s := config.Set{Name: "web", Replicas: &replicas, Template: config.Template{Image: image},
 		VolumeClaimTemplates: []config.VolumeClaimTemplate{{Name: "data", MountPath: "/data"}}}
 	s.ApplyDefaults()
-	if _, err := store.Update("web", func(st *engine.State, _ bool) error {
+	if _, err := store.Update(context.Background(), "web", func(st *engine.State, _ bool) error {
 		st.Spec = s
 		st.SetUpdateRevision(s.RevisionSpec("sha256:"+image), "test", time.Now())
 		return nil
@@ -144,12 +144,13 @@ func badRollout(t *testing.T, deadline int, autoRollback bool) (*engine.Controll
 	c, events := newController(t, rt, 2, "v1")
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	c.Now = func() time.Time { clock = clock.Add(time.Second); return clock }
+	c.WatchGap = time.Hour // the clock runs far faster than the loop
 	converge(t, c)
 	good, err := c.Store.Load("web")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Store.Update("web", func(st *engine.State, _ bool) error {
+	if _, err := c.Store.Update(context.Background(), "web", func(st *engine.State, _ bool) error {
 		st.Spec.UpdateStrategy.ProgressDeadlineSeconds = ptr(deadline)
 		st.Spec.UpdateStrategy.AutoRollback = autoRollback
 		st.Spec.Template.Image = "bad"

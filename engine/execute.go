@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -196,4 +197,78 @@ func (c *Controller) ensureNetwork(ctx context.Context, name string) error {
 	defer unlock()
 	_, err = c.Runtime.EnsureNetwork(ctx, name)
 	return err
+}
+
+// Recreate removes the replicas of the given ordinals so that the next pass
+// creates them again, at the revision each should run: what deleting a pod does
+// in Kubernetes, and how an OnDelete set is updated one replica at a time.
+func (c *Controller) Recreate(ctx context.Context, name string, ordinals []int) error {
+	unlock, err := c.Store.Lock(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	st, err := c.Store.Load(name)
+	if err != nil {
+		return err
+	}
+	if st.Deleting != nil {
+		return fmt.Errorf("set %s is being deleted", name)
+	}
+	obs, err := c.Runtime.Observe(ctx, name, ObserveOptions{})
+	if err != nil {
+		return err
+	}
+	var actions []Action
+	for _, ord := range ordinals {
+		i := slices.IndexFunc(obs.Replicas, func(r Replica) bool { return r.Ordinal == ord })
+		if i < 0 {
+			return fmt.Errorf("set %s has no replica %s", name, ReplicaName(name, ord))
+		}
+		r := obs.Replicas[i]
+		actions = append(actions, Action{Kind: ActDelete, Ordinal: ord, Name: r.Name, ID: r.ID, Revision: r.Revision, Reason: "ostset recreate"})
+	}
+	volumeUse := maps.Clone(st.VolumeUse)
+	err = c.execute(ctx, &st, actions)
+	if !maps.Equal(volumeUse, st.VolumeUse) {
+		err = errors.Join(err, c.Store.Save(st))
+	}
+	return err
+}
+
+// RemoveKeptVolumes removes the per-ordinal volumes that a deleted set left
+// behind (found by their labels) and returns their names. It refuses while a
+// container of the set remains (left by down --cascade=orphan, say), and
+// answers ErrUnknownSet when there is nothing of the set at all.
+func (c *Controller) RemoveKeptVolumes(ctx context.Context, name string) ([]string, error) {
+	unlock, err := c.Store.Lock(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if _, err := c.Store.Load(name); !errors.Is(err, ErrUnknownSet) {
+		return nil, fmt.Errorf("set %s exists: use ostset down %s --volumes", name, name)
+	}
+	obs, err := c.Runtime.Observe(ctx, name, ObserveOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if len(obs.Volumes) == 0 {
+		return nil, c.Store.Unknown(name)
+	}
+	if len(obs.Replicas) > 0 {
+		names := make([]string, len(obs.Replicas))
+		for i, r := range obs.Replicas {
+			names[i] = r.Name
+		}
+		return nil, fmt.Errorf("set %s is deleted but its containers %s remain (left by --cascade=orphan): run 'ostset up' to adopt them, or remove them first", name, strings.Join(names, ", "))
+	}
+	var removed []string
+	for _, v := range obs.Volumes {
+		if err := c.Runtime.RemoveVolume(ctx, name, v.Name); err != nil {
+			return removed, err
+		}
+		removed = append(removed, v.Name)
+	}
+	return removed, nil
 }

@@ -127,7 +127,9 @@ func MakePlan(in Input) Plan {
 		p.plan.Status.Waiting = append(slices.Clone(p.plan.Waiting), p.plan.Held)
 	}
 	if p.plan.Status.CurrentRevision != in.UpdateRevision && p.allUpdatedAndReady() {
+		// As Kubernetes' completeRollingUpdate: the updated replicas are now the current ones.
 		p.plan.Status.CurrentRevision = in.UpdateRevision
+		p.plan.Status.CurrentReplicas = p.plan.Status.UpdatedReplicas
 	}
 	return p.plan
 }

@@ -148,6 +148,9 @@ func TestPlan(t *testing.T) {
 		{name: "a not-ready replica at an abandoned revision is replaced at once",
 			set: testSet(), cur: "a", obs: Observed{Replicas: []Replica{ok(0, "a"), ok(1, "a"), rep(2, "x", StateRunning, HealthUnhealthy)}},
 			want: "delete web-2: not ready at x; replacing with b\n"},
+		{name: "first release that never became available: its not-ready replica is replaced with the fix",
+			set: testSet(), cur: "", obs: Observed{Replicas: []Replica{rep(0, "x", StateRunning, HealthUnhealthy)}},
+			want: "delete web-0: not ready at x; replacing with b\n"},
 		{name: "a not-ready replica at the current revision is waited for during an update",
 			set: testSet(), cur: "a", obs: Observed{Replicas: []Replica{rep(0, "a", StateRunning, HealthUnhealthy), ok(1, "a"), ok(2, "b")}},
 			want: "wait web-0 not ready (health: unhealthy)\n"},
@@ -226,8 +229,9 @@ func TestStatusRevisions(t *testing.T) {
 		t.Errorf("in progress: current %s update %s, want a b", s.CurrentRevision, s.UpdateRevision)
 	}
 	in.Observed.Replicas = okN(3, "b")
-	if s := MakePlan(in).Status; s.CurrentRevision != "b" {
-		t.Errorf("all updated and ready: current %s, want b", s.CurrentRevision)
+	// When the current revision switches, the updated replicas are the current ones.
+	if s := MakePlan(in).Status; s.CurrentRevision != "b" || s.CurrentReplicas != 3 || s.UpdatedReplicas != 3 {
+		t.Errorf("all updated and ready: current %s, %d current, %d updated; want b, 3, 3", s.CurrentRevision, s.CurrentReplicas, s.UpdatedReplicas)
 	}
 	in.Observed.Replicas = []Replica{ok(0, "a"), ok(1, "b"), ok(2, "b")}
 	in.Set = testSet(partition(1))

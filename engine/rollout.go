@@ -13,6 +13,9 @@ type ProgressMark struct {
 	Revision string    `json:"revision"`
 	Ready    int       `json:"ready"` // replicas ready at Revision
 	At       time.Time `json:"at"`
+	// Seen is the last pass that watched the rollout in progress: the deadline
+	// counts only time during which a controller watched (see TrackProgress).
+	Seen time.Time `json:"seen,omitzero"`
 	// Late: the deadline passed (and was reported) for this mark.
 	Late bool `json:"late,omitempty"`
 }
@@ -78,7 +81,12 @@ func (st *State) adopt(spec config.RevisionSpec, cause string, now time.Time) {
 // whether its progress deadline has just passed. Progress is a new update revision
 // or more replicas ready at it than ever before; a paused or complete rollout is
 // never late.
-func (st *State) TrackProgress(plan Plan, now time.Time) (late bool) {
+//
+// The deadline counts only time during which a controller watched the rollout:
+// when no pass ran for longer than gap (no ostset process was running, say), that
+// stretch is added to the mark, so a rollout interrupted and resumed later is not
+// failed for the time nobody worked on it.
+func (st *State) TrackProgress(plan Plan, now time.Time, gap time.Duration) (late bool) {
 	ready := 0
 	for _, c := range plan.Status.Containers {
 		if c.Revision == st.UpdateRevision && c.Ready {
@@ -86,10 +94,17 @@ func (st *State) TrackProgress(plan Plan, now time.Time) (late bool) {
 		}
 	}
 	if st.Progress.Revision != st.UpdateRevision || ready > st.Progress.Ready {
-		st.Progress = ProgressMark{Revision: st.UpdateRevision, Ready: ready, At: now}
+		st.Progress = ProgressMark{Revision: st.UpdateRevision, Ready: ready, At: now, Seen: now}
 		return false
 	}
-	if plan.Complete || st.Paused || st.Progress.Late || now.Sub(st.Progress.At) <= st.Spec.ProgressDeadline() {
+	if plan.Complete || st.Paused || st.Progress.Late {
+		return false
+	}
+	if away := now.Sub(st.Progress.Seen); !st.Progress.Seen.IsZero() && away > gap {
+		st.Progress.At = st.Progress.At.Add(away)
+	}
+	st.Progress.Seen = now
+	if now.Sub(st.Progress.At) <= st.Spec.ProgressDeadline() {
 		return false
 	}
 	st.Progress.Late = true

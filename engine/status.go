@@ -20,6 +20,8 @@ type Status struct {
 	Conflicts []string `json:"conflicts,omitempty"`
 	// Waiting says what the controller waits for.
 	Waiting []string `json:"waiting,omitempty"`
+	// Deleting: ostset down started and has not finished.
+	Deleting *DeleteIntent `json:"deleting,omitempty"`
 }
 
 // ContainerStatus is one replica as observed.

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/ostset/ostset/config"
@@ -51,6 +50,22 @@ type State struct {
 	LastRollback *RollbackRecord `json:"lastRollback,omitempty"`
 	// Deleting: ostset down started; any pass finishes it.
 	Deleting *DeleteIntent `json:"deleting,omitempty"`
+	// ReadySince remembers, per container ID, the earliest time the replica was
+	// seen ready while it stayed ready: Docker keeps only the last five probes, so
+	// the time they imply slides forward, and minReadySeconds longer than a few
+	// probe intervals would never pass. Kept here, not in a process, so that every
+	// command and a restarted controller agree on availability.
+	ReadySince map[string]time.Time `json:"readySince,omitempty"`
+	// Overrides are the fields a command set (scale, rollout partition); up
+	// keeps them unless the file sets the field itself, as kubectl apply keeps
+	// what a file leaves out.
+	Overrides Overrides `json:"overrides,omitzero"`
+}
+
+// Overrides are values of the spec set by commands rather than by the file.
+type Overrides struct {
+	Replicas  *int `json:"replicas,omitempty"`
+	Partition *int `json:"partition,omitempty"`
 }
 
 // DeleteIntent is a started delete of a set.
@@ -86,7 +101,10 @@ func (st *State) Revision(name string) (Revision, bool) {
 
 // SetUpdateRevision makes spec the update revision. A spec equal to an earlier
 // revision reuses it under a new number, as Kubernetes does. It reports whether
-// the update revision changed.
+// the update revision changed. A new update revision ends any automatic rollback
+// in progress: the rollout is now to what was asked for. The current revision is
+// left alone: it is only ever a revision every replica reached (see record), so
+// a first revision that never became available is not protected as current.
 func (st *State) SetUpdateRevision(spec config.RevisionSpec, cause string, now time.Time) bool {
 	name := config.RevisionName(st.Spec.Name, spec.Hash())
 	next := 1
@@ -104,8 +122,8 @@ func (st *State) SetUpdateRevision(spec config.RevisionSpec, cause string, now t
 	}
 	changed := st.UpdateRevision != name
 	st.UpdateRevision = name
-	if st.CurrentRevision == "" {
-		st.CurrentRevision = name
+	if changed {
+		st.RollingBackFrom = ""
 	}
 	st.trimHistory()
 	return changed
@@ -134,6 +152,8 @@ func (st *State) trimHistory() {
 // lock file per set so that two processes never reconcile one set at once.
 type Store struct {
 	Dir string
+	// Waiting, if set, is told once per lock wait who holds the lock.
+	Waiting func(msg string)
 }
 
 func (s Store) file(name string) string { return filepath.Join(s.Dir, "sets", name+".json") }
@@ -216,50 +236,11 @@ func (s Store) List() ([]string, error) {
 	return names, nil
 }
 
-// Lock takes the set's exclusive lock (flock), waiting until it is free or ctx ends.
-func (s Store) Lock(ctx context.Context, name string) (unlock func(), err error) {
-	return s.lock(ctx, filepath.Join(s.Dir, "locks"), name)
-}
-
-// LockNetwork takes the lock of a network name: sets share networks, and Docker
-// at API < 1.44 creates a duplicate network for two concurrent creates.
-func (s Store) LockNetwork(ctx context.Context, name string) (unlock func(), err error) {
-	return s.lock(ctx, filepath.Join(s.Dir, "locks", "networks"), name)
-}
-
-// lockRetry is how often a held lock is tried again: flock cannot wait on a context.
-const lockRetry = 20 * time.Millisecond
-
-func (s Store) lock(ctx context.Context, dir, name string) (unlock func(), err error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("lock %s: %w", name, err)
-	}
-	f, err := os.OpenFile(filepath.Join(dir, name+".lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", name, err)
-	}
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() { _ = f.Close() }, nil // closing the file releases the lock
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			_ = f.Close()
-			return nil, fmt.Errorf("lock %s: %w", name, err)
-		}
-		select {
-		case <-ctx.Done():
-			_ = f.Close()
-			return nil, fmt.Errorf("lock %s (held by another ostset process): %w", name, ctx.Err())
-		case <-time.After(lockRetry):
-		}
-	}
-}
-
-// Update runs fn on the set's state under its lock and saves the result.
+// Update runs fn on the set's state under its lock (waiting for it until ctx
+// ends) and saves the result.
 // fn gets exists=false (and a zero State) for a set the store does not hold.
-func (s Store) Update(name string, fn func(st *State, exists bool) error) (State, error) {
-	unlock, err := s.Lock(context.Background(), name)
+func (s Store) Update(ctx context.Context, name string, fn func(st *State, exists bool) error) (State, error) {
+	unlock, err := s.Lock(ctx, name)
 	if err != nil {
 		return State{}, err
 	}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -39,7 +42,7 @@ func TestStoreUpdateSerialises(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			for range 10 {
-				if _, err := s.Update("web", func(st *State, _ bool) error {
+				if _, err := s.Update(context.Background(), "web", func(st *State, _ bool) error {
 					st.Spec.Name = "web"
 					st.Generation++
 					return nil
@@ -75,8 +78,11 @@ func TestRevisionHistory(t *testing.T) {
 	st := State{Spec: config.Set{Name: "web", RevisionHistoryLimit: &limit}}
 	for _, img := range []string{"a", "b", "c", "d", "e"} {
 		st.SetUpdateRevision(revSpec(img), "up "+img, t0)
+		if img == "a" {
+			st.CurrentRevision = st.UpdateRevision // a's rollout completed, the later ones did not
+		}
 	}
-	// current stays at a (the rollout never completed): a is kept, as is e (update).
+	// current stays at a: a is kept, as is e (update).
 	if got, want := historyNames(st), []string{"1:a", "3:c", "4:d", "5:e"}; !slices.Equal(got, want) {
 		t.Errorf("history %v, want %v", got, want)
 	}
@@ -94,5 +100,135 @@ func TestRevisionHistory(t *testing.T) {
 	}
 	if _, err := st.Undo(99, "undo", t0); err == nil {
 		t.Error("undo to a missing revision succeeded")
+	}
+}
+
+// A process that takes the lock again at once after a pass (as a converge loop
+// does) queues behind a waiter that arrived meanwhile, instead of starving it.
+func TestLockIsHandedOverFairly(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	unlock, err := s.Lock(context.Background(), "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu    sync.Mutex
+		order []string
+		said  []string
+		wg    sync.WaitGroup
+	)
+	took := func(who string) {
+		mu.Lock()
+		defer mu.Unlock()
+		order = append(order, who)
+	}
+	waiter := s
+	waiter.Waiting = func(msg string) { said = append(said, msg) }
+	wg.Go(func() {
+		unlock, err := waiter.Lock(context.Background(), "web")
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		took("waiter")
+		time.Sleep(10 * time.Millisecond)
+		unlock()
+	})
+	queue := filepath.Join(s.Dir, "locks", "web.queue")
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		if entries, _ := os.ReadDir(queue); len(entries) > 0 && !strings.HasPrefix(entries[0].Name(), ".") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the waiter never queued")
+		}
+	}
+	unlock()
+	again, err := s.Lock(context.Background(), "web") // at once, as the next pass
+	if err != nil {
+		t.Fatal(err)
+	}
+	took("holder again")
+	again()
+	wg.Wait()
+	if !slices.Equal(order, []string{"waiter", "holder again"}) {
+		t.Errorf("lock taken in order %v, want the waiter first", order)
+	}
+	if len(said) != 1 || !strings.Contains(said[0], fmt.Sprintf("held by pid %d", os.Getpid())) {
+		t.Errorf("waiting messages %q, want one naming the holder", said)
+	}
+}
+
+// Update waits for the lock only as long as its context allows.
+func TestUpdateHonoursItsContext(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	unlock, err := s.Lock(context.Background(), "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err = s.Update(ctx, "web", func(*State, bool) error { return nil })
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "held by pid") {
+		t.Fatalf("update while locked: %v, want a deadline error naming the holder", err)
+	}
+}
+
+// A waiter that died leaves a ticket nobody holds; it does not block the queue.
+func TestDeadWaiterDoesNotBlock(t *testing.T) {
+	s := Store{Dir: t.TempDir()}
+	dir := filepath.Join(s.Dir, "locks", "web.queue")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "00000000000000000001-1-1"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	unlock, err := s.Lock(ctx, "web")
+	if err != nil {
+		t.Fatalf("a dead waiter's ticket blocks the lock: %v", err)
+	}
+	unlock()
+}
+
+// up keeps what a command set unless the file sets the field itself, and says so.
+func TestApplyKeepsCommandOverrides(t *testing.T) {
+	file := func(written ...string) config.Set {
+		s := config.Set{Name: "web", Replicas: ptr(2), Template: config.Template{Image: "img"}, Written: map[string]bool{}}
+		for _, w := range written {
+			s.Written[w] = true
+		}
+		s.ApplyDefaults()
+		return s
+	}
+	var st State
+	if _, err := st.Apply(file("replicas"), "sha256:a", "up", t0, false); err != nil {
+		t.Fatal(err)
+	}
+	st.Spec.Replicas, st.Overrides.Replicas = ptr(5), ptr(5) // ostset scale web --replicas 5
+	st.Spec.UpdateStrategy.RollingUpdate.Partition = 2       // ostset rollout partition web 2
+	st.Overrides.Partition = ptr(2)
+	res, err := st.Apply(file("replicas"), "sha256:b", "up", t0, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Spec.DesiredReplicas() != 2 || st.Overrides.Replicas != nil {
+		t.Errorf("the file sets replicas: %d replicas, override %v; want 2 and none", st.Spec.DesiredReplicas(), st.Overrides.Replicas)
+	}
+	if st.Spec.Partition() != 2 || st.Overrides.Partition == nil {
+		t.Errorf("the file leaves the partition out: partition %d, override %v; want 2 kept", st.Spec.Partition(), st.Overrides.Partition)
+	}
+	notes := strings.Join(res.Notes, "\n")
+	if !strings.Contains(notes, "the file's 2 replaces 5 set by 'ostset scale'") || !strings.Contains(notes, "keeping 2 set by 'ostset rollout partition'") {
+		t.Errorf("notes:\n%s", notes)
+	}
+	if _, err := st.Apply(file("updateStrategy.rollingUpdate.partition"), "sha256:b", "up", t0, true); err != nil {
+		t.Fatal(err)
+	}
+	if st.Spec.Partition() != 0 || st.Overrides.Partition != nil {
+		t.Errorf("the file sets the partition: %d, override %v; want 0 and none", st.Spec.Partition(), st.Overrides.Partition)
 	}
 }

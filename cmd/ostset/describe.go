@@ -47,10 +47,13 @@ func (a *app) describe(st engine.State, s engine.Status, events []engine.Event) 
 	fmt.Fprintf(w, "Created:         %s (%s ago)\n", st.Created.Local().Format(time.DateTime), age(st.Created, now))
 	fmt.Fprintf(w, "Replicas:        %d desired | %d ready | %d available | %d current | %d updated\n",
 		s.Replicas, s.ReadyReplicas, s.AvailableReplicas, s.CurrentReplicas, s.UpdatedReplicas)
-	fmt.Fprintf(w, "Revisions:       current %s, update %s\n", s.CurrentRevision, s.UpdateRevision)
+	fmt.Fprintf(w, "Revisions:       current %s, update %s\n", orDefault(s.CurrentRevision, "none yet"), s.UpdateRevision)
 	fmt.Fprintf(w, "Generation:      %d (observed %d)\n", st.Generation, s.ObservedGeneration)
 	if st.Paused {
 		fmt.Fprintln(w, "Paused:          true")
+	}
+	if s.Deleting != nil {
+		fmt.Fprintf(w, "Deleting:        %s\n", deletingNote(s.Name, s.Deleting))
 	}
 
 	fmt.Fprintln(w, "Conditions:")

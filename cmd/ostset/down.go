@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ostset/ostset/engine"
 )
 
 func newDownCmd(a *app) *cobra.Command {
@@ -27,7 +29,11 @@ func newDownCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := c.Delete(cmd.Context(), name, removeVolumes); err != nil {
+			err = c.Delete(cmd.Context(), name, removeVolumes)
+			if errors.Is(err, engine.ErrUnknownSet) && removeVolumes {
+				return a.removeKeptVolumes(cmd.Context(), c, name)
+			}
+			if err != nil {
 				return err
 			}
 			fmt.Fprintf(a.stdout, "%s: deleted\n", name)
@@ -55,5 +61,18 @@ func (a *app) orphan(ctx context.Context, name string) error {
 		return err
 	}
 	fmt.Fprintf(a.stdout, "%s: deleted; its containers and volumes are left as they are\n", name)
+	return nil
+}
+
+// removeKeptVolumes removes what down (without --volumes) left of a deleted set.
+func (a *app) removeKeptVolumes(ctx context.Context, c *engine.Controller, name string) error {
+	removed, err := c.RemoveKeptVolumes(ctx, name)
+	for _, v := range removed {
+		fmt.Fprintf(a.stdout, "%s: volume %s removed\n", name, v)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "%s: the volumes the deleted set kept are removed\n", name)
 	return nil
 }

@@ -77,7 +77,15 @@ func (a *app) printSets(rows []setRow, output string) error {
 		}
 		fmt.Fprintln(w)
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if r.Deleting != nil {
+			fmt.Fprintf(a.stderr, "note: %s\n", deletingNote(r.Name, r.Deleting))
+		}
+	}
+	return nil
 }
 
 func (a *app) printReplicas(s engine.Status, output string) error {
@@ -111,6 +119,9 @@ func (a *app) printReplicas(s engine.Status, output string) error {
 	}
 	for _, name := range s.Conflicts {
 		fmt.Fprintf(a.stderr, "conflict: container %s holds a replica name but does not belong to set %s\n", name, s.Name)
+	}
+	if s.Deleting != nil {
+		fmt.Fprintf(a.stderr, "note: %s\n", deletingNote(s.Name, s.Deleting))
 	}
 	return nil
 }

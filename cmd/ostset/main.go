@@ -21,6 +21,8 @@ const (
 	exitFailure  = 1
 	exitInvalid  = 2
 	exitTimedOut = 3
+	// exitInterrupted is 128 + SIGINT, as shells report a command ended by Ctrl-C.
+	exitInterrupted = 130
 )
 
 func main() {
@@ -67,6 +69,8 @@ func exitCode(err error) int {
 		return ee.code
 	case errors.Is(err, context.DeadlineExceeded):
 		return exitTimedOut
+	case errors.Is(err, context.Canceled):
+		return exitInterrupted
 	case errors.Is(err, engine.ErrUnknownSet):
 		return exitInvalid
 	}

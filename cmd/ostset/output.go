@@ -1,22 +1,26 @@
 package main
 
 import (
-	"slices"
-
 	"encoding/json"
 	"fmt"
-	"github.com/spf13/cobra"
 	"io"
+	"slices"
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ostset/ostset/engine"
 )
 
-func jsonEqual(a, b any) bool {
-	x, err1 := json.Marshal(a)
-	y, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && string(x) == string(y)
+// deletingNote says that a set's delete did not finish, and the two ways on.
+func deletingNote(name string, d *engine.DeleteIntent) string {
+	volumes := "kept"
+	if d.Volumes {
+		volumes = "to be removed"
+	}
+	return fmt.Sprintf("%s is being deleted (an 'ostset down' did not finish; volumes %s): run 'ostset down %s' to finish, or 'ostset up -f FILE' to cancel the delete", name, volumes, name)
 }
 
 // printStructured writes v as JSON or YAML (through JSON, so field names match).

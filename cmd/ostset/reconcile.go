@@ -24,7 +24,7 @@ func newReconcileCmd(a *app) *cobra.Command {
 			return a.waitAll(cmd.Context(), timeout, names)
 		},
 	}
-	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Minute, "give up after this long (exit code 3)")
+	timeoutFlag(cmd, &timeout)
 	cmd.ValidArgsFunction = a.completeSets
 	return cmd
 }

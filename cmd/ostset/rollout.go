@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -24,12 +25,16 @@ func newRolloutCmd(a *app) *cobra.Command {
 }
 
 // change applies fn to a set's stored state under its lock, records why in the
-// set's event log, and prints what it says.
-func (a *app) change(name string, fn func(st *engine.State) (string, error)) error {
+// set's event log, and prints what it says. A set that is being deleted is
+// refused: a change would be lost when the delete finishes.
+func (a *app) change(ctx context.Context, name string, fn func(st *engine.State) (string, error)) error {
 	var msg string
-	_, err := a.store().Update(name, func(st *engine.State, exists bool) error {
+	_, err := a.store().Update(ctx, name, func(st *engine.State, exists bool) error {
 		if !exists {
 			return a.store().Unknown(name)
+		}
+		if st.Deleting != nil {
+			return invalidf("set %s is being deleted (an 'ostset down' did not finish): run 'ostset down %s' to finish the delete, or 'ostset up -f FILE' to cancel it", name, name)
 		}
 		var err error
 		msg, err = fn(st)
@@ -65,7 +70,7 @@ func newRolloutStatusCmd(a *app) *cobra.Command {
 			return a.converge(cmd.Context(), c, timeout, []string{args[0]}, false)
 		},
 	}
-	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Minute, "give up after this long (exit code 3)")
+	timeoutFlag(cmd, &timeout)
 	cmd.ValidArgsFunction = a.completeSets
 	return cmd
 }
@@ -147,7 +152,7 @@ func newRolloutUndoCmd(a *app) *cobra.Command {
 		Short: "Roll back to the previous (or the given) revision",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			err := a.change(args[0], func(st *engine.State) (string, error) {
+			err := a.change(cmd.Context(), args[0], func(st *engine.State) (string, error) {
 				r, err := st.Undo(to, "ostset rollout undo "+strings.Join(args, " "), time.Now())
 				if err != nil {
 					return "", invalid(err)
@@ -171,7 +176,7 @@ func newRolloutRestartCmd(a *app) *cobra.Command {
 		Short: "Replace every replica, in rollout order, without changing the template",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			err := a.change(args[0], func(st *engine.State) (string, error) {
+			err := a.change(cmd.Context(), args[0], func(st *engine.State) (string, error) {
 				r, err := st.Restart("ostset rollout restart", time.Now())
 				if err != nil {
 					return "", err
@@ -197,12 +202,13 @@ func newRolloutPartitionCmd(a *app) *cobra.Command {
 			if err != nil || n < 0 {
 				return invalidf("partition %q: want a whole number >= 0", args[1])
 			}
-			err = a.change(args[0], func(st *engine.State) (string, error) {
+			err = a.change(cmd.Context(), args[0], func(st *engine.State) (string, error) {
 				if st.Spec.UpdateStrategy.Type != config.RollingUpdate {
 					return "", invalidf("set %s uses %s; a partition applies to RollingUpdate", args[0], st.Spec.UpdateStrategy.Type)
 				}
 				old := st.Spec.UpdateStrategy.RollingUpdate.Partition
 				st.Spec.UpdateStrategy.RollingUpdate.Partition = n
+				st.Overrides.Partition = &n
 				if old != n {
 					st.Generation++
 				}
@@ -226,13 +232,13 @@ func newRolloutPauseCmd(a *app, pause bool) *cobra.Command {
 		Use:   use,
 		Short: short,
 		Args:  exactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			return a.change(args[0], func(st *engine.State) (string, error) {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.change(cmd.Context(), args[0], func(st *engine.State) (string, error) {
 				if st.Paused != pause {
 					st.Paused = pause
 					st.Generation++
 					// The progress deadline counts from the resume, not from before the pause.
-					st.Progress.At, st.Progress.Late = time.Now(), false
+					st.Progress.At, st.Progress.Seen, st.Progress.Late = time.Now(), time.Now(), false
 				}
 				return msg, nil
 			})

@@ -53,7 +53,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(
 		newUpCmd(a), newScaleCmd(a), newGetCmd(a), newStatusCmd(a), newDownCmd(a),
 		newReconcileCmd(a), newDaemonCmd(a), newVersionCmd(a),
-		newLogsCmd(a), newRolloutCmd(a), newDescribeCmd(a), newEventsCmd(a),
+		newLogsCmd(a), newRolloutCmd(a), newDescribeCmd(a), newEventsCmd(a), newRecreateCmd(a),
 	)
 	return root
 }
@@ -96,7 +96,7 @@ func (a *app) store() engine.Store {
 	if dir == "" {
 		dir = filepath.Join(xdgDir("XDG_STATE_HOME", filepath.Join(".local", "state")), "ostset")
 	}
-	return engine.Store{Dir: dir}
+	return engine.Store{Dir: dir, Waiting: func(msg string) { fmt.Fprintf(a.stderr, "ostset: %s\n", msg) }}
 }
 
 // runtime connects to Docker (DOCKER_HOST etc.) on first use, and checks that

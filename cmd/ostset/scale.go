@@ -24,26 +24,20 @@ func newScaleCmd(a *app) *cobra.Command {
 			}
 			name := args[0]
 			old := 0
-			_, err := a.store().Update(name, func(st *engine.State, exists bool) error {
-				if !exists {
-					return a.store().Unknown(name)
-				}
+			err := a.change(cmd.Context(), name, func(st *engine.State) (string, error) {
 				old = st.Spec.DesiredReplicas()
 				n := replicas
 				st.Spec.Replicas = &n
+				st.Overrides.Replicas = &n
 				if err := st.Spec.Validate(); err != nil {
-					return invalid(err)
+					return "", invalid(err)
 				}
 				if old != replicas {
 					st.Generation++
 				}
-				return nil
+				return fmt.Sprintf("scaled from %d to %d replicas", old, replicas), nil
 			})
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stdout, "%s: scaled from %d to %d replicas\n", name, old, replicas)
-			return w.then(cmd.Context(), a, nil, name)
+			return w.then(cmd.Context(), a, err, name)
 		},
 	}
 	cmd.Flags().IntVar(&replicas, "replicas", 0, "the new replica count")

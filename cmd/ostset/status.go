@@ -35,6 +35,9 @@ func newStatusCmd(a *app) *cobra.Command {
 			if len(s.Waiting) > 0 {
 				fmt.Fprintf(a.stdout, "waiting: %s\n", strings.Join(s.Waiting, "; "))
 			}
+			if s.Deleting != nil {
+				fmt.Fprintf(a.stdout, "deleting: %s\n", deletingNote(s.Name, s.Deleting))
+			}
 			return nil
 		},
 	}

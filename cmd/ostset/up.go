@@ -24,7 +24,13 @@ type waitFlags struct {
 
 func (w *waitFlags) register(cmd *cobra.Command, defaultWait bool) {
 	cmd.Flags().BoolVar(&w.wait, "wait", defaultWait, "wait until the rollout is complete")
-	cmd.Flags().DurationVar(&w.timeout, "timeout", 5*time.Minute, "give up waiting after this long (exit code 3)")
+	timeoutFlag(cmd, &w.timeout)
+}
+
+// timeoutFlag registers --timeout. By default a wait lasts until the rollout
+// completes or passes its progress deadline, as kubectl rollout status does.
+func timeoutFlag(cmd *cobra.Command, d *time.Duration) {
+	cmd.Flags().DurationVar(d, "timeout", 0, "give up waiting after this long (exit code 3); 0: until the rollout completes or misses its progressDeadlineSeconds (exit code 1)")
 }
 
 // then waits for the sets' rollouts when asked to, after a change that succeeded.
@@ -106,55 +112,31 @@ func setNames(sets []config.Set) []string {
 
 // apply stores a set's desired spec and makes its template the update revision.
 func (a *app) apply(ctx context.Context, s config.Set, cause string) error {
-	rt, err := a.runtime()
+	c, err := a.controller()
 	if err != nil {
 		return err
 	}
-	imageID, err := rt.ResolveImage(ctx, s.Template.Image)
-	if cerrdefs.IsNotFound(err) {
-		return invalid(fmt.Errorf("%s: template.image: %w", s.Source, err))
+	res, err := c.Apply(ctx, s, cause)
+	var fe config.FieldError
+	if ie := (*engine.ImageError)(nil); (errors.As(err, &ie) && cerrdefs.IsNotFound(err)) || errors.As(err, &fe) {
+		return invalid(err)
 	}
 	if err != nil {
 		return err
 	}
-	now := time.Now()
-	var changed, created bool
-	st, err := a.store().Update(s.Name, func(st *engine.State, exists bool) error {
-		created = !exists
-		if !exists {
-			st.Created = now
-		}
-		restartedAt := ""
-		if cur, ok := st.Revision(st.UpdateRevision); ok {
-			restartedAt = cur.Spec.RestartedAt
-		}
-		if !exists || specChanged(st.Spec, s) {
-			st.Generation++
-		}
-		st.Spec = s
-		spec := s.RevisionSpec(imageID)
-		spec.RestartedAt = restartedAt
-		changed = st.SetUpdateRevision(spec, cause, now)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
+	st := res.State
 	switch {
-	case created:
+	case res.Created:
 		fmt.Fprintf(a.stdout, "%s: created (revision %s)\n", s.Name, st.UpdateRevision)
-	case changed:
-		fmt.Fprintf(a.stdout, "%s: new revision %s (current %s)\n", s.Name, st.UpdateRevision, st.CurrentRevision)
+	case res.Changed:
+		fmt.Fprintf(a.stdout, "%s: new revision %s (current %s)\n", s.Name, st.UpdateRevision, orDefault(st.CurrentRevision, "none yet"))
 	default:
 		fmt.Fprintf(a.stdout, "%s: revision %s unchanged\n", s.Name, st.UpdateRevision)
 	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(a.stdout, "%s: %s\n", s.Name, n)
+	}
 	return nil
-}
-
-// specChanged compares specs as stored, ignoring where they were read from.
-func specChanged(old, new config.Set) bool {
-	old.Source, new.Source = "", ""
-	return !jsonEqual(old, new)
 }
 
 // waitAll converges the named sets concurrently until complete or timeout.
@@ -167,8 +149,11 @@ func (a *app) waitAll(ctx context.Context, timeout time.Duration, names []string
 }
 
 func (a *app) converge(ctx context.Context, c *engine.Controller, timeout time.Duration, names []string, sayComplete bool) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	for _, name := range names {
 		g.Go(func() error {
@@ -187,10 +172,22 @@ func (a *app) converge(ctx context.Context, c *engine.Controller, timeout time.D
 	return g.Wait()
 }
 
+// waitError says how a wait for a set's rollout ended short of completion.
 func waitError(name string, timeout time.Duration, err error) error {
-	if errors.Is(err, context.DeadlineExceeded) {
-		detail := strings.TrimPrefix(err.Error(), context.DeadlineExceeded.Error())
-		return &exitError{code: exitTimedOut, err: fmt.Errorf("%s: rollout not complete after %s%s", name, timeout, detail)}
+	var stopped *engine.StoppedError
+	if !errors.As(err, &stopped) {
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	return fmt.Errorf("%s: %w", name, err)
+	where := ""
+	for _, s := range []string{stopped.Where, stopped.Detail} {
+		if s != "" {
+			where += "; " + s
+		}
+	}
+	if errors.Is(err, context.Canceled) {
+		return &exitError{code: exitInterrupted, err: fmt.Errorf(
+			"%s: interrupted%s. Nothing was undone; to go on, run 'ostset reconcile %s' (or this command again), or keep 'ostset daemon' running",
+			name, where, name)}
+	}
+	return &exitError{code: exitTimedOut, err: fmt.Errorf("%s: rollout not complete after %s%s", name, timeout, where)}
 }
