@@ -31,7 +31,9 @@ revision. The replicas must belong to one set.`,
 			if err != nil {
 				return err
 			}
-			if err := c.Recreate(cmd.Context(), set, ordinals); err != nil {
+			ctx, cancel := w.bound(cmd.Context())
+			defer cancel()
+			if err := c.Recreate(ctx, set, ordinals); err != nil {
 				return err
 			}
 			return w.then(cmd.Context(), a, nil, set)

@@ -152,7 +152,9 @@ func newRolloutUndoCmd(a *app) *cobra.Command {
 		Short: "Roll back to the previous (or the given) revision",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			err := a.change(cmd.Context(), args[0], func(st *engine.State) (string, error) {
+			ctx, cancel := w.bound(cmd.Context())
+			defer cancel()
+			err := a.change(ctx, args[0], func(st *engine.State) (string, error) {
 				r, err := st.Undo(to, "ostset rollout undo "+strings.Join(args, " "), time.Now())
 				if err != nil {
 					return "", invalid(err)
@@ -176,7 +178,9 @@ func newRolloutRestartCmd(a *app) *cobra.Command {
 		Short: "Replace every replica, in rollout order, without changing the template",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			err := a.change(cmd.Context(), args[0], func(st *engine.State) (string, error) {
+			ctx, cancel := w.bound(cmd.Context())
+			defer cancel()
+			err := a.change(ctx, args[0], func(st *engine.State) (string, error) {
 				r, err := st.Restart("ostset rollout restart", time.Now())
 				if err != nil {
 					return "", err
@@ -202,7 +206,9 @@ func newRolloutPartitionCmd(a *app) *cobra.Command {
 			if err != nil || n < 0 {
 				return invalidf("partition %q: want a whole number >= 0", args[1])
 			}
-			err = a.change(cmd.Context(), args[0], func(st *engine.State) (string, error) {
+			ctx, cancel := w.bound(cmd.Context())
+			defer cancel()
+			err = a.change(ctx, args[0], func(st *engine.State) (string, error) {
 				if st.Spec.UpdateStrategy.Type != config.RollingUpdate {
 					return "", invalidf("set %s uses %s; a partition applies to RollingUpdate", args[0], st.Spec.UpdateStrategy.Type)
 				}

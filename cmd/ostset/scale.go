@@ -24,7 +24,9 @@ func newScaleCmd(a *app) *cobra.Command {
 			}
 			name := args[0]
 			old := 0
-			err := a.change(cmd.Context(), name, func(st *engine.State) (string, error) {
+			ctx, cancel := w.bound(cmd.Context())
+			defer cancel()
+			err := a.change(ctx, name, func(st *engine.State) (string, error) {
 				old = st.Spec.DesiredReplicas()
 				n := replicas
 				st.Spec.Replicas = &n

@@ -33,6 +33,15 @@ func timeoutFlag(cmd *cobra.Command, d *time.Duration) {
 	cmd.Flags().DurationVar(d, "timeout", 0, "give up waiting after this long (exit code 3); 0: until the rollout completes or misses its progressDeadlineSeconds (exit code 1)")
 }
 
+// bound is ctx limited by --timeout, for the steps before the wait (another
+// process may hold the set's lock).
+func (w *waitFlags) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if w.timeout > 0 {
+		return context.WithTimeout(ctx, w.timeout)
+	}
+	return context.WithCancel(ctx)
+}
+
 // then waits for the sets' rollouts when asked to, after a change that succeeded.
 func (w *waitFlags) then(ctx context.Context, a *app, err error, names ...string) error {
 	if err != nil || !w.wait {
@@ -57,8 +66,10 @@ func newUpCmd(a *app) *cobra.Command {
 				return err
 			}
 			cause := "ostset up -f " + strings.Join(files, " -f ")
+			ctx, cancel := w.bound(cmd.Context())
+			defer cancel()
 			for _, s := range sets {
-				if err := a.apply(cmd.Context(), s, cause); err != nil {
+				if err := a.apply(ctx, s, cause); err != nil {
 					return err
 				}
 			}
