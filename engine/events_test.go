@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -339,7 +340,8 @@ func TestEventLogTrimKilled(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = helperProcess("trim-killed", s.Dir, c.step).Run()
-			if st, ok := err.(*exec.ExitError); !ok || !st.Sys().(syscall.WaitStatus).Signaled() {
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || !exit.Sys().(syscall.WaitStatus).Signaled() {
 				t.Fatalf("trimming process was not killed at %q: %v", c.step, err)
 			}
 			after, err := os.ReadFile(s.eventFile("web"))
