@@ -25,13 +25,13 @@ func newEventsCmd(a *app) *cobra.Command {
 			if _, err := store.Load(args[0]); err != nil {
 				return err
 			}
-			var offset int64
+			var seen int64 // the number of the last event printed: each is printed once across trims
 			for {
-				events, next, err := store.Events(args[0], offset)
+				events, last, err := store.Events(args[0], seen)
 				if err != nil {
 					return err
 				}
-				offset = next
+				seen = last
 				for _, e := range events {
 					a.printLogged(e, output)
 				}
