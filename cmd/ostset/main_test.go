@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
@@ -127,5 +129,56 @@ func TestEventsCommand(t *testing.T) {
 	}
 	if err := Run(context.Background(), []string{"events", "nosuch", "--state-dir", dir}, &out, &errb); exitCode(err) != exitInvalid {
 		t.Errorf("events of an unknown set: %v", err)
+	}
+}
+
+// A command that finds the set locked by another process says who holds it and
+// gives up at its --timeout (exit 3) instead of waiting for the holder.
+func TestLockWaitHonoursTimeout(t *testing.T) {
+	dir := t.TempDir()
+	store := engine.Store{Dir: dir}
+	spec := config.Set{Name: "web", Template: config.Template{Image: "x"}}
+	spec.ApplyDefaults()
+	if _, err := store.Update(context.Background(), "web", func(st *engine.State, _ bool) error {
+		st.Spec = spec
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := store.Lock(context.Background(), "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	err = Run(context.Background(), []string{"scale", "web", "--replicas", "2", "--timeout", "300ms", "--state-dir", dir}, &stdout, &stderr)
+	if code := exitCode(err); code != exitTimedOut || time.Since(start) > 5*time.Second {
+		t.Fatalf("scale with the set locked: exit %d after %s (%v), want 3 at its timeout", code, time.Since(start), err)
+	}
+	if !strings.Contains(stderr.String(), "waiting for its lock, held by pid") {
+		t.Errorf("stderr %q does not say who holds the lock", stderr.String())
+	}
+}
+
+// Ctrl-C ends a command with 130; a wait cut short says where the rollout stood
+// and how to go on.
+func TestInterruptedWaitExitCode(t *testing.T) {
+	err := waitError("web", 0, &engine.StoppedError{Set: "web", Cause: context.Canceled,
+		Where: "1 of 3 replicas at revision web-b, 2 ready", Detail: "waiting for web-1 not ready"})
+	if code := exitCode(err); code != exitInterrupted {
+		t.Errorf("interrupted wait: exit %d, want 130", code)
+	}
+	for _, want := range []string{"interrupted", "1 of 3 replicas at revision web-b", "web-1 not ready", "ostset reconcile web"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q lacks %q", err, want)
+		}
+	}
+	if code := exitCode(fmt.Errorf("lock web: %w", context.Canceled)); code != exitInterrupted {
+		t.Errorf("interrupted lock wait: exit %d, want 130", code)
+	}
+	err = waitError("web", time.Minute, &engine.StoppedError{Set: "web", Cause: context.DeadlineExceeded})
+	if code := exitCode(err); code != exitTimedOut {
+		t.Errorf("timed-out wait: exit %d, want 3", code)
 	}
 }
