@@ -97,7 +97,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 	if err := c.Store.TrimEvents(name); err != nil {
 		c.logger().Warn("event log", "set", name, "err", err)
 	}
-	obs, err := c.Runtime.Observe(ctx, name, ObserveOptions{Timings: st.Spec.MinReadySeconds > 0})
+	ctx, obs, err := c.observe(ctx, name, st, ObserveOptions{Timings: st.Spec.MinReadySeconds > 0})
 	if err != nil {
 		return Plan{}, err
 	}
@@ -163,7 +163,7 @@ func (c *Controller) Status(ctx context.Context, name string) (Status, State, er
 	if err != nil {
 		return Status{}, st, err
 	}
-	obs, err := c.Runtime.Observe(ctx, name, ObserveOptions{Timings: st.Spec.MinReadySeconds > 0})
+	_, obs, err := c.observe(ctx, name, st, ObserveOptions{Timings: st.Spec.MinReadySeconds > 0})
 	if err != nil {
 		return Status{}, st, err
 	}

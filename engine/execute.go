@@ -52,6 +52,9 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Act
 			return fmt.Errorf("%s: revision %s is not in the history", a.Name, a.Revision)
 		}
 		spec, err := Render(st.Spec, rev, a.Ordinal)
+		if err == nil {
+			err = c.labelOwner(&spec)
+		}
 		if err != nil {
 			return err
 		}
@@ -137,10 +140,11 @@ func (c *Controller) Delete(ctx context.Context, name string, removeVolumes bool
 
 // finishDelete removes a set's replicas in reverse ordinal order, then (per the
 // intent) its volumes, then its network if ostset made it and nothing else uses
-// it, and last the set's state. The caller holds the set's lock.
+// it, and last the set's state. Another state directory's containers and volumes
+// are left alone. The caller holds the set's lock.
 func (c *Controller) finishDelete(ctx context.Context, st State) error {
 	spec := st.Spec
-	obs, err := c.Runtime.Observe(ctx, spec.Name, ObserveOptions{})
+	ctx, obs, err := c.observe(ctx, spec.Name, st, ObserveOptions{})
 	if err != nil {
 		return err
 	}
@@ -166,6 +170,7 @@ func (c *Controller) finishDelete(ctx context.Context, st State) error {
 		}
 		c.emit(spec.Name, "", "volumes kept: %s", strings.Join(names, ", "))
 	}
+	c.leftAlone(spec.Name, obs.OwnedElsewhere)
 	if err := c.removeNetwork(ctx, spec); err != nil {
 		return err
 	}

@@ -51,6 +51,9 @@ type State struct {
 	LastRollback *RollbackRecord `json:"lastRollback,omitempty"`
 	// Deleting: ostset down started; any pass finishes it.
 	Deleting *DeleteIntent `json:"deleting,omitempty"`
+	// AdoptedOwners are other state directories whose containers and volumes of
+	// the set were adopted on purpose (ostset up --adopt) and count as its own.
+	AdoptedOwners []Owner `json:"adoptedOwners,omitempty"`
 }
 
 // DeleteIntent is a started delete of a set.
