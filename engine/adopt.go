@@ -90,6 +90,21 @@ func (c *Controller) Adopt(name string, owners []Owner) error {
 	return nil
 }
 
+// heldElsewhere is the *OwnershipError of a plan held by another state
+// directory's objects, or nil.
+func heldElsewhere(set string, plan Plan) error {
+	var held []Conflict
+	for _, x := range plan.Status.ConflictDetails {
+		if x.Owner.ID != "" {
+			held = append(held, x)
+		}
+	}
+	if len(held) == 0 {
+		return nil
+	}
+	return &OwnershipError{Set: set, Conflicts: held}
+}
+
 // leftAlone reports, when a set is deleted, the objects another state directory
 // owns, which the delete did not touch.
 func (c *Controller) leftAlone(set string, cs []Conflict) {

@@ -175,7 +175,9 @@ func (c *Controller) Status(ctx context.Context, name string) (Status, State, er
 }
 
 // Converge runs passes until the set's rollout is complete or ctx ends. Runtime
-// failures are reported and retried with backoff; an unknown set is not.
+// failures are reported and retried with backoff; an unknown set is not, nor a
+// set held by another state directory (an *OwnershipError): only a person can
+// resolve that.
 func (c *Controller) Converge(ctx context.Context, name string) error {
 	return c.loop(ctx, name, true)
 }
@@ -220,6 +222,9 @@ func (c *Controller) loop(ctx context.Context, name string, untilComplete bool) 
 			backoff, p.lastErr = 0, ""
 			if plan.Complete && untilComplete {
 				return rolledBackSince(first, last, started)
+			}
+			if err := heldElsewhere(name, plan); err != nil && untilComplete {
+				return err
 			}
 			if len(plan.Actions) > 0 {
 				continue
