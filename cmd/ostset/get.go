@@ -77,7 +77,15 @@ func (a *app) printSets(rows []setRow, output string) error {
 		}
 		fmt.Fprintln(w)
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if n := len(r.Conflicts); n > 0 {
+			fmt.Fprintf(a.stderr, "%s: %d conflicts (see ostset describe %s)\n", r.Name, n, r.Name)
+		}
+	}
+	return nil
 }
 
 func (a *app) printReplicas(s engine.Status, output string) error {
@@ -109,9 +117,7 @@ func (a *app) printReplicas(s engine.Status, output string) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	for _, name := range s.Conflicts {
-		fmt.Fprintf(a.stderr, "conflict: container %s holds a replica name but does not belong to set %s\n", name, s.Name)
-	}
+	printConflicts(a.stderr, "", s.ConflictDetails)
 	return nil
 }
 

@@ -35,6 +35,7 @@ func newStatusCmd(a *app) *cobra.Command {
 			if len(s.Waiting) > 0 {
 				fmt.Fprintf(a.stdout, "waiting: %s\n", strings.Join(s.Waiting, "; "))
 			}
+			printConflicts(a.stdout, "", s.ConflictDetails)
 			return nil
 		},
 	}

@@ -37,6 +37,7 @@ func (w *waitFlags) then(ctx context.Context, a *app, err error, names ...string
 
 func newUpCmd(a *app) *cobra.Command {
 	var files []string
+	var adopt bool
 	var w waitFlags
 	cmd := &cobra.Command{
 		Use:   "up -f FILE [-f FILE...]",
@@ -51,8 +52,15 @@ func newUpCmd(a *app) *cobra.Command {
 				return err
 			}
 			cause := "ostset up -f " + strings.Join(files, " -f ")
+			adopted, err := a.claim(cmd.Context(), sets, adopt)
+			if err != nil {
+				return err
+			}
 			for _, s := range sets {
 				if err := a.apply(cmd.Context(), s, cause); err != nil {
+					return err
+				}
+				if err := a.adopt(s.Name, adopted[s.Name]); err != nil {
 					return err
 				}
 			}
@@ -60,6 +68,7 @@ func newUpCmd(a *app) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringArrayVarP(&files, "file", "f", nil, "set file (YAML, one or more documents)")
+	cmd.Flags().BoolVar(&adopt, "adopt", false, "take over the sets' containers and volumes that another state directory created")
 	w.register(cmd, true)
 	return cmd
 }
