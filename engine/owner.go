@@ -115,10 +115,10 @@ func (o Ownership) conflict(set, kind, name, id string, owner Owner) Conflict {
 
 // holder describes an owner as seen from this state directory.
 func (o Ownership) holder(x Owner) string {
-	switch {
-	case x.Dir == "":
+	switch x.Dir {
+	case "":
 		return fmt.Sprintf("another state directory (id %s)", x.ID)
-	case x.Dir == o.Self.Dir:
+	case o.Self.Dir:
 		return fmt.Sprintf("an earlier identity of state directory %s (id %s; it is %s now)", x.Dir, x.ID, o.Self.ID)
 	}
 	return fmt.Sprintf("state directory %s (id %s)", x.Dir, x.ID)

@@ -263,3 +263,14 @@ func TestStoreIDCorrupt(t *testing.T) {
 		t.Errorf("corrupt id: %v", err)
 	}
 }
+
+func TestValidID(t *testing.T) {
+	for id, want := range map[string]bool{
+		"0123456789abcdef": true, "host-1.a_B": true, strings.Repeat("a", 64): true,
+		"": false, strings.Repeat("a", 65): false, "a b": false, "ü": false, "a/b": false,
+	} {
+		if got := validID(id); got != want {
+			t.Errorf("validID(%q) = %v, want %v", id, got, want)
+		}
+	}
+}
