@@ -21,7 +21,8 @@ import (
 // A container carrying io.ostset.set=<set> is a Replica. Its ordinal comes from the
 // io.ostset.ordinal label, else from its name; if neither parses it is -1 (outside
 // any ordinal range, so the engine removes it). A container without that label whose
-// name is <set>-<digits> is Foreign.
+// name is <set>-<digits> is Foreign. Replicas and volumes carry their owner
+// labels; which of them the state directory owns is the engine's to decide.
 func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
 	list, err := r.cli.ContainerList(ctx, client.ContainerListOptions{All: true})
 	if err != nil {
@@ -70,6 +71,7 @@ func classify(obs *engine.Observed, set string, c container.Summary) {
 		State:    string(c.State),
 		Health:   summaryHealth(c),
 		Created:  time.Unix(c.Created, 0),
+		Owner:    engine.OwnerOf(c.Labels),
 	})
 }
 
@@ -122,5 +124,5 @@ func toVolume(v volume.Volume) engine.Volume {
 		ord = -1
 	}
 	created, _ := time.Parse(time.RFC3339Nano, v.CreatedAt)
-	return engine.Volume{Name: v.Name, Claim: v.Labels[engine.LabelClaim], Ordinal: ord, Created: created}
+	return engine.Volume{Name: v.Name, Claim: v.Labels[engine.LabelClaim], Ordinal: ord, Created: created, Owner: engine.OwnerOf(v.Labels)}
 }

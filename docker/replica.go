@@ -60,7 +60,7 @@ func (r *Runtime) discard(ctx context.Context, name, id string, startErr error) 
 
 // StartReplica starts a created or stopped container of the set.
 func (r *Runtime) StartReplica(ctx context.Context, set, id string) error {
-	c, err := r.ownContainer(ctx, "start", set, id)
+	c, err := r.changeable(ctx, "start", set, id)
 	if err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func (r *Runtime) StartReplica(ctx context.Context, set, id string) error {
 // RemoveReplica stops a container of the set, giving it grace to exit after the
 // stop signal, and removes it. A container already gone is not an error.
 func (r *Runtime) RemoveReplica(ctx context.Context, set, id string, grace time.Duration) error {
-	c, err := r.ownContainer(ctx, "remove", set, id)
+	c, err := r.changeable(ctx, "remove", set, id)
 	if cerrdefs.IsNotFound(err) {
 		return nil
 	}
@@ -109,6 +109,19 @@ func (r *Runtime) ownContainer(ctx context.Context, op, set, id string) (contain
 	}
 	if !belongs(labels, set) {
 		return container.InspectResponse{}, refuse(op, "container", containerName(c, id), set, labels)
+	}
+	return c, nil
+}
+
+// changeable is ownContainer for a change: it also refuses a container that
+// another state directory owns (engine.CheckOwner), whatever the engine planned.
+func (r *Runtime) changeable(ctx context.Context, op, set, id string) (container.InspectResponse, error) {
+	c, err := r.ownContainer(ctx, op, set, id)
+	if err != nil {
+		return c, err
+	}
+	if err := engine.CheckOwner(ctx, engine.OwnerOf(c.Config.Labels)); err != nil {
+		return container.InspectResponse{}, fmt.Errorf("refusing to %s container %s of set %s: %w", op, containerName(c, id), set, err)
 	}
 	return c, nil
 }

@@ -1,6 +1,7 @@
 package docker
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -45,6 +46,7 @@ func TestClassify(t *testing.T) {
 		{ID: "f", Names: []string{"/web-04"}},
 		{ID: "g", Names: []string{"/webby-1"}},
 		{ID: "h", Names: []string{"/db-0"}, Labels: map[string]string{engine.LabelSet: "db", engine.LabelOrdinal: "0"}},
+		{ID: "i", Names: []string{"/web-5"}, Labels: map[string]string{engine.LabelSet: "web", engine.LabelOrdinal: "5", engine.LabelOwner: "o1", engine.LabelStateDir: "/s"}},
 	} {
 		classify(&obs, "web", c)
 	}
@@ -52,6 +54,7 @@ func TestClassify(t *testing.T) {
 		{ID: "a", Name: "web-1", Ordinal: 1, Revision: "web-1a", State: "running", Health: "healthy", Created: time.Unix(100, 0)},
 		{ID: "b", Name: "web-2", Ordinal: 2, State: "exited", Created: time.Unix(0, 0)},
 		{ID: "c", Name: "renamed", Ordinal: -1, Created: time.Unix(0, 0)},
+		{ID: "i", Name: "web-5", Ordinal: 5, Created: time.Unix(0, 0), Owner: engine.Owner{ID: "o1", Dir: "/s"}},
 	}
 	if len(obs.Replicas) != len(want) {
 		t.Fatalf("replicas %+v", obs.Replicas)
@@ -186,7 +189,7 @@ func TestCreateOptionsLabels(t *testing.T) {
 func TestCheckVolume(t *testing.T) {
 	want := map[string]string{engine.LabelSet: "web", engine.LabelClaim: "data", engine.LabelOrdinal: "0", "extra": "ignored"}
 	ok := volume.Volume{Name: "data-web-0", Labels: map[string]string{engine.LabelSet: "web", engine.LabelClaim: "data", engine.LabelOrdinal: "0"}}
-	if err := checkVolume(ok, "web", want); err != nil {
+	if err := checkVolume(context.Background(), ok, "web", want); err != nil {
 		t.Error(err)
 	}
 	for _, labels := range []map[string]string{
@@ -195,9 +198,36 @@ func TestCheckVolume(t *testing.T) {
 		{engine.LabelSet: "web", engine.LabelClaim: "logs", engine.LabelOrdinal: "0"},
 		{engine.LabelSet: "web", engine.LabelClaim: "data", engine.LabelOrdinal: "1"},
 	} {
-		err := checkVolume(volume.Volume{Name: "data-web-0", Labels: labels}, "web", want)
+		err := checkVolume(context.Background(), volume.Volume{Name: "data-web-0", Labels: labels}, "web", want)
 		if err == nil || !strings.Contains(err.Error(), "volume data-web-0 exists and does not belong to set web") {
 			t.Errorf("labels %v: %v", labels, err)
+		}
+	}
+}
+
+// A volume of the set that another state directory made is refused, whatever
+// the engine planned; one without an owner label (made before owner labels),
+// this state directory's own and an adopted owner's are used.
+func TestCheckVolumeOwner(t *testing.T) {
+	self := engine.Owner{ID: "self", Dir: "/here"}
+	want := map[string]string{engine.LabelSet: "web", engine.LabelClaim: "data", engine.LabelOrdinal: "0", engine.LabelOwner: self.ID}
+	withOwner := func(id string) volume.Volume {
+		l := map[string]string{engine.LabelSet: "web", engine.LabelClaim: "data", engine.LabelOrdinal: "0"}
+		if id != "" {
+			l[engine.LabelOwner], l[engine.LabelStateDir] = id, "/there"
+		}
+		return volume.Volume{Name: "data-web-0", Labels: l}
+	}
+	ctx := engine.WithOwnership(context.Background(), engine.Ownership{Self: self, Adopted: []engine.Owner{{ID: "adopted"}}})
+	for _, id := range []string{"", "self", "adopted"} {
+		if err := checkVolume(ctx, withOwner(id), "web", want); err != nil {
+			t.Errorf("owner %q: %v", id, err)
+		}
+	}
+	for _, c := range []context.Context{ctx, context.Background()} {
+		err := checkVolume(c, withOwner("other"), "web", want)
+		if err == nil || !strings.Contains(err.Error(), "volume data-web-0 exists and is not this state directory's: it belongs to state directory /there (id other)") {
+			t.Errorf("another owner's volume: %v", err)
 		}
 	}
 }

@@ -50,20 +50,28 @@ func (r *Runtime) ensureVolume(ctx context.Context, set string, vs engine.Volume
 	case err != nil:
 		return volume.Volume{}, false, fmt.Errorf("inspect volume %s: %w", vs.Name, err)
 	}
-	if err := checkVolume(v, set, labels); err != nil {
+	if err := checkVolume(ctx, v, set, labels); err != nil {
 		return volume.Volume{}, false, err
 	}
 	return v, existed, nil
 }
 
 // checkVolume verifies that an existing volume carries the set, claim and ordinal
-// labels it would have been created with.
-func checkVolume(v volume.Volume, set string, want map[string]string) error {
+// labels it would have been created with, and an owner label that is the one it
+// would have been created with or one the context's ownership owns. Docker's
+// volume create is idempotent: without this a replica would share another state
+// directory's volume.
+func checkVolume(ctx context.Context, v volume.Volume, set string, want map[string]string) error {
 	for _, k := range []string{engine.LabelSet, engine.LabelClaim, engine.LabelOrdinal} {
 		w, ok := want[k]
 		if ok && v.Labels[k] != w {
 			return fmt.Errorf("volume %s exists and does not belong to set %s (label %s is %q, want %q)",
 				v.Name, set, k, v.Labels[k], w)
+		}
+	}
+	if owner := engine.OwnerOf(v.Labels); owner.ID != want[engine.LabelOwner] {
+		if err := engine.CheckOwner(ctx, owner); err != nil {
+			return fmt.Errorf("volume %s exists and is not this state directory's: %w", v.Name, err)
 		}
 	}
 	return nil
@@ -80,6 +88,9 @@ func (r *Runtime) RemoveVolume(ctx context.Context, set, name string) error {
 	}
 	if !belongs(res.Volume.Labels, set) {
 		return refuse("remove", "volume", name, set, res.Volume.Labels)
+	}
+	if err := engine.CheckOwner(ctx, engine.OwnerOf(res.Volume.Labels)); err != nil {
+		return fmt.Errorf("refusing to remove volume %s of set %s: %w", name, set, err)
 	}
 	if _, err := r.cli.VolumeRemove(ctx, name, client.VolumeRemoveOptions{}); err != nil && !cerrdefs.IsNotFound(err) {
 		return fmt.Errorf("remove volume %s: %w", name, err)

@@ -107,7 +107,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 	if err := c.Store.TrimEvents(name); err != nil {
 		c.logger().Warn("event log", "set", name, "err", err)
 	}
-	obs, err := c.Runtime.Observe(ctx, name, ObserveOptions{Timings: st.Spec.MinReadySeconds > 0})
+	ctx, obs, err := c.observe(ctx, name, st, ObserveOptions{Timings: st.Spec.MinReadySeconds > 0})
 	if err != nil {
 		return Plan{}, st, err
 	}
@@ -181,7 +181,7 @@ func (c *Controller) Status(ctx context.Context, name string) (Status, State, er
 	if err != nil {
 		return Status{}, st, err
 	}
-	obs, err := c.Runtime.Observe(ctx, name, ObserveOptions{Timings: st.Spec.MinReadySeconds > 0})
+	_, obs, err := c.observe(ctx, name, st, ObserveOptions{Timings: st.Spec.MinReadySeconds > 0})
 	if err != nil {
 		return Status{}, st, err
 	}
@@ -197,7 +197,9 @@ func (c *Controller) Status(ctx context.Context, name string) (Status, State, er
 }
 
 // Converge runs passes until the set's rollout is complete or ctx ends. Runtime
-// failures are reported and retried with backoff; an unknown set is not.
+// failures are reported and retried with backoff; an unknown set is not, nor a
+// set held by another state directory (an *OwnershipError): only a person can
+// resolve that.
 func (c *Controller) Converge(ctx context.Context, name string) error {
 	return c.loop(ctx, name, true)
 }
@@ -246,6 +248,9 @@ func (c *Controller) loop(ctx context.Context, name string, untilComplete bool) 
 				if st.Progress.Late && st.RollingBackFrom == "" {
 					return &DeadlineError{Set: name, Revision: st.UpdateRevision, Deadline: st.Spec.ProgressDeadline(), Waiting: plan.Status.Waiting}
 				}
+			}
+			if err := heldElsewhere(name, plan); err != nil && untilComplete {
+				return err
 			}
 			if len(plan.Actions) > 0 {
 				continue

@@ -53,6 +53,9 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Act
 			return fmt.Errorf("%s: revision %s is not in the history", a.Name, a.Revision)
 		}
 		spec, err := Render(st.Spec, rev, a.Ordinal)
+		if err == nil {
+			err = c.labelOwner(&spec)
+		}
 		if err != nil {
 			return err
 		}
@@ -138,10 +141,11 @@ func (c *Controller) Delete(ctx context.Context, name string, removeVolumes bool
 
 // finishDelete removes a set's replicas in reverse ordinal order, then (per the
 // intent) its volumes, then its network if ostset made it and nothing else uses
-// it, and last the set's state. The caller holds the set's lock.
+// it, and last the set's state. Another state directory's containers and volumes
+// are left alone. The caller holds the set's lock.
 func (c *Controller) finishDelete(ctx context.Context, st State) error {
 	spec := st.Spec
-	obs, err := c.Runtime.Observe(ctx, spec.Name, ObserveOptions{})
+	ctx, obs, err := c.observe(ctx, spec.Name, st, ObserveOptions{})
 	if err != nil {
 		return err
 	}
@@ -167,6 +171,7 @@ func (c *Controller) finishDelete(ctx context.Context, st State) error {
 		}
 		c.emit(spec.Name, "", "volumes kept: %s", strings.Join(names, ", "))
 	}
+	c.leftAlone(spec.Name, obs.OwnedElsewhere)
 	if err := c.removeNetwork(ctx, spec); err != nil {
 		return err
 	}
@@ -215,7 +220,7 @@ func (c *Controller) Recreate(ctx context.Context, name string, ordinals []int) 
 	if st.Deleting != nil {
 		return fmt.Errorf("set %s is being deleted", name)
 	}
-	obs, err := c.Runtime.Observe(ctx, name, ObserveOptions{})
+	ctx, obs, err := c.observe(ctx, name, st, ObserveOptions{})
 	if err != nil {
 		return err
 	}
@@ -249,9 +254,12 @@ func (c *Controller) RemoveKeptVolumes(ctx context.Context, name string) ([]stri
 	if _, err := c.Store.Load(name); !errors.Is(err, ErrUnknownSet) {
 		return nil, fmt.Errorf("set %s exists: use ostset down %s --volumes", name, name)
 	}
-	obs, err := c.Runtime.Observe(ctx, name, ObserveOptions{})
+	ctx, obs, err := c.observe(ctx, name, State{}, ObserveOptions{}) // another state directory's volumes are not ours
 	if err != nil {
 		return nil, err
+	}
+	for _, x := range obs.OwnedElsewhere {
+		c.report(name, x.Name, "%s %s left alone: it belongs to %s", x.Kind, x.Name, x.holder)
 	}
 	if len(obs.Volumes) == 0 {
 		return nil, c.Store.Unknown(name)

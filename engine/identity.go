@@ -13,6 +13,11 @@ const (
 	LabelRevision = "io.ostset.revision"
 	LabelClaim    = "io.ostset.claim"
 	LabelManaged  = "io.ostset.managed"
+	// LabelOwner is the ID of the state directory that created a replica or a
+	// per-ordinal volume (see Store.ID); LabelStateDir is that directory's
+	// absolute path, so that a conflict can name it.
+	LabelOwner    = "io.ostset.owner"
+	LabelStateDir = "io.ostset.state-dir"
 )
 
 // ReplicaName is the container name and hostname of an ordinal.

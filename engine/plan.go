@@ -117,9 +117,11 @@ type planner struct {
 func MakePlan(in Input) Plan {
 	p := newPlanner(in)
 	p.plan.Status = p.status()
-	p.volumes()
-	if p.replicasInRange() && p.condemned() {
-		p.update()
+	if !p.heldElsewhere() {
+		p.volumes()
+		if p.replicasInRange() && p.condemned() {
+			p.update()
+		}
 	}
 	p.plan.Complete = len(p.plan.Actions) == 0 && p.complete()
 	p.plan.Status.Waiting = p.plan.Waiting
@@ -206,7 +208,7 @@ func (p *planner) replicaInRange(ord int) bool {
 	switch {
 	case !ok:
 		if f, taken := p.foreign[ord]; taken {
-			p.wait("%s: the name is held by container %s, which set %s does not own", name, shortID(f.ID), p.set.Name)
+			p.wait("%s", foreignConflict(p.set.Name, f).Message)
 			return false
 		}
 		p.act(Action{Kind: ActCreate, Ordinal: ord, Name: name, Revision: p.revisionFor(ord), Reason: "missing"})

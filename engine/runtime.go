@@ -37,6 +37,9 @@ type Replica struct {
 	// ReadySince is when the container last became ready (zero if unknown or not ready).
 	// Filled only when Observe is asked for timings.
 	ReadySince time.Time
+	// Owner is the state directory that created the container (zero: made
+	// before ostset labelled owners).
+	Owner Owner
 }
 
 // Foreign is a container without the set's labels that holds a name the set needs.
@@ -53,6 +56,9 @@ type Volume struct {
 	Claim   string
 	Ordinal int
 	Created time.Time
+	// Owner is the state directory that created the volume (zero: made before
+	// ostset labelled owners).
+	Owner Owner
 }
 
 // Observed is a snapshot of what Docker holds for one set.
@@ -60,6 +66,10 @@ type Observed struct {
 	Replicas []Replica
 	Foreign  []Foreign
 	Volumes  []Volume
+	// OwnedElsewhere: the set's containers and volumes that another state
+	// directory owns. Observe leaves it empty; Ownership.Classify moves them here
+	// out of Replicas and Volumes.
+	OwnedElsewhere []Conflict
 }
 
 // ObserveOptions tunes an observation.
@@ -128,7 +138,8 @@ type VolumeSpec struct {
 }
 
 // Runtime is what the engine needs from a container engine. Implementations must
-// never remove or change an object that does not carry the set's io.ostset.set label.
+// never remove or change an object that does not carry the set's io.ostset.set label,
+// nor one that CheckOwner refuses for the call's context (another state directory's).
 type Runtime interface {
 	// Observe lists the set's containers and volumes, and foreign containers named
 	// like the set's replicas (<set>-<digits>).

@@ -21,6 +21,8 @@ type world struct {
 	volumes  map[int]Volume
 	now      time.Time
 	nextID   int
+	// theirs holds the set's objects that another state directory made.
+	theirs Observed
 }
 
 func (w *world) observed() Observed {
@@ -31,7 +33,29 @@ func (w *world) observed() Observed {
 	for _, ord := range slices.Sorted(maps.Keys(w.volumes)) {
 		o.Volumes = append(o.Volumes, w.volumes[ord])
 	}
-	return o
+	o.Replicas = append(o.Replicas, w.theirs.Replicas...)
+	o.Volumes = append(o.Volumes, w.theirs.Volumes...)
+	return Ownership{Self: me}.Classify(w.set.Name, o)
+}
+
+// intrude has another state directory make a container or a volume of the set
+// at an ordinal this one has nothing at.
+func (w *world) intrude(t *rapid.T) {
+	ord := rapid.IntRange(0, 8).Draw(t, "intruder")
+	name := ReplicaName(w.set.Name, ord)
+	if _, mine := w.replicas[ord]; mine || slices.ContainsFunc(w.theirs.Replicas, func(r Replica) bool { return r.Name == name }) {
+		return
+	}
+	if _, mine := w.volumes[ord]; mine || slices.ContainsFunc(w.theirs.Volumes, func(v Volume) bool { return v.Ordinal == ord }) {
+		return
+	}
+	if rapid.Bool().Draw(t, "intruding volume") {
+		w.theirs.Volumes = append(w.theirs.Volumes, Volume{Name: "data-" + name, Ordinal: ord, Owner: other})
+		return
+	}
+	w.nextID++
+	w.theirs.Replicas = append(w.theirs.Replicas, Replica{ID: fmt.Sprint(w.nextID), Name: name, Ordinal: ord,
+		Revision: "theirs", State: StateRunning, Created: w.now, Owner: other})
 }
 
 func (w *world) input() Input {
@@ -99,7 +123,9 @@ func (w *world) churn(t *rapid.T, fair bool) {
 
 // checkSafety asserts the StatefulSet guarantees for one plan taken on the world.
 func checkSafety(t *rapid.T, w *world, p Plan) {
-	in := w.input()
+	if len(w.theirs.Replicas)+len(w.theirs.Volumes) > 0 && (len(p.Actions) > 0 || p.Complete) {
+		t.Fatalf("a plan for a set another state directory holds objects of:\n%s", p)
+	}
 	s := w.set
 	start, end := s.FirstOrdinal(), s.EndOrdinal()
 	ordered := s.PodManagementPolicy == config.OrderedReady
@@ -187,7 +213,6 @@ func checkSafety(t *rapid.T, w *world, p Plan) {
 	if p.Complete && len(p.Actions) > 0 {
 		t.Fatalf("complete plan with actions:\n%s", p)
 	}
-	_ = in
 }
 
 func (r Replica) isAvailable(s config.Set, now time.Time) bool {
@@ -208,8 +233,9 @@ func drawSet(t *rapid.T) config.Set {
 }
 
 // TestSimulation runs random sets through random container behaviour, injected
-// failures and spec changes, checking safety after every step; then it lets the
-// world behave fairly and checks that the set converges within a bound.
+// failures, spec changes and another state directory's objects, checking safety
+// after every step; then it lets the world behave fairly (the other state
+// directory's objects gone) and checks that the set converges within a bound.
 func TestSimulation(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		w := &world{set: drawSet(t), current: "r0", update: "r0", replicas: map[int]Replica{}, volumes: map[int]Volume{}, now: t0}
@@ -225,12 +251,17 @@ func TestSimulation(t *testing.T) {
 				w.set.UpdateStrategy.RollingUpdate.Partition = rapid.IntRange(0, 4).Draw(t, "repartition")
 			case 3:
 				w.set.Ordinals.Start = rapid.IntRange(0, 2).Draw(t, "restart")
+			case 4:
+				w.intrude(t)
+			case 5:
+				w.theirs = Observed{} // the other state directory removed its objects
 			}
 			p := MakePlan(w.input())
 			checkSafety(t, w, p)
 			w.apply(t, p, func() bool { return rapid.IntRange(0, 9).Draw(t, "fail") == 0 })
 			w.churn(t, false)
 		}
+		w.theirs = Observed{}
 		bound := 4*(len(w.replicas)+w.set.DesiredReplicas()) + 10
 		for i := 0; ; i++ {
 			p := MakePlan(w.input())

@@ -16,8 +16,11 @@ type Status struct {
 	Paused             bool              `json:"paused,omitempty"`
 	Conditions         []Condition       `json:"conditions,omitempty"`
 	Containers         []ContainerStatus `json:"containers"`
-	// Conflicts names containers that hold a replica's name without belonging to the set.
+	// Conflicts names containers that hold a replica's name without belonging to
+	// the set, and the set's containers and volumes that another state directory owns.
 	Conflicts []string `json:"conflicts,omitempty"`
+	// ConflictDetails explains each conflict: who holds it and the way out.
+	ConflictDetails []Conflict `json:"conflictDetails,omitempty"`
 	// Waiting says what the controller waits for.
 	Waiting []string `json:"waiting,omitempty"`
 	// Deleting: ostset down started and has not finished.
@@ -67,8 +70,6 @@ func (p *planner) status() Status {
 			s.AvailableReplicas++
 		}
 	}
-	for _, f := range p.in.Observed.Foreign {
-		s.Conflicts = append(s.Conflicts, f.Name)
-	}
+	s.Conflicts, s.ConflictDetails = conflicts(p.set.Name, p.in.Observed)
 	return s
 }

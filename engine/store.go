@@ -60,6 +60,9 @@ type State struct {
 	// keeps them unless the file sets the field itself, as kubectl apply keeps
 	// what a file leaves out.
 	Overrides Overrides `json:"overrides,omitzero"`
+	// AdoptedOwners are other state directories whose containers and volumes of
+	// the set were adopted on purpose (ostset up --adopt) and count as its own.
+	AdoptedOwners []Owner `json:"adoptedOwners,omitempty"`
 }
 
 // Overrides are values of the spec set by commands rather than by the file.

@@ -55,6 +55,7 @@ func (a *app) describe(st engine.State, s engine.Status, events []engine.Event) 
 	if s.Deleting != nil {
 		fmt.Fprintf(w, "Deleting:        %s\n", deletingNote(s.Name, s.Deleting))
 	}
+	printAdopted(w, "Adopted from:    ", st.AdoptedOwners)
 
 	fmt.Fprintln(w, "Conditions:")
 	t := table(w)
@@ -71,9 +72,7 @@ func (a *app) describe(st engine.State, s engine.Status, events []engine.Event) 
 		fmt.Fprintf(t, "  %s\t%s\t%s\t%s\t%s\n", c.Name, c.State, orDefault(c.Health, "-"), c.Revision, age(c.Created, now))
 	}
 	_ = t.Flush()
-	for _, name := range s.Conflicts {
-		fmt.Fprintf(w, "  conflict: %s holds a replica name but does not belong to the set\n", name)
-	}
+	printConflicts(w, "  ", s.ConflictDetails)
 	for _, wait := range s.Waiting {
 		fmt.Fprintf(w, "  waiting: %s\n", wait)
 	}

@@ -84,6 +84,9 @@ func (a *app) printSets(rows []setRow, output string) error {
 		if r.Deleting != nil {
 			fmt.Fprintf(a.stderr, "note: %s\n", deletingNote(r.Name, r.Deleting))
 		}
+		if n := len(r.Conflicts); n > 0 {
+			fmt.Fprintf(a.stderr, "%s: %d conflicts (see ostset describe %s)\n", r.Name, n, r.Name)
+		}
 	}
 	return nil
 }
@@ -117,9 +120,7 @@ func (a *app) printReplicas(s engine.Status, output string) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	for _, name := range s.Conflicts {
-		fmt.Fprintf(a.stderr, "conflict: container %s holds a replica name but does not belong to set %s\n", name, s.Name)
-	}
+	printConflicts(a.stderr, "", s.ConflictDetails)
 	if s.Deleting != nil {
 		fmt.Fprintf(a.stderr, "note: %s\n", deletingNote(s.Name, s.Deleting))
 	}

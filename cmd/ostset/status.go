@@ -38,6 +38,7 @@ func newStatusCmd(a *app) *cobra.Command {
 			if s.Deleting != nil {
 				fmt.Fprintf(a.stdout, "deleting: %s\n", deletingNote(s.Name, s.Deleting))
 			}
+			printConflicts(a.stdout, "", s.ConflictDetails)
 			return nil
 		},
 	}

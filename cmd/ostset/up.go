@@ -52,6 +52,7 @@ func (w *waitFlags) then(ctx context.Context, a *app, err error, names ...string
 
 func newUpCmd(a *app) *cobra.Command {
 	var files []string
+	var adopt bool
 	var w waitFlags
 	cmd := &cobra.Command{
 		Use:   "up -f FILE [-f FILE...]",
@@ -68,8 +69,15 @@ func newUpCmd(a *app) *cobra.Command {
 			cause := "ostset up -f " + strings.Join(files, " -f ")
 			ctx, cancel := w.bound(cmd.Context())
 			defer cancel()
+			adopted, err := a.claim(ctx, sets, adopt)
+			if err != nil {
+				return err
+			}
 			for _, s := range sets {
 				if err := a.apply(ctx, s, cause); err != nil {
+					return err
+				}
+				if err := a.adopt(ctx, s.Name, adopted[s.Name]); err != nil {
 					return err
 				}
 			}
@@ -77,6 +85,7 @@ func newUpCmd(a *app) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringArrayVarP(&files, "file", "f", nil, "set file (YAML, one or more documents)")
+	cmd.Flags().BoolVar(&adopt, "adopt", false, "take over the sets' containers and volumes that another state directory created")
 	w.register(cmd, true)
 	return cmd
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,7 +14,9 @@ import (
 )
 
 // Runtime is an in-memory container engine. New containers start running and
-// are ready at once (no healthcheck). Calls are recorded in Log.
+// are ready at once (no healthcheck). Calls are recorded in Log. Like the Docker
+// runtime, it keeps the owner labels of what it creates and refuses to change an
+// object that engine.CheckOwner refuses.
 type Runtime struct {
 	mu         sync.Mutex
 	containers map[string]engine.Replica // by name
@@ -52,6 +55,7 @@ func (r *Runtime) Observe(_ context.Context, set string, _ engine.ObserveOptions
 	for _, v := range r.volumes {
 		o.Volumes = append(o.Volumes, v)
 	}
+	slices.SortFunc(o.Volumes, func(a, b engine.Volume) int { return strings.Compare(a.Name, b.Name) })
 	return o, nil
 }
 
@@ -62,7 +66,7 @@ func (r *Runtime) EnsureNetwork(context.Context, string) (string, error) { retur
 func (r *Runtime) RemoveNetwork(context.Context, string) (bool, error) { return false, nil }
 
 // CreateReplica implements engine.Runtime.
-func (r *Runtime) CreateReplica(_ context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.creates++
@@ -76,32 +80,45 @@ func (r *Runtime) CreateReplica(_ context.Context, spec engine.ReplicaSpec) (eng
 	r.nextID++
 	id := fmt.Sprintf("c%d", r.nextID)
 	c := engine.Replica{ID: id, Name: spec.Name, Ordinal: spec.Ordinal, Revision: spec.Revision,
-		State: engine.StateRunning, Created: time.Now()}
+		State: engine.StateRunning, Created: time.Now(), Owner: engine.OwnerOf(spec.Labels)}
 	if r.Unhealthy[spec.Image] {
 		c.Health = engine.HealthUnhealthy
 	}
 	if r.Crashing[spec.Image] {
 		c.State = engine.StateExited
 	}
-	r.containers[spec.Name] = c
 	var reused []engine.Volume
 	for _, v := range spec.Volumes {
-		if old, ok := r.volumes[v.Name]; ok {
-			reused = append(reused, old)
+		old, ok := r.volumes[v.Name]
+		if !ok {
 			continue
 		}
-		r.volumes[v.Name] = engine.Volume{Name: v.Name, Ordinal: spec.Ordinal, Created: time.Now()}
+		if old.Owner.ID != engine.OwnerOf(v.Labels).ID {
+			if err := engine.CheckOwner(ctx, old.Owner); err != nil {
+				return engine.CreateResult{}, fmt.Errorf("%s: volume %s: %w", spec.Name, v.Name, err)
+			}
+		}
+		reused = append(reused, old)
+	}
+	r.containers[spec.Name] = c
+	for _, v := range spec.Volumes {
+		if _, ok := r.volumes[v.Name]; !ok {
+			r.volumes[v.Name] = engine.Volume{Name: v.Name, Ordinal: spec.Ordinal, Created: time.Now(), Owner: engine.OwnerOf(v.Labels)}
+		}
 	}
 	r.record("create %s %s", spec.Name, spec.Revision)
 	return engine.CreateResult{ID: id, ReusedVolumes: reused}, nil
 }
 
 // StartReplica implements engine.Runtime.
-func (r *Runtime) StartReplica(_ context.Context, _, id string) error {
+func (r *Runtime) StartReplica(ctx context.Context, _, id string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for name, c := range r.containers {
 		if c.ID == id {
+			if err := engine.CheckOwner(ctx, c.Owner); err != nil {
+				return fmt.Errorf("refusing to start container %s: %w", name, err)
+			}
 			c.State = engine.StateRunning
 			r.containers[name] = c
 			r.record("start %s", name)
@@ -111,11 +128,14 @@ func (r *Runtime) StartReplica(_ context.Context, _, id string) error {
 }
 
 // RemoveReplica implements engine.Runtime.
-func (r *Runtime) RemoveReplica(_ context.Context, _, id string, _ time.Duration) error {
+func (r *Runtime) RemoveReplica(ctx context.Context, _, id string, _ time.Duration) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for name, c := range r.containers {
 		if c.ID == id {
+			if err := engine.CheckOwner(ctx, c.Owner); err != nil {
+				return fmt.Errorf("refusing to remove container %s: %w", name, err)
+			}
 			if name == r.FailRemove {
 				r.FailRemove = ""
 				return fmt.Errorf("remove %s: injected failure", name)
@@ -128,9 +148,14 @@ func (r *Runtime) RemoveReplica(_ context.Context, _, id string, _ time.Duration
 }
 
 // RemoveVolume implements engine.Runtime.
-func (r *Runtime) RemoveVolume(_ context.Context, _, name string) error {
+func (r *Runtime) RemoveVolume(ctx context.Context, _, name string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if v, ok := r.volumes[name]; ok {
+		if err := engine.CheckOwner(ctx, v.Owner); err != nil {
+			return fmt.Errorf("refusing to remove volume %s: %w", name, err)
+		}
+	}
 	delete(r.volumes, name)
 	r.record("remove volume %s", name)
 	return nil
@@ -156,4 +181,19 @@ func (r *Runtime) Exit(name string) {
 	c := r.containers[name]
 	c.State = engine.StateExited
 	r.containers[name] = c
+}
+
+// Add puts a container in the runtime as it is, as another process would have
+// made it (another state directory's replica, say).
+func (r *Runtime) Add(c engine.Replica) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.containers[c.Name] = c
+}
+
+// AddVolume puts a volume in the runtime as it is.
+func (r *Runtime) AddVolume(v engine.Volume) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.volumes[v.Name] = v
 }

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/ostset/ostset/engine"
+)
+
+// describe names each conflict, each way out once, and the adopted owners.
+func TestDescribeConflictsAndAdopted(t *testing.T) {
+	var out bytes.Buffer
+	a := &app{stdout: &out}
+	way := "to take the set over on purpose, run 'ostset up --adopt -f FILE' here"
+	s := engine.Status{Name: "web", ConflictDetails: []engine.Conflict{
+		{Kind: "container", Name: "web-0", Message: "container web-0 (abc) belongs to set web of state directory /a (id x), not to this one", Resolve: way},
+		{Kind: "volume", Name: "data-web-0", Message: "volume data-web-0 belongs to set web of state directory /a (id x), not to this one", Resolve: way},
+	}}
+	st := engine.State{AdoptedOwners: []engine.Owner{{ID: "y", Dir: "/b"}}}
+	if err := a.describe(st, s, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"\nAdopted from:    /b (id y)\n",
+		"\n  conflict: container web-0 (abc) belongs to set web of state directory /a (id x), not to this one\n" +
+			"  conflict: volume data-web-0 belongs to set web of state directory /a (id x), not to this one\n" +
+			"    " + way + "\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("describe lacks %q:\n%s", want, out.String())
+		}
+	}
+}

@@ -1,0 +1,114 @@
+package engine
+
+import (
+	"context"
+	"errors"
+)
+
+// ownership is what st's state directory counts as its own in the set.
+func (c *Controller) ownership(st State) (Ownership, error) {
+	self, err := c.Store.Owner()
+	if err != nil {
+		return Ownership{}, err
+	}
+	return Ownership{Self: self, Adopted: st.AdoptedOwners}, nil
+}
+
+// observe observes a set and classifies what it sees by owner (other state
+// directories' objects go to OwnedElsewhere). The context it returns carries the
+// ownership, which the runtime checks once more before it changes anything.
+func (c *Controller) observe(ctx context.Context, name string, st State, opts ObserveOptions) (context.Context, Observed, error) {
+	own, err := c.ownership(st)
+	if err != nil {
+		return ctx, Observed{}, err
+	}
+	obs, err := c.Runtime.Observe(ctx, name, opts)
+	if err != nil {
+		return ctx, Observed{}, err
+	}
+	return WithOwnership(ctx, own), own.Classify(name, obs), nil
+}
+
+// labelOwner labels a replica and its volumes with this state directory.
+func (c *Controller) labelOwner(spec *ReplicaSpec) error {
+	self, err := c.Store.Owner()
+	if err != nil {
+		return err
+	}
+	self.labelSpec(spec)
+	return nil
+}
+
+// Claim checks, before a set's spec is stored, that no other state directory
+// owns any of its containers or volumes. If one does, it returns an
+// *OwnershipError naming them and the way out, or with adopt their owners, to be
+// recorded by Adopt once the spec is stored.
+func (c *Controller) Claim(ctx context.Context, name string, adopt bool) ([]Owner, error) {
+	st, err := c.Store.Load(name)
+	if err != nil && !errors.Is(err, ErrUnknownSet) {
+		return nil, err
+	}
+	_, obs, err := c.observe(ctx, name, st, ObserveOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if len(obs.OwnedElsewhere) == 0 {
+		return nil, nil
+	}
+	if !adopt {
+		return nil, &OwnershipError{Set: name, Conflicts: obs.OwnedElsewhere}
+	}
+	return owners(obs.OwnedElsewhere), nil
+}
+
+// Adopt records owners in the set's state: their containers and volumes of the
+// set count as its own from then on. Docker cannot relabel an existing object,
+// so the adopted owners are kept for as long as the set is.
+func (c *Controller) Adopt(ctx context.Context, name string, owners []Owner) error {
+	if len(owners) == 0 {
+		return nil
+	}
+	var added []Owner
+	var own Ownership
+	_, err := c.Store.Update(ctx, name, func(st *State, exists bool) error {
+		if !exists {
+			return c.Store.Unknown(name)
+		}
+		var err error
+		if own, err = c.ownership(*st); err != nil {
+			return err
+		}
+		added = st.adoptOwners(owners)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, o := range added {
+		c.emit(name, "", "adopted the set's containers and volumes of %s", own.holder(o))
+	}
+	return nil
+}
+
+// heldElsewhere is the *OwnershipError of a plan held by another state
+// directory's objects, or nil.
+func heldElsewhere(set string, plan Plan) error {
+	var held []Conflict
+	for _, x := range plan.Status.ConflictDetails {
+		if x.Owner.ID != "" {
+			held = append(held, x)
+		}
+	}
+	if len(held) == 0 {
+		return nil
+	}
+	return &OwnershipError{Set: set, Conflicts: held}
+}
+
+// leftAlone reports, when a set is deleted, the objects another state directory
+// owns, which the delete did not touch.
+func (c *Controller) leftAlone(set string, cs []Conflict) {
+	for _, x := range cs {
+		c.emit(set, x.Name, "%s %s left alone: it belongs to %s", x.Kind, x.Name, x.holder)
+	}
+}
