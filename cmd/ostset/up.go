@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	cerrdefs "github.com/containerd/errdefs"
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 
@@ -110,10 +109,7 @@ func (a *app) apply(ctx context.Context, s config.Set, cause string) error {
 	if err != nil {
 		return err
 	}
-	imageID, err := rt.ResolveImage(ctx, s.Template.Image)
-	if cerrdefs.IsNotFound(err) {
-		return invalid(fmt.Errorf("%s: template.image: %w", s.Source, err))
-	}
+	imageID, err := a.ensureImage(ctx, rt, s)
 	if err != nil {
 		return err
 	}
