@@ -98,8 +98,11 @@ func (p *pullPrinter) finish(err error) {
 	case p.upToDate:
 		line = fmt.Sprintf("%s: pulled %s (up to date) in %s", p.prefix, p.image, took)
 	default:
-		n, bytes := p.downloaded()
-		line = fmt.Sprintf("%s: pulled %s (%s, %s downloaded) in %s", p.prefix, p.image, plural(n, "layer"), humanBytes(bytes), took)
+		what := "nothing to download: every layer was present"
+		if n, bytes := p.downloaded(); n > 0 {
+			what = fmt.Sprintf("%s, %s downloaded", plural(n, "layer"), humanBytes(bytes))
+		}
+		line = fmt.Sprintf("%s: pulled %s (%s) in %s", p.prefix, p.image, what, took)
 	}
 	p.draw(line, true)
 	p.image = ""

@@ -128,6 +128,11 @@ func TestPullPrinterOutcomes(t *testing.T) {
 		err:   errors.New("manifest unknown"),
 		want:  "\r\x1b[Kweb: pulling app:1\r\x1b[Kweb: pull of app:1 failed after 0s\n",
 	}, {
+		name: "every layer present",
+		steps: []engine.PullProgress{{Image: "app:1", State: engine.PullStarted},
+			{Image: "app:1", Layer: "a", State: engine.LayerComplete, Existed: true}},
+		want: "web: pulling app:1\nweb: pulled app:1 (nothing to download: every layer was present) in 0s\n",
+	}, {
 		name:  "up to date",
 		steps: []engine.PullProgress{{Image: "app:1", State: engine.PullStarted}, {Image: "app:1", State: engine.PullUpToDate}},
 		want:  "web: pulling app:1\nweb: pulled app:1 (up to date) in 0s\n",
