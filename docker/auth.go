@@ -37,7 +37,7 @@ func credentialsFor(ref string) (registryCreds, error) {
 	if err := dockercfg.FromFile(c.config, &cfg); errors.Is(err, fs.ErrNotExist) {
 		return c, nil
 	} else if err != nil {
-		return c, fmt.Errorf("Docker config %s: %w", c.config, err)
+		return c, fmt.Errorf("read the Docker config %s: %w", c.config, err)
 	}
 	_, helper := cfg.CredentialHelpers[c.host]
 	_, entry := cfg.AuthConfigs[c.host]
@@ -48,7 +48,7 @@ func credentialsFor(ref string) (registryCreds, error) {
 	}
 	user, secret, err := cfg.GetRegistryCredentials(c.host)
 	if err != nil {
-		return c, fmt.Errorf("credentials for %s (Docker config %s): %w", c.host, c.config, err)
+		return c, fmt.Errorf("credentials for %s (from %s): %w", c.host, c.config, err)
 	}
 	if user == "" && secret == "" {
 		return c, nil

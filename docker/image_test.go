@@ -152,8 +152,8 @@ func TestEnsureImagePullFailures(t *testing.T) {
 		wantSteps: 2,
 	}, {
 		name:     "credentials that cannot be read",
-		f:        fakeImages{credsErr: errors.New("Docker config /x/config.json: decode config: invalid character")},
-		want:     ref + ": Docker config /x/config.json: decode config: invalid character",
+		f:        fakeImages{credsErr: errors.New("read the Docker config /x/config.json: decode config: invalid character")},
+		want:     ref + ": read the Docker config /x/config.json: decode config: invalid character",
 		imageErr: true,
 	}, {
 		name: "pulled, yet not there",

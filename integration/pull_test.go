@@ -9,11 +9,16 @@ import (
 )
 
 // pullSpec is a small set whose image comes from a registry; {{POLICY}} is
-// its imagePullPolicy. The document starts on line 2.
+// its imagePullPolicy. The document starts on line 2. Its replicas start and
+// roll together: these tests are about images, not ordering.
 const pullSpec = `
 name: {{SET}}
 replicas: 2
 network: {{NET}}
+podManagementPolicy: Parallel
+updateStrategy:
+  rollingUpdate:
+    maxUnavailable: 2
 terminationGracePeriodSeconds: 2
 template:
   image: {{IMAGE}}

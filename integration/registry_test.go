@@ -80,26 +80,27 @@ http:
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start docker-registry: %v", err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	var waitErr error
+	exited := make(chan struct{}) // closed once waitErr is set
+	go func() { waitErr = cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		<-exited
 	})
-	r.await(t, exited, &logs)
+	r.await(t, exited, func() string { return fmt.Sprintf("%v\n%s", waitErr, &logs) })
 	return r
 }
 
 // await returns once the registry answers its API root (200, or 401 when it
 // requires credentials).
-func (r *registry) await(t *testing.T, exited <-chan error, logs *bytes.Buffer) {
+func (r *registry) await(t *testing.T, exited <-chan struct{}, why func() string) {
 	t.Helper()
 	client := &http.Client{Timeout: time.Second}
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		select {
-		case err := <-exited:
-			t.Fatalf("docker-registry on %s exited: %v\n%s", r.addr, err, logs)
+		case <-exited:
+			t.Fatalf("docker-registry on %s exited: %s", r.addr, why())
 		default:
 		}
 		if resp, err := client.Get("http://" + r.addr + "/v2/"); err == nil {
@@ -109,7 +110,7 @@ func (r *registry) await(t *testing.T, exited <-chan error, logs *bytes.Buffer) 
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("docker-registry on %s does not answer after 15s\n%s", r.addr, logs)
+			t.Fatalf("docker-registry on %s does not answer after 15s", r.addr)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
