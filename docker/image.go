@@ -87,11 +87,16 @@ func pullError(ctx context.Context, ref string, creds registryCreds, err error) 
 	if ctx.Err() != nil || client.IsErrConnectionFailed(err) {
 		return fmt.Errorf("pull %s: %w", ref, err)
 	}
-	msg := strings.TrimPrefix(err.Error(), "Error response from daemon: ")
+	msg := daemonMessage(err)
 	if creds.auth == "" && authFailure(msg) {
 		msg += fmt.Sprintf(" (no credentials for %s in %s)", creds.host, creds.config)
 	}
 	return &engine.ImageError{Image: ref, Err: errors.New(msg)}
+}
+
+// daemonMessage is the engine's own message in an error of the client.
+func daemonMessage(err error) string {
+	return strings.TrimPrefix(err.Error(), "Error response from daemon: ")
 }
 
 // authFailure recognises a registry's refusal to an anonymous client (the
@@ -144,6 +149,9 @@ func (e engineImages) localID(ctx context.Context, ref string) (string, error) {
 	res, err := e.cli.ImageInspect(ctx, ref)
 	if cerrdefs.IsNotFound(err) {
 		return "", nil
+	}
+	if cerrdefs.IsInvalidArgument(err) { // not a reference: "invalid reference format: …"
+		return "", &engine.ImageError{Image: ref, Err: errors.New(daemonMessage(err))}
 	}
 	if err != nil {
 		return "", fmt.Errorf("inspect image %s: %w", ref, err)

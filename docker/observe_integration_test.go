@@ -50,6 +50,12 @@ func TestEnsureImageLocal(t *testing.T) {
 	if ie := (*engine.ImageError)(nil); !errors.As(err, &ie) {
 		t.Errorf("a missing image under Never is %T, want *engine.ImageError", err)
 	}
+	// Not a reference at all: the set's fault too.
+	_, err = rt.EnsureImage(ctx, "Ostset/Upper:1", config.PullIfNotPresent, nil)
+	mustContain(t, err, "Ostset/Upper:1", "invalid reference format")
+	if ie := (*engine.ImageError)(nil); !errors.As(err, &ie) {
+		t.Errorf("an invalid reference is %T, want *engine.ImageError", err)
+	}
 }
 
 func TestObserveClassification(t *testing.T) {
