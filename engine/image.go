@@ -7,7 +7,7 @@ import (
 	"github.com/ostset/ostset/config"
 )
 
-// Layer states of an image pull, as PullProgress.State reports them.
+// Steps of an image pull, as PullProgress.State reports them.
 const (
 	// PullStarted: the pull of the image begins (Layer is empty).
 	PullStarted = "started"
