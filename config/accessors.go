@@ -67,3 +67,14 @@ func (s Set) ProgressDeadline() time.Duration {
 	}
 	return time.Duration(*s.UpdateStrategy.ProgressDeadlineSeconds) * time.Second
 }
+
+// PullPolicy is template.imagePullPolicy, IfNotPresent when not given. Unlike
+// Kubernetes, a ":latest" or untagged reference does not default to Always:
+// on a single Docker host an image is often built locally under such a tag,
+// and Always would make ostset look for it in a registry.
+func (t Template) PullPolicy() string {
+	if t.ImagePullPolicy == "" {
+		return PullIfNotPresent
+	}
+	return t.ImagePullPolicy
+}

@@ -66,3 +66,24 @@ func TestApplyDefaultsLeavesNoNilPointers(t *testing.T) {
 		t.Errorf("second ApplyDefaults changed the set: %+v", s)
 	}
 }
+
+// IfNotPresent is the default for every reference, ":latest" and untagged ones
+// included (Kubernetes would pull those Always).
+func TestPullPolicy(t *testing.T) {
+	for _, tt := range []struct{ image, policy, want string }{
+		{"redis:7", "", PullIfNotPresent},
+		{"redis", "", PullIfNotPresent},
+		{"redis:latest", "", PullIfNotPresent},
+		{"redis:latest", PullAlways, PullAlways},
+		{"redis:7", PullNever, PullNever},
+	} {
+		s := Set{Name: "web", Template: Template{Image: tt.image, ImagePullPolicy: tt.policy}}
+		if got := s.Template.PullPolicy(); got != tt.want {
+			t.Errorf("%s with %q: PullPolicy() = %q, want %q", tt.image, tt.policy, got, tt.want)
+		}
+		s.ApplyDefaults()
+		if s.Template.ImagePullPolicy != tt.policy {
+			t.Errorf("%s: ApplyDefaults set imagePullPolicy %q: a stored set would change", tt.image, s.Template.ImagePullPolicy)
+		}
+	}
+}

@@ -10,7 +10,8 @@ import (
 // RevisionSpec is what a revision pins: everything that shapes a replica
 // container. Replicas, partition, maxUnavailable, policies, minReadySeconds,
 // retention, history limit and grace period are deliberately not in it:
-// changing them must not roll the set.
+// changing them must not roll the set. Template.ImagePullPolicy is kept here
+// but not hashed (see canonical).
 type RevisionSpec struct {
 	Template             Template              `json:"template"` // with Image = the reference as written
 	ImageID              string                `json:"imageID"`
@@ -116,6 +117,9 @@ type hashClaim struct {
 
 func (r RevisionSpec) canonical() hashSpec {
 	t := r.Template
+	// t.ImagePullPolicy is left out on purpose: it decides how the image ID is
+	// found (pulled or not), and the ID is what is hashed. Changing only the
+	// policy therefore rolls nothing, and a pull that brings a new ID does.
 	image := r.ImageID
 	if image == "" {
 		image = t.Image

@@ -113,6 +113,7 @@ func TestHashIgnoresWhatDoesNotShapeAReplica(t *testing.T) {
 		{name: "grace period", edit: func(s *Set) { s.TerminationGracePeriodSeconds = ptr(60) }},
 		{name: "source", edit: func(s *Set) { s.Source = "other.yaml:3" }},
 		{name: "image reference (only the ID counts)", edit: func(s *Set) { s.Template.Image = "registry.example/redis:renamed" }},
+		{name: "pull policy", edit: func(s *Set) { s.Template.ImagePullPolicy = PullAlways }},
 		{name: "explicit defaults", edit: func(s *Set) {
 			s.ApplyDefaults()
 			s.Template.RestartPolicy = "unless-stopped"
@@ -208,8 +209,11 @@ func TestHashChangesWithTheReplica(t *testing.T) {
 // Every field of the replica model must be in the canonical form, or a change
 // to it would not roll the set. When this fails, add the new field to
 // hashSpecV1 with omitempty (so that existing hashes stay the same) and to
-// this list.
+// this list. The fields in notHashed are left out on purpose.
 func TestHashCoversEveryField(t *testing.T) {
+	notHashed := map[string]bool{
+		"Template.ImagePullPolicy": true, // how the image ID is found; the ID is hashed
+	}
 	hashed := map[reflect.Type][]string{
 		reflect.TypeFor[Template]():            {"Image", "Command", "Args", "Env", "WorkingDir", "User", "Labels", "Ports", "Healthcheck", "VolumeMounts", "Resources", "RestartPolicy"},
 		reflect.TypeFor[Healthcheck]():         {"Test", "Interval", "Timeout", "Retries", "StartPeriod"},
@@ -222,7 +226,9 @@ func TestHashCoversEveryField(t *testing.T) {
 	for typ, want := range hashed {
 		var got []string
 		for f := range typ.Fields() {
-			got = append(got, f.Name)
+			if !notHashed[typ.Name()+"."+f.Name] {
+				got = append(got, f.Name)
+			}
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("%v has fields %v; the revision hash covers %v", typ, got, want)

@@ -228,11 +228,17 @@ func TestParseErrors(t *testing.T) {
 		want      []string
 	}{{
 		name: "unknown field",
-		src:  "name: web\nreplica: 3\ntemplate:\n  image: x\n  imagePullPolicy: Always\n  Env: {}\n",
+		src:  "name: web\nreplica: 3\ntemplate:\n  image: x\n  imagePullSecrets: [x]\n  Env: {}\n",
 		want: []string{
 			`set.yaml:2: unknown field "replica"`,
-			`set.yaml:5: template: unknown field "imagePullPolicy"`,
+			`set.yaml:5: template: unknown field "imagePullSecrets"`,
 			`set.yaml:6: template: unknown field "Env" (did you mean "env"?)`,
+		},
+	}, {
+		name: "unknown pull policy",
+		src:  "name: web\ntemplate:\n  image: x\n  imagePullPolicy: always\n",
+		want: []string{
+			`set.yaml:4: template.imagePullPolicy: "always" must be IfNotPresent, Always or Never`,
 		},
 	}, {
 		name: "not a duration",

@@ -16,6 +16,13 @@ const (
 	OnDelete      = "OnDelete"
 )
 
+// Image pull policies (template.imagePullPolicy), with Kubernetes' meaning.
+const (
+	PullIfNotPresent = "IfNotPresent" // pull only when the image is not present locally (the default)
+	PullAlways       = "Always"       // pull at every ostset up: the registry's image wins
+	PullNever        = "Never"        // never pull: the image must be present locally
+)
+
 // Retention policy values.
 const (
 	Retain = "Retain"
@@ -92,6 +99,10 @@ type Template struct {
 	VolumeMounts  []VolumeMount     `yaml:"volumeMounts" json:"volumeMounts,omitempty"`
 	Resources     Resources         `yaml:"resources" json:"resources"`
 	RestartPolicy string            `yaml:"restartPolicy" json:"restartPolicy,omitempty"`
+
+	// ImagePullPolicy stays empty when not written (PullPolicy gives the
+	// default), so that a set stored before the field existed reads the same.
+	ImagePullPolicy string `yaml:"imagePullPolicy" json:"imagePullPolicy,omitempty"`
 }
 
 // Port publishes containerPort on hostPort+ordinal-offset.

@@ -109,6 +109,9 @@ func (v *validator) template(t Template, first, last int) map[string]string {
 	if t.Image == "" {
 		v.add("template.image", "is required")
 	}
+	if t.ImagePullPolicy != "" {
+		v.oneOf("template.imagePullPolicy", t.ImagePullPolicy, PullIfNotPresent, PullAlways, PullNever)
+	}
 	for i, c := range t.Command {
 		v.goTemplate(fmt.Sprintf("template.command[%d]", i), c)
 	}

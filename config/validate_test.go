@@ -50,6 +50,9 @@ func TestValidateAcceptsValidSets(t *testing.T) {
 		{"healthcheck CMD-SHELL", func(s *Set) { s.Template.Healthcheck = &Healthcheck{Test: []string{"CMD-SHELL", "true"}} }},
 		{"restart policies", func(s *Set) { s.Template.RestartPolicy = "on-failure:5" }},
 		{"restart no", func(s *Set) { s.Template.RestartPolicy = "no" }},
+		{"pull Always", func(s *Set) { s.Template.ImagePullPolicy = PullAlways }},
+		{"pull Never", func(s *Set) { s.Template.ImagePullPolicy = PullNever }},
+		{"pull IfNotPresent", func(s *Set) { s.Template.ImagePullPolicy = PullIfNotPresent }},
 		{"highest host port", func(s *Set) {
 			s.Template.Ports = []Port{{ContainerPort: 1, HostPort: 65533}}
 			s.Ordinals.Start = 0

@@ -22,6 +22,7 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
+	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 )
 
@@ -90,7 +91,7 @@ func buildImage(ctx context.Context) (string, error) {
 	if err := buildErrors(res.Body); err != nil {
 		return "", err
 	}
-	return rt.ResolveImage(ctx, testImage)
+	return rt.EnsureImage(ctx, testImage, config.PullNever, nil)
 }
 
 func tarOf(files map[string][]byte) (io.Reader, error) {

@@ -4,6 +4,7 @@ package docker
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/moby/moby/client"
 
+	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 )
 
@@ -34,15 +36,26 @@ func TestPingUnreachable(t *testing.T) {
 	mustContain(t, err, "watch set x", "unreachable")
 }
 
-func TestResolveImage(t *testing.T) {
+func TestEnsureImageLocal(t *testing.T) {
 	t.Parallel()
 	ctx := testCtx(t)
-	id, err := rt.ResolveImage(ctx, testImage)
-	if err != nil || !strings.HasPrefix(id, "sha256:") {
-		t.Fatalf("ResolveImage(%s) = %q, %v", testImage, id, err)
+	for _, policy := range []string{config.PullNever, config.PullIfNotPresent} {
+		id, err := rt.EnsureImage(ctx, testImage, policy, nil)
+		if err != nil || id != imageID {
+			t.Fatalf("EnsureImage(%s, %s) = %q, %v; want %s", testImage, policy, id, err, imageID)
+		}
 	}
-	_, err = rt.ResolveImage(ctx, "ostset-dockertest/absent:1")
-	mustContain(t, err, "ostset-dockertest/absent:1", "not present locally")
+	_, err := rt.EnsureImage(ctx, "ostset-dockertest/absent:1", config.PullNever, nil)
+	mustContain(t, err, "ostset-dockertest/absent:1", "not present locally", "imagePullPolicy is Never")
+	if ie := (*engine.ImageError)(nil); !errors.As(err, &ie) {
+		t.Errorf("a missing image under Never is %T, want *engine.ImageError", err)
+	}
+	// Not a reference at all: the set's fault too.
+	_, err = rt.EnsureImage(ctx, "Ostset/Upper:1", config.PullIfNotPresent, nil)
+	mustContain(t, err, "Ostset/Upper:1", "invalid reference format")
+	if ie := (*engine.ImageError)(nil); !errors.As(err, &ie) {
+		t.Errorf("an invalid reference is %T, want *engine.ImageError", err)
+	}
 }
 
 func TestObserveClassification(t *testing.T) {

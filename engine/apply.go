@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -24,25 +25,29 @@ type ApplyResult struct {
 	Notes []string
 }
 
-// ImageError is an image reference that could not be resolved to a local image.
-type ImageError struct {
-	Source, Image string
-	Err           error
-}
-
-func (e *ImageError) Error() string {
-	return fmt.Sprintf("%s: template.image: %s", e.Source, e.Err)
-}
-
-func (e *ImageError) Unwrap() error { return e.Err }
-
 // Apply stores s as the set's desired spec and makes its template, with the image
-// resolved to its ID, the update revision (see State.Apply).
-func (c *Controller) Apply(ctx context.Context, s config.Set, cause string) (ApplyResult, error) {
-	imageID, err := c.Runtime.ResolveImage(ctx, s.Template.Image)
+// pulled per its imagePullPolicy and resolved to its ID, the update revision (see
+// Image and State.Apply). progress, if set, sees the pull.
+func (c *Controller) Apply(ctx context.Context, s config.Set, cause string, progress func(PullProgress)) (ApplyResult, error) {
+	imageID, err := c.Image(ctx, s, progress)
 	if err != nil {
-		return ApplyResult{}, &ImageError{Source: s.Source, Image: s.Template.Image, Err: err}
+		return ApplyResult{}, err
 	}
+	return c.ApplyImage(ctx, s, imageID, cause)
+}
+
+// Image pulls the set's image per its imagePullPolicy and returns its local ID.
+// A problem with the image is an *ImageError, wrapped with the set's file line.
+func (c *Controller) Image(ctx context.Context, s config.Set, progress func(PullProgress)) (string, error) {
+	imageID, err := c.Runtime.EnsureImage(ctx, s.Template.Image, s.Template.PullPolicy(), progress)
+	if ie := (*ImageError)(nil); errors.As(err, &ie) {
+		return "", fmt.Errorf("%s: template.image: %w", s.Source, err)
+	}
+	return imageID, err
+}
+
+// ApplyImage is Apply with the image already resolved to imageID.
+func (c *Controller) ApplyImage(ctx context.Context, s config.Set, imageID, cause string) (ApplyResult, error) {
 	var res ApplyResult
 	st, err := c.Store.Update(ctx, s.Name, func(st *State, exists bool) error {
 		var err error

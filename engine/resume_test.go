@@ -201,7 +201,7 @@ func TestApplyCancelsAnUnfinishedDelete(t *testing.T) {
 		t.Fatal("delete with a failing remove succeeded")
 	}
 	st, _ := c.Store.Load("web")
-	res, err := c.Apply(context.Background(), st.Spec, "up")
+	res, err := c.Apply(context.Background(), st.Spec, "up", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

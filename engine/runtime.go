@@ -160,8 +160,11 @@ type Runtime interface {
 	RemoveReplica(ctx context.Context, set, id string, grace time.Duration) error
 	// RemoveVolume removes a volume of the set.
 	RemoveVolume(ctx context.Context, set, name string) error
-	// ResolveImage returns the local image ID of ref.
-	ResolveImage(ctx context.Context, ref string) (string, error)
+	// EnsureImage makes image ref present locally as policy says (config.PullIfNotPresent,
+	// PullAlways or PullNever; "" is IfNotPresent) and returns its local image ID. A pull
+	// reports its steps to progress (which may be nil). A missing image under Never, or a
+	// pull that fails, is an *ImageError.
+	EnsureImage(ctx context.Context, ref, policy string, progress func(PullProgress)) (string, error)
 	// Watch sends on the returned channel (without blocking; it may coalesce) whenever a
 	// container of the set changes. The subscription is open when Watch returns.
 	Watch(ctx context.Context, set string) (<-chan struct{}, error)

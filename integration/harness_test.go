@@ -65,6 +65,8 @@ type harness struct {
 	dir      string
 	// sentinels counts event recordings, to name each one's sentinel container.
 	sentinels int
+	// env is added to the environment of every ostset run (KEY=value).
+	env []string
 }
 
 func newHarness(t *testing.T) *harness {
@@ -137,7 +139,7 @@ func (h *harness) ostset(args ...string) result {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, ostsetBin, args...)
-	cmd.Env = append(os.Environ(), "OSTSET_STATE_DIR="+h.stateDir)
+	cmd.Env = append(append(os.Environ(), "OSTSET_STATE_DIR="+h.stateDir), h.env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	cerrdefs "github.com/containerd/errdefs"
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 
@@ -136,11 +135,7 @@ func (a *app) apply(ctx context.Context, s config.Set, cause string) error {
 	if err != nil {
 		return err
 	}
-	res, err := c.Apply(ctx, s, cause)
-	var fe config.FieldError
-	if ie := (*engine.ImageError)(nil); (errors.As(err, &ie) && cerrdefs.IsNotFound(err)) || errors.As(err, &fe) {
-		return invalid(err)
-	}
+	res, err := a.applyWithPull(ctx, c, s, cause)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ package enginetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -32,6 +33,12 @@ type Runtime struct {
 	// FailCreate makes the n-th CreateReplica call fail (1-based; 0: never).
 	FailCreate int
 	creates    int
+	// Local maps the image references present locally to their IDs. While it
+	// is nil, every reference is present with the ID "sha256:<ref>".
+	Local map[string]string
+	// Registry maps the references a pull finds to the image ID it brings; a
+	// pull of any other reference fails as a registry answers an unknown tag.
+	Registry map[string]string
 }
 
 // New returns an empty runtime.
@@ -161,9 +168,38 @@ func (r *Runtime) RemoveVolume(ctx context.Context, _, name string) error {
 	return nil
 }
 
-// ResolveImage implements engine.Runtime: the ID is derived from the reference.
-func (r *Runtime) ResolveImage(_ context.Context, ref string) (string, error) {
-	return "sha256:" + ref, nil
+// EnsureImage implements engine.Runtime on Local and Registry. A pull is
+// recorded in Log as "pull <ref>" and reported to progress as one layer.
+func (r *Runtime) EnsureImage(_ context.Context, ref, policy string, progress func(engine.PullProgress)) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.Local == nil {
+		return "sha256:" + ref, nil
+	}
+	id, present := r.Local[ref]
+	pull, err := engine.PullNeeded(policy, present)
+	if errors.Is(err, engine.ErrNeverPull) {
+		return "", &engine.ImageError{Image: ref, Err: err}
+	}
+	if err != nil || !pull {
+		return id, err
+	}
+	if progress == nil {
+		progress = func(engine.PullProgress) {}
+	}
+	progress(engine.PullProgress{Image: ref, State: engine.PullStarted})
+	r.record("pull %s", ref)
+	remote, ok := r.Registry[ref]
+	if !ok {
+		return "", &engine.ImageError{Image: ref, Err: errors.New("manifest unknown")}
+	}
+	if remote == id {
+		progress(engine.PullProgress{Image: ref, State: engine.PullUpToDate})
+		return id, nil
+	}
+	progress(engine.PullProgress{Image: ref, Layer: remote, State: engine.LayerComplete, Current: 1, Total: 1})
+	r.Local[ref] = remote
+	return remote, nil
 }
 
 // Watch implements engine.Runtime; this runtime never sends events, so the loop
