@@ -96,8 +96,8 @@ func TestDiscardedPlanIsNotACrash(t *testing.T) {
 		st.Spec.UpdateStrategy.AutoRollback = true
 		st.SetUpdateRevision(st.Spec.RevisionSpec("sha256:crash"), "test", clock)
 	})
-	c.Pass(context.Background(), "web") // remove web-1 for the update
-	c.Pass(context.Background(), "web") // create web-1 at crash: it exits
+	c.Pass(context.Background(), "web")   // remove web-1 for the update
+	c.Pass(context.Background(), "web")   // create web-1 at crash: it exits
 	update(t, c, func(st *engine.State) { // the deadline passed while it was being watched
 		st.Progress.At, st.Progress.Seen = clock.Add(-time.Minute), clock
 	})
