@@ -41,7 +41,6 @@ type Controller struct {
 	// at least every Poll).
 	WatchGap time.Duration
 
-	crashes crashLoops
 	// createdAt remembers when this process created a replica (by container ID),
 	// more precise than Docker's creation time in seconds.
 	createdAt sync.Map
@@ -120,9 +119,12 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 		Paused:          st.Paused,
 		Observed:        obs,
 		Now:             c.now(),
-		RecreateAfter:   c.crashes.backoff(name, obs.Replicas),
+		RecreateAfter:   st.crashBackoff(obs.Replicas),
 	})
 	rolledBack := c.record(&st, &plan)
+	if !rolledBack { // a plan thrown away recreates nothing
+		st.noteCrashes(plan.Actions, c.now())
+	}
 	if after, _ := json.Marshal(st); string(after) != string(before) {
 		if err := c.Store.Save(st); err != nil {
 			return plan, st, err
@@ -131,7 +133,6 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 	if rolledBack {
 		return plan, st, errReplan
 	}
-	c.crashes.note(name, plan.Actions, c.now())
 	if planned != nil {
 		planned(st, plan)
 	}

@@ -1,67 +1,54 @@
 package engine
 
-import (
-	"sync"
-	"time"
-)
+import "time"
 
 // Crash-loop back-off: the first recreation of a failed replica is immediate,
 // then each one waits twice as long, from crashBackoff up to crashBackoffMax,
-// until the replica is seen ready again (as Kubernetes' CrashLoopBackOff).
+// until the replica is seen ready again (as Kubernetes' CrashLoopBackOff). It is
+// kept in the set's state, so a new process (another up, a restarted daemon)
+// honours the back-off instead of recreating a crashing replica at once.
 const (
 	crashBackoff    = 10 * time.Second
 	crashBackoffMax = 5 * time.Minute
 )
 
-type crash struct {
-	count int
-	after time.Time // no recreation before
+// CrashLoop is the back-off of one ordinal whose replica keeps exiting.
+type CrashLoop struct {
+	Count int       `json:"count"`
+	After time.Time `json:"after"` // no recreation before
 }
 
-// crashLoops remembers recent failures per set and ordinal, in memory.
-type crashLoops struct {
-	mu   sync.Mutex
-	sets map[string]map[int]*crash
-}
-
-// backoff forgets ordinals whose replica is ready again and returns the
+// crashBackoff forgets ordinals whose replica is ready again and returns the
 // recreation times still held back.
-func (l *crashLoops) backoff(set string, replicas []Replica) map[int]time.Time {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	crashes := l.sets[set]
+func (st *State) crashBackoff(replicas []Replica) map[int]time.Time {
 	for _, r := range replicas {
 		if r.State == StateRunning && (r.Health == HealthNone || r.Health == HealthHealthy) {
-			delete(crashes, r.Ordinal)
+			delete(st.CrashLoops, r.Ordinal)
 		}
 	}
-	out := map[int]time.Time{}
-	for ord, c := range crashes {
-		out[ord] = c.after
+	if len(st.CrashLoops) == 0 {
+		st.CrashLoops = nil
+		return nil
+	}
+	out := make(map[int]time.Time, len(st.CrashLoops))
+	for ord, c := range st.CrashLoops {
+		out[ord] = c.After
 	}
 	return out
 }
 
-// note records the failed replicas a plan recreates.
-func (l *crashLoops) note(set string, actions []Action, now time.Time) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+// noteCrashes records the failed replicas a plan recreates.
+func (st *State) noteCrashes(actions []Action, now time.Time) {
 	for _, a := range actions {
 		if !a.Failed {
 			continue
 		}
-		if l.sets == nil {
-			l.sets = map[string]map[int]*crash{}
+		if st.CrashLoops == nil {
+			st.CrashLoops = map[int]CrashLoop{}
 		}
-		if l.sets[set] == nil {
-			l.sets[set] = map[int]*crash{}
-		}
-		c := l.sets[set][a.Ordinal]
-		if c == nil {
-			c = &crash{}
-			l.sets[set][a.Ordinal] = c
-		}
-		c.after = now.Add(min(crashBackoff<<c.count, crashBackoffMax))
-		c.count++
+		c := st.CrashLoops[a.Ordinal]
+		c.After = now.Add(min(crashBackoff<<c.Count, crashBackoffMax))
+		c.Count++
+		st.CrashLoops[a.Ordinal] = c
 	}
 }

@@ -235,3 +235,26 @@ func TestRecreateOneReplica(t *testing.T) {
 		t.Error("recreating a replica that does not exist succeeded")
 	}
 }
+
+// The crash-loop back-off is kept in the state: a new process (another up, a
+// restarted daemon) does not recreate a crashing replica at once.
+func TestCrashLoopBackoffSurvivesTheProcess(t *testing.T) {
+	rt := enginetest.New()
+	rt.Crashing = map[string]bool{"sha256:crash": true}
+	c, _ := newController(t, rt, 1, "crash")
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c.Now = func() time.Time { return clock }
+	for range 3 { // create, remove the exited one (first time at once), create again
+		if _, err := c.Pass(context.Background(), "web"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fresh := &engine.Controller{Runtime: rt, Store: c.Store, Now: c.Now}
+	p, err := fresh.Pass(context.Background(), "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Actions) != 0 || !strings.Contains(p.String(), "crash-loop back-off") {
+		t.Fatalf("a new process recreates the crashing replica at once:\n%s", p)
+	}
+}

@@ -60,6 +60,9 @@ type State struct {
 	// keeps them unless the file sets the field itself, as kubectl apply keeps
 	// what a file leaves out.
 	Overrides Overrides `json:"overrides,omitzero"`
+	// CrashLoops holds the crash-loop back-off of ordinals whose replica keeps
+	// exiting (see crashloop.go).
+	CrashLoops map[int]CrashLoop `json:"crashLoops,omitempty"`
 	// AdoptedOwners are other state directories whose containers and volumes of
 	// the set were adopted on purpose (ostset up --adopt) and count as its own.
 	AdoptedOwners []Owner `json:"adoptedOwners,omitempty"`
