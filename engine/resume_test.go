@@ -96,8 +96,8 @@ func TestDiscardedPlanIsNotACrash(t *testing.T) {
 		st.Spec.UpdateStrategy.AutoRollback = true
 		st.SetUpdateRevision(st.Spec.RevisionSpec("sha256:crash"), "test", clock)
 	})
-	c.Pass(context.Background(), "web")   // remove web-1 for the update
-	c.Pass(context.Background(), "web")   // create web-1 at crash: it exits
+	mustPass(t, c)                        // remove web-1 for the update
+	mustPass(t, c)                        // create web-1 at crash: it exits
 	update(t, c, func(st *engine.State) { // the deadline passed while it was being watched
 		st.Progress.At, st.Progress.Seen = clock.Add(-time.Minute), clock
 	})
@@ -159,9 +159,9 @@ func TestReadinessMemorySurvivesTheProcess(t *testing.T) {
 	c, _ := newController(t, rt, 1, "v1")
 	update(t, c, func(st *engine.State) { st.Spec.MinReadySeconds = 6 })
 	c.Now = func() time.Time { return clock }
-	c.Pass(context.Background(), "web") // create
+	mustPass(t, c) // create
 	clock = clock.Add(time.Second)
-	c.Pass(context.Background(), "web") // ready: remembered
+	mustPass(t, c) // ready: remembered
 	clock = clock.Add(15 * time.Second)
 	fresh := &engine.Controller{Runtime: rt, Store: c.Store, Now: c.Now}
 	s, _, err := fresh.Status(context.Background(), "web")
@@ -256,5 +256,12 @@ func TestCrashLoopBackoffSurvivesTheProcess(t *testing.T) {
 	}
 	if len(p.Actions) != 0 || !strings.Contains(p.String(), "crash-loop back-off") {
 		t.Fatalf("a new process recreates the crashing replica at once:\n%s", p)
+	}
+}
+
+func mustPass(t *testing.T, c *engine.Controller) {
+	t.Helper()
+	if _, err := c.Pass(context.Background(), "web"); err != nil {
+		t.Fatal(err)
 	}
 }
