@@ -10,7 +10,7 @@ GOLANGCI_VERSION := v2.15.0
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
 
-.PHONY: help build demo-image test-images demo test test-unit test-integration lint bench clean
+.PHONY: help build demo-image test-images db-images demo demo-etcd demo-redis demo-postgres test test-unit test-integration lint bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -21,11 +21,26 @@ build: ## build bin/ostset
 demo-image: ## build the demo image ostset/web:demo (no registry needed)
 	scripts/build-images.sh demo
 
-test-images: ## build the images the integration tests use
+test-images: db-images ## build the images the integration tests use
 	scripts/build-images.sh test
+
+db-images: ## build local stand-ins for the etcd, Redis and Postgres images (debootstrap, once per machine)
+	scripts/build-db-images.sh all
 
 demo: build demo-image ## build everything and run examples/web (3 replicas)
 	$(BIN) up -f examples/web/set.yaml
+
+demo-etcd: build ## build the local etcd image and run examples/etcd (3 members)
+	scripts/build-db-images.sh etcd
+	ETCD_IMAGE=ostset-test/etcd:3 $(BIN) up -f examples/etcd/set.yaml
+
+demo-redis: build ## build the local Redis image and run examples/redis (a primary, 2 replicas)
+	scripts/build-db-images.sh redis
+	REDIS_IMAGE=ostset-test/redis:7 $(BIN) up -f examples/redis/set.yaml
+
+demo-postgres: build ## build the local Postgres image and run examples/postgres (a primary, a standby)
+	scripts/build-db-images.sh postgres
+	POSTGRES_IMAGE=ostset-test/postgres:15 $(BIN) up -f examples/postgres/set.yaml
 
 test: test-unit test-integration ## unit tests with -race, then integration tests on the real engine
 

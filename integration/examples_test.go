@@ -1,0 +1,246 @@
+//go:build integration
+
+package integration
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// exampleHarness runs one of examples/<name>/set.yaml as a user would, with the
+// image overridden by a local stand-in (make test-images). The examples name
+// their sets (etcd, redis, postgres), so the test cleans up only what its own
+// state directory created (the io.ostset.state-dir label), never another set of
+// the same name.
+func exampleHarness(t *testing.T, set, imageVar, image string) *harness {
+	t.Helper()
+	if out, err := exec.Command("docker", "image", "inspect", image).CombinedOutput(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("image %s: %v %s (make test-images builds it)", image, err, out)
+		}
+		t.Skipf("image %s is not built (make test-images)", image)
+	}
+	h := &harness{t: t, set: set, stateDir: t.TempDir(), dir: t.TempDir(), env: []string{imageVar + "=" + image}}
+	if d, err := filepath.EvalSymlinks(h.stateDir); err == nil {
+		h.stateDir = d
+	}
+	t.Cleanup(h.cleanupOwned)
+	return h
+}
+
+// cleanupOwned deletes the set through ostset, then removes anything its state
+// directory created that is left.
+func (h *harness) cleanupOwned() {
+	h.ostset("down", h.set, "--volumes")
+	label := "label=io.ostset.state-dir=" + h.stateDir
+	if ids := h.dockerLines("ps", "-aq", "--filter", label); len(ids) > 0 {
+		h.dockerQuiet(append([]string{"rm", "-f", "-v"}, ids...)...)
+	}
+	if vols := h.dockerLines("volume", "ls", "-q", "--filter", label); len(vols) > 0 {
+		h.dockerQuiet(append([]string{"volume", "rm", "-f"}, vols...)...)
+	}
+	if ids := h.dockerLines("ps", "-aq", "--filter", "label=io.ostset.test="+h.stateDir); len(ids) > 0 {
+		h.dockerQuiet(append([]string{"rm", "-f"}, ids...)...)
+	}
+}
+
+// example is the path of examples/<name>/<file>.
+func example(name, file string) string {
+	p, _ := filepath.Abs(filepath.Join("..", "examples", name, file))
+	return p
+}
+
+// exec runs a command in a container and returns its trimmed output.
+func (h *harness) exec(container string, args ...string) string {
+	h.t.Helper()
+	return h.docker(append([]string{"exec", container}, args...)...)
+}
+
+// client starts a long-running helper container on network, labelled for
+// cleanup, running the shell script, and returns its name.
+func (h *harness) client(name, image, network, script string) string {
+	h.t.Helper()
+	h.docker("run", "-d", "--name", name, "--network", network, "--label", "io.ostset.test="+h.stateDir,
+		"--entrypoint", "sh", image, "-c", script)
+	return name
+}
+
+const etcdImage = "ostset-test/etcd:3"
+
+// etcdctl runs etcdctl in member m of the set.
+func (h *harness) etcdctl(m int, args ...string) string {
+	h.t.Helper()
+	return h.exec(h.name(m), append([]string{"etcdctl", "--endpoints", "http://127.0.0.1:2379"}, args...)...)
+}
+
+// memberIDs maps member names to IDs, as etcd lists them.
+func (h *harness) memberIDs() map[string]string {
+	h.t.Helper()
+	ids := map[string]string{}
+	for _, line := range strings.Split(h.etcdctl(0, "member", "list"), "\n") {
+		// 8e9e05c52164694d, started, etcd-0, http://etcd-0.etcd:2380, http://etcd-0.etcd:2379, false
+		f := strings.Split(line, ", ")
+		if len(f) >= 3 {
+			ids[f[2]] = f[0]
+		}
+	}
+	return ids
+}
+
+// etcdReconfigure changes the membership through etcd-0. etcd refuses a
+// reconfiguration until every member has been connected for 5 s ("unhealthy
+// cluster"), as after a rollout that restarted them, so the change is tried
+// again until etcd accepts it.
+func (h *harness) etcdReconfigure(args ...string) {
+	h.t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Second) {
+		out, err := h.tryDocker(append([]string{"exec", h.name(0), "etcdctl", "--endpoints", "http://127.0.0.1:2379"}, args...)...)
+		if err == nil {
+			return
+		}
+		if !strings.Contains(out, "unhealthy cluster") || time.Now().After(deadline) {
+			h.t.Fatalf("etcdctl %v: %v\n%s", args, err, out)
+		}
+	}
+}
+
+// The etcd example: a 3-member cluster that stays writable through a rolling
+// restart, keeps its member IDs and keys, and changes membership by scaling.
+func TestExampleEtcd(t *testing.T) {
+	h := exampleHarness(t, "etcd", "ETCD_IMAGE", etcdImage)
+	file := example("etcd", "set.yaml")
+	h.mustOstset("up", "-f", file, "--timeout", "3m")
+	for i := range 20 {
+		h.etcdctl(i%3, "put", "key"+strconv.Itoa(i), "value"+strconv.Itoa(i))
+	}
+	ids := h.memberIDs()
+	if len(ids) != 3 {
+		t.Fatalf("members %v, want 3", ids)
+	}
+
+	// Writes in a loop, from a client on the set's network that knows every member.
+	endpoints := "http://etcd-0.etcd:2379,http://etcd-1.etcd:2379,http://etcd-2.etcd:2379"
+	writer := h.client("etcd-writer-"+filepath.Base(h.stateDir), etcdImage, "ostset",
+		`i=0; while [ ! -e /stop ]; do etcdctl --endpoints `+endpoints+` --command-timeout 10s put w$i $i >/dev/null || echo FAILED w$i; i=$((i+1)); done; echo WROTE $i`)
+	h.mustOstset("rollout", "restart", "etcd", "--wait", "--timeout", "3m")
+	h.docker("exec", writer, "touch", "/stop")
+	h.docker("wait", writer)
+	out := h.docker("logs", writer)
+	if strings.Contains(out, "FAILED") || !strings.Contains(out, "WROTE") {
+		t.Errorf("writes during the rolling restart:\n%s", out)
+	}
+	if after := h.memberIDs(); !sameMap(ids, after) {
+		t.Errorf("member IDs changed by the rolling restart: %v -> %v", ids, after)
+	}
+	for i := range 20 {
+		if got := h.etcdctl(2, "get", "key"+strconv.Itoa(i), "--print-value-only"); got != "value"+strconv.Itoa(i) {
+			t.Errorf("key%d after the restart: %q", i, got)
+		}
+	}
+
+	// Scale up: add the member, then let ostset create it (README "Scaling").
+	h.etcdReconfigure("member", "add", "etcd-3", "--peer-urls=http://etcd-3.etcd:2380")
+	four := filepath.Join(h.dir, "set4.yaml")
+	writeFile(t, four, strings.NewReplacer(
+		"replicas: 3", "replicas: 4",
+		"etcd-2=http://etcd-2.etcd:2380", "etcd-2=http://etcd-2.etcd:2380,etcd-3=http://etcd-3.etcd:2380",
+		"ETCD_INITIAL_CLUSTER_STATE: new", "ETCD_INITIAL_CLUSTER_STATE: existing",
+	).Replace(readFile(t, file)))
+	h.mustOstset("up", "-f", four, "--timeout", "3m")
+	if got := h.etcdctl(3, "get", "key7", "--print-value-only"); got != "value7" {
+		t.Errorf("the new member etcd-3 reads key7 as %q", got)
+	}
+	if n := len(h.memberIDs()); n != 4 {
+		t.Errorf("%d members after scaling to 4", n)
+	}
+
+	// Scale down: remove the member, then the replica (its volume goes too).
+	h.etcdReconfigure("member", "remove", h.memberIDs()["etcd-3"])
+	h.mustOstset("scale", "etcd", "--replicas", "3", "--timeout", "2m")
+	if n := len(h.memberIDs()); n != 3 {
+		t.Errorf("%d members after scaling back to 3", n)
+	}
+	if vols := h.dockerLines("volume", "ls", "-q", "--filter", "name=^data-etcd-3$"); len(vols) != 0 {
+		t.Errorf("data-etcd-3 kept after scale-down with whenScaled: Delete")
+	}
+	h.etcdctl(1, "put", "after", "scale")
+	if got := h.etcdctl(0, "get", "after", "--print-value-only"); got != "scale" {
+		t.Errorf("write after scaling down: %q", got)
+	}
+}
+
+func sameMap(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+const redisImage = "ostset-test/redis:7"
+
+// redis runs redis-cli in replica m of the set.
+func (h *harness) redis(m int, args ...string) string {
+	h.t.Helper()
+	return h.exec(h.name(m), append([]string{"redis-cli"}, args...)...)
+}
+
+// The Redis example: a primary and replicas that sync, scale, survive a rolling
+// update, a replica removed by hand, and down and up.
+func TestExampleRedis(t *testing.T) {
+	h := exampleHarness(t, "redis", "REDIS_IMAGE", redisImage)
+	file := example("redis", "set.yaml")
+	h.mustOstset("up", "-f", file, "--timeout", "3m")
+	h.redis(0, "set", "greeting", "hello")
+	if acked := h.redis(0, "wait", "2", "5000"); acked != "2" {
+		t.Fatalf("replicas that acknowledged the write: %s, want 2", acked)
+	}
+	for m := range 3 {
+		if got := h.redis(m, "get", "greeting"); got != "hello" {
+			t.Errorf("%s reads %q", h.name(m), got)
+		}
+	}
+	if role := h.redis(1, "role"); !strings.HasPrefix(role, "slave\nredis-0.redis") {
+		t.Errorf("redis-1 role:\n%s", role)
+	}
+
+	h.mustOstset("scale", "redis", "--replicas", "4", "--timeout", "2m")
+	if got := h.redis(3, "get", "greeting"); got != "hello" {
+		t.Errorf("redis-3, added by scaling, reads %q", got)
+	}
+
+	h.mustOstset("rollout", "restart", "redis", "--wait", "--timeout", "3m")
+	h.docker("rm", "-f", h.name(2))
+	h.mustOstset("reconcile", "redis", "--timeout", "2m")
+	for m := range 4 {
+		if got := h.redis(m, "get", "greeting"); got != "hello" {
+			t.Errorf("%s after the rolling restart and a replica removed by hand reads %q", h.name(m), got)
+		}
+	}
+
+	h.mustOstset("down", "redis")
+	h.mustOstset("up", "-f", file, "--timeout", "3m")
+	for m := range 3 {
+		if got := h.redis(m, "get", "greeting"); got != "hello" {
+			t.Errorf("%s after down and up reads %q", h.name(m), got)
+		}
+	}
+}
