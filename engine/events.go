@@ -98,7 +98,10 @@ func (s Store) AppendEvent(e Event) error {
 // one appending while this one trims can still lose that event.)
 func (s Store) withEventLog(name string, fn func(f *os.File, size int64) error) error {
 	path := s.eventFile(name)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := s.secure(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("event log of %s: %w", name, err)
 	}
 	for {
@@ -121,7 +124,7 @@ func (s Store) withEventLog(name string, fn func(f *os.File, size int64) error) 
 // lockEventLog opens and locks the log at path, returning a nil file if the
 // path no longer names the file it locked.
 func lockEventLog(path string) (*os.File, int64, error) {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -304,7 +307,7 @@ func (s Store) TrimEvents(name string) error {
 // left by a crash is overwritten by the next trim.
 func replaceFile(path string, data []byte) error {
 	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
 	}

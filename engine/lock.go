@@ -40,10 +40,13 @@ func (s Store) LockNetwork(ctx context.Context, name string) (unlock func(), err
 }
 
 func (s Store) lock(ctx context.Context, dir, name string) (unlock func(), err error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := s.secure(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", name, err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, name+".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(filepath.Join(dir, name+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", name, err)
 	}
@@ -122,11 +125,11 @@ var ticketSeq atomic.Int64
 // and then renamed into place, so no other waiter ever sees it unlocked while
 // its owner lives.
 func takeTicket(dir string) (*ticket, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	name := fmt.Sprintf("%020d-%d-%d", time.Now().UnixNano(), os.Getpid(), ticketSeq.Add(1))
-	f, err := os.OpenFile(filepath.Join(dir, "."+name), os.O_CREATE|os.O_EXCL|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(filepath.Join(dir, "."+name), os.O_CREATE|os.O_EXCL|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, err
 	}

@@ -185,10 +185,14 @@ func (s Store) Unknown(name string) error {
 	return fmt.Errorf("%w %q (state dir %s)", ErrUnknownSet, name, s.Dir)
 }
 
-// Save writes a set's state atomically (temp file, fsync, rename).
+// Save writes a set's state atomically (temp file, fsync, rename, fsync of the
+// directory), private to the user (0600).
 func (s Store) Save(st State) error {
 	path := s.file(st.Spec.Name)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := s.secure(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("save state: %w", err)
 	}
 	data, err := json.MarshalIndent(st, "", "  ")
@@ -209,6 +213,9 @@ func (s Store) Save(st State) error {
 	}
 	if err == nil {
 		err = os.Rename(tmp.Name(), path)
+	}
+	if err == nil {
+		err = syncDir(filepath.Dir(path)) // the rename itself survives a power loss
 	}
 	if err != nil {
 		return fmt.Errorf("save state of %s: %w", st.Spec.Name, err)

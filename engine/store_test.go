@@ -232,3 +232,46 @@ func TestApplyKeepsCommandOverrides(t *testing.T) {
 		t.Errorf("the file sets the partition: %d, override %v; want 0 and none", st.Spec.Partition(), st.Overrides.Partition)
 	}
 }
+
+// A state directory made loose by an earlier version is tightened to 0700 with
+// files 0600 (set files carry passwords); one of another user is refused.
+func TestStateDirIsPrivate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	for _, d := range []string{dir, filepath.Join(dir, "sets")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(d, 0o775); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(dir, "sets", "web.json")
+	if err := os.WriteFile(file, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := Store{Dir: dir}
+	unlock, err := s.Lock(context.Background(), "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	for path, want := range map[string]os.FileMode{dir: 0o700, filepath.Join(dir, "sets"): 0o700, file: 0o600, filepath.Join(dir, "locks", "web.lock"): 0o600} {
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v (%v), want %v", path, fi.Mode().Perm(), err, want)
+		}
+	}
+
+	if os.Geteuid() != 0 {
+		t.Skip("changing a directory's owner needs root")
+	}
+	other := filepath.Join(t.TempDir(), "other")
+	if err := os.Mkdir(other, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(other, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (Store{Dir: other}).Lock(context.Background(), "web"); err == nil || !strings.Contains(err.Error(), "belongs to uid 65534") {
+		t.Errorf("a state directory of another user: %v, want a refusal", err)
+	}
+}

@@ -1,0 +1,76 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+)
+
+// The state directory holds set files' environment, database passwords
+// included: it is private to its user (0700, files 0600). An existing one made
+// looser (by an earlier version, or by hand) is tightened the first time a
+// process uses it; one that belongs to another user is refused, since that user
+// could change what ostset runs.
+
+// secured remembers, per state directory, the outcome of securing it in this process.
+var secured sync.Map // dir → error (nil when fine)
+
+// secure makes sure the state directory exists, belongs to this user and is
+// private, once per process.
+func (s Store) secure() error {
+	if v, ok := secured.Load(s.Dir); ok {
+		if v == nil {
+			return nil
+		}
+		return v.(error)
+	}
+	err := securePrivate(s.Dir)
+	if err != nil {
+		secured.Store(s.Dir, err)
+	} else {
+		secured.Store(s.Dir, nil)
+	}
+	return err
+}
+
+func securePrivate(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		return fmt.Errorf("state directory %s belongs to uid %d, not to this user (uid %d): another user could change what ostset runs; use your own (--state-dir, OSTSET_STATE_DIR)",
+			dir, st.Uid, os.Geteuid())
+	}
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // removed meanwhile
+		}
+		if err != nil {
+			return fmt.Errorf("state directory: %w", err)
+		}
+		want := fs.FileMode(0o600)
+		if d.IsDir() {
+			want = 0o700
+		} else if !d.Type().IsRegular() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil //nolint:nilerr // removed meanwhile
+		}
+		if info.Mode().Perm()&^want != 0 {
+			if err := os.Chmod(path, info.Mode().Perm()&want); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("state directory: tighten %s: %w", path, err)
+			}
+		}
+		return nil
+	})
+}
