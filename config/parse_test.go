@@ -392,3 +392,28 @@ template:
 		t.Errorf("env = %q", e)
 	}
 }
+
+// Keys starting with x- are extension fields, as in compose: ignored wherever a
+// field name goes, so that YAML anchors can hold shared pieces.
+func TestExtensionFields(t *testing.T) {
+	file := `x-common: &health
+  test: ["CMD", "true"]
+  interval: 2s
+name: web
+x-note: anything
+template:
+  image: x
+  x-owner: team-a
+  healthcheck: *health
+`
+	sets, err := Parse("set.yaml", []byte(file), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hc := sets[0].Template.Healthcheck; hc == nil || time.Duration(hc.Interval) != 2*time.Second {
+		t.Errorf("healthcheck from the x- anchor: %+v", hc)
+	}
+	if _, err := Parse("set.yaml", []byte("name: web\ny-note: 1\ntemplate: {image: x}\n"), noEnv); err == nil {
+		t.Error("an unknown field without the x- prefix was accepted")
+	}
+}

@@ -63,6 +63,9 @@ func (c *schemaChecker) check(n *yaml.Node, t reflect.Type, path string) {
 		if c.expectKind(n, yaml.MappingNode, path) {
 			fields := yamlFields(t)
 			c.eachPair(n, path, func(k, v *yaml.Node) {
+				if strings.HasPrefix(k.Value, "x-") {
+					return // an extension field, as in compose: for anchors, ignored
+				}
 				ft, ok := fields[k.Value]
 				if !ok {
 					// The value is ignored, not wrong: nothing to suppress.

@@ -182,3 +182,20 @@ func TestInterruptedWaitExitCode(t *testing.T) {
 		t.Errorf("timed-out wait: exit %d, want 3", code)
 	}
 }
+
+// Every file's problems are reported at once, not only the first bad file's.
+func TestEveryFilesErrorsReported(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.yaml"), filepath.Join(dir, "b.yaml")
+	if err := os.WriteFile(a, []byte("name: web\nreplicas: -1\ntemplate: {image: x}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, []byte("name: db\ntemplate: {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	err := Run(context.Background(), []string{"up", "-f", a, "-f", b, "--state-dir", t.TempDir()}, &stdout, &stderr)
+	if exitCode(err) != exitInvalid || !strings.Contains(err.Error(), a+":2: replicas") || !strings.Contains(err.Error(), b+":2: template.image") {
+		t.Fatalf("two bad files: %v", err)
+	}
+}

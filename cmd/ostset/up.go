@@ -93,20 +93,26 @@ func newUpCmd(a *app) *cobra.Command {
 // the file that names them.
 func loadFiles(files []string) ([]config.Set, error) {
 	var sets []config.Set
+	var errs []error // every file's problems, not only the first bad file's
 	seen := map[string]string{}
 	for _, f := range files {
 		ss, err := config.Load(f, os.LookupEnv)
 		if err != nil {
-			return nil, invalid(err)
+			errs = append(errs, err)
+			continue
 		}
 		for _, s := range ss {
 			if prev, dup := seen[s.Name]; dup {
-				return nil, invalidf("%s: set %q is also defined at %s", s.Source, s.Name, prev)
+				errs = append(errs, fmt.Errorf("%s: name: set %q is also defined at %s", s.Source, s.Name, prev))
+				continue
 			}
 			seen[s.Name] = s.Source
 			absoluteBindSources(&s, filepath.Dir(f))
 			sets = append(sets, s)
 		}
+	}
+	if len(errs) > 0 {
+		return nil, invalid(errors.Join(errs...))
 	}
 	return sets, nil
 }
