@@ -16,12 +16,23 @@ import (
 
 // Load reads the set file at path and parses it; see Parse.
 func Load(path string, lookupEnv func(string) (string, bool)) ([]Set, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	defer func() { _ = f.Close() }()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxFileSize {
+		return nil, fmt.Errorf("%s: larger than %d KiB: not a set file", path, maxFileSize/1024)
+	}
 	return Parse(path, data, lookupEnv)
 }
+
+// maxFileSize bounds a set file: a real one is a few KiB.
+const maxFileSize = 1 << 20
 
 // Parse reads every set in a set file: one YAML document per set (empty
 // documents are skipped), with environment variables interpolated, defaults
@@ -62,6 +73,11 @@ func Parse(filename string, data []byte, lookupEnv func(string) (string, bool)) 
 			continue
 		}
 		root := doc.Content[0]
+		if expandedSize(root, map[*yaml.Node]int{}) > maxExpandedNodes {
+			errs = append(errs, fmt.Errorf("%s:%d: the document expands to more than %d values through its aliases (an anchor bomb?)",
+				filename, root.Line, maxExpandedNodes))
+			continue
+		}
 		set, docErrs := parseDocument(filename, root, lookupEnv)
 		if len(docErrs) > 0 {
 			errs = append(errs, docErrs...)
@@ -123,6 +139,29 @@ func parseDocument(filename string, root *yaml.Node, lookupEnv func(string) (str
 		}
 	}
 	return s, formatProblems(filename, problems)
+}
+
+// maxExpandedNodes bounds the size of a document with its aliases followed: a
+// set file is small, and a few lines of nested aliases (an "anchor bomb") expand
+// to billions of values that every walk over the document would visit.
+const maxExpandedNodes = 100_000
+
+// expandedSize is the number of nodes of n with aliases followed, counted once
+// per node (memo) and capped just above maxExpandedNodes.
+func expandedSize(n *yaml.Node, memo map[*yaml.Node]int) int {
+	if v, ok := memo[n]; ok {
+		return v
+	}
+	memo[n] = maxExpandedNodes + 1 // an alias cycle counts as too large
+	size := 1
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		size = expandedSize(n.Alias, memo)
+	}
+	for _, c := range n.Content {
+		size = min(size+expandedSize(c, memo), maxExpandedNodes+1)
+	}
+	memo[n] = size
+	return size
 }
 
 type problem struct {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -415,5 +416,30 @@ template:
 	}
 	if _, err := Parse("set.yaml", []byte("name: web\ny-note: 1\ntemplate: {image: x}\n"), noEnv); err == nil {
 		t.Error("an unknown field without the x- prefix was accepted")
+	}
+}
+
+// Hostile files are refused quickly: an anchor bomb, a file of many megabytes.
+func TestHostileFilesRefused(t *testing.T) {
+	bomb := "a: &a [x, x, x, x, x, x, x, x, x]\n"
+	for i, prev := range []string{"a", "b", "c", "d", "e", "f"} {
+		name := string(rune('b' + i))
+		bomb += fmt.Sprintf("%s: &%s [*%s, *%s, *%s, *%s, *%s, *%s, *%s, *%s, *%s]\n", name, name, prev, prev, prev, prev, prev, prev, prev, prev, prev)
+	}
+	bomb += "name: web\ntemplate: {image: x, args: *g}\n"
+	start := time.Now()
+	_, err := Parse("set.yaml", []byte(bomb), noEnv)
+	if err == nil || !strings.Contains(err.Error(), "set.yaml:1: the document expands to more than") {
+		t.Errorf("anchor bomb: %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("anchor bomb took %s", d)
+	}
+	big := filepath.Join(t.TempDir(), "big.yaml")
+	if err := os.WriteFile(big, []byte("name: web\ntemplate: {image: x}\n# "+strings.Repeat("x", 10<<20)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(big, noEnv); err == nil || !strings.Contains(err.Error(), "larger than 1024 KiB") {
+		t.Errorf("a 10 MB file: %v", err)
 	}
 }
