@@ -11,7 +11,9 @@ import (
 	"strings"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
 
 	"github.com/ostset/ostset/engine"
 )
@@ -36,6 +38,33 @@ func toInit(set, name string, c container.Summary) engine.InitContainer {
 		Created:  time.Unix(c.Created, 0),
 		Owner:    engine.OwnerOf(c.Labels),
 	}
+}
+
+// refreshInits inspects the init containers the list shows running. Measured on
+// 20.10: the list can still say "running" after the container's die event has
+// been sent, so a pass woken by that event would see no change and the next step
+// would wait for the safety poll; inspect has the exit already. A container gone
+// meanwhile is dropped.
+func (r *Runtime) refreshInits(ctx context.Context, inits []engine.InitContainer) ([]engine.InitContainer, error) {
+	out := inits[:0]
+	for _, c := range inits {
+		if c.State != string(container.StateRunning) {
+			out = append(out, c)
+			continue
+		}
+		res, err := r.cli.ContainerInspect(ctx, c.ID, client.ContainerInspectOptions{})
+		if cerrdefs.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("inspect container %s: %w", c.Name, err)
+		}
+		if st := res.Container.State; st != nil {
+			c.State, c.ExitCode = string(st.Status), st.ExitCode
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 // foreign: a container without the set's label that holds a name the set needs.

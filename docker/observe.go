@@ -33,6 +33,9 @@ func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOp
 	for _, c := range list.Items {
 		classify(&obs, set, c)
 	}
+	if obs.Inits, err = r.refreshInits(ctx, obs.Inits); err != nil {
+		return engine.Observed{}, fmt.Errorf("observe set %s: %w", set, err)
+	}
 	if opts.Timings {
 		for i := range obs.Replicas {
 			if err := r.fillReadySince(ctx, &obs.Replicas[i]); err != nil {

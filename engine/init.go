@@ -81,7 +81,8 @@ type InitStatus struct {
 	State    string `json:"state"`
 	ExitCode int    `json:"exitCode,omitempty"`
 	// Logs are the last lines of a failed init container's output.
-	Logs    []string  `json:"logs,omitempty"`
+	Logs []string `json:"logs,omitempty"`
+	// Created is when the ordinal's first init container was created.
 	Created time.Time `json:"created"`
 }
 

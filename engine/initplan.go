@@ -67,7 +67,8 @@ func (p *planner) initialized(ord int) bool {
 }
 
 // initFailed handles a failed init container: it is kept for its output while
-// the ordinal's back-off lasts, then removed to run again.
+// the ordinal's back-off lasts, then removed to run again. The wait quotes its
+// last line (progress reports the failure itself, with more).
 func (p *planner) initFailed(c InitContainer) {
 	if after := p.in.RecreateAfter[c.Ordinal]; p.in.Now.Before(after) {
 		p.wait("%s: init container %s exited with code %d%s; running it again after a back-off",
@@ -76,7 +77,7 @@ func (p *planner) initFailed(c InitContainer) {
 		return
 	}
 	p.act(Action{Kind: ActDeleteInit, Ordinal: c.Ordinal, Name: c.Name, ID: c.ID, Init: c.Init, Revision: c.Revision, Failed: true,
-		Reason: fmt.Sprintf("exited with code %d%s; it runs again", c.ExitCode, lastOutput(c.Logs))})
+		Reason: fmt.Sprintf("exited with code %d; it runs again", c.ExitCode)})
 }
 
 // leftoverInits: once an ordinal's replica container exists, its init containers
@@ -154,6 +155,9 @@ func (p *planner) initStatus(ord int) (InitStatus, bool) {
 		c, ok := p.initOf(ord, name)
 		if ok && c.Revision == rev {
 			any = true
+			if s.Created.IsZero() || c.Created.Before(s.Created) {
+				s.Created = c.Created // the first init container's: when the replica's life began
+			}
 			if initDone(c) {
 				s.Succeeded++
 				continue
@@ -161,7 +165,7 @@ func (p *planner) initStatus(ord int) (InitStatus, bool) {
 		}
 		s.Init, s.State = name, InitPending
 		if ok && c.Revision == rev {
-			s.Container, s.ID, s.Created, s.State = c.Name, shortID(c.ID), c.Created, InitRunning
+			s.Container, s.ID, s.State = c.Name, shortID(c.ID), InitRunning
 			if initFailed(c) {
 				s.State, s.ExitCode, s.Logs = InitFailed, c.ExitCode, c.Logs
 			}

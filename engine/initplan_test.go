@@ -41,7 +41,7 @@ func TestPlanInitContainers(t *testing.T) {
 			want: "create web-0 at b: missing; its init containers succeeded\n"},
 		{name: "a failed init container is removed to run again",
 			set:  obs(failed),
-			want: "delete-init web-0-init-clone: exited with code 1 (last output: boom); it runs again\n"},
+			want: "delete-init web-0-init-clone: exited with code 1; it runs again\n"},
 		{name: "a failed init container in back-off is kept and waited for",
 			set: obs(failed), backoff: map[int]time.Time{0: t0.Add(20 * time.Second)},
 			want: "wait web-0: init container clone exited with code 1 (last output: boom); running it again after a back-off\n"},
@@ -170,7 +170,7 @@ func TestStatusInitializing(t *testing.T) {
 		t.Errorf("init containers counted as replicas or conflicts: %+v", s)
 	}
 	want := []InitStatus{
-		{Replica: "web-0", Ordinal: 0, Revision: "b", Succeeded: 1, Total: 2, Init: "chown", State: InitPending},
+		{Replica: "web-0", Ordinal: 0, Revision: "b", Succeeded: 1, Total: 2, Init: "chown", State: InitPending, Created: t0.Add(-time.Second)},
 		{Replica: "web-1", Ordinal: 1, Revision: "b", Succeeded: 1, Total: 2, Init: "chown", Container: "web-1-init-chown",
 			ID: "id-web-1-ini", State: InitFailed, ExitCode: 3, Logs: []string{"no"}, Created: t0.Add(-time.Second)},
 	}
