@@ -35,14 +35,15 @@ func InitContainerName(set string, ordinal int, init string) string {
 }
 
 // ParseInitName returns the ordinal and init container name of name if it is
-// <set>-<ordinal>-init-<init>.
+// <set>-<ordinal>-init-<init>. An init name of digits only is none (the set file
+// refuses them): web-1-init-0 is replica 0 of a set named web-1-init.
 func ParseInitName(set, name string) (int, string, bool) {
 	rest, ok := strings.CutPrefix(strings.TrimPrefix(name, "/"), set+"-")
 	if !ok {
 		return 0, "", false
 	}
 	ord, init, ok := strings.Cut(rest, "-init-")
-	if !ok || init == "" {
+	if !ok || strings.Trim(init, "0123456789") == "" {
 		return 0, "", false
 	}
 	n, ok := ParseReplicaName(set, set+"-"+ord)

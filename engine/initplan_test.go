@@ -192,6 +192,7 @@ func TestParseInitName(t *testing.T) {
 		"web-1-init-clone":  {1, "clone", true},
 		"/web-12-init-a-b":  {12, "a-b", true},
 		"web-1-init-":       {0, "", false},
+		"web-1-init-0":      {0, "", false},
 		"web-01-init-clone": {0, "", false},
 		"web-x-init-clone":  {0, "", false},
 		"web-1":             {0, "", false},

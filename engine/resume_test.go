@@ -96,8 +96,12 @@ func TestDiscardedPlanIsNotACrash(t *testing.T) {
 		st.Spec.UpdateStrategy.AutoRollback = true
 		st.SetUpdateRevision(st.Spec.RevisionSpec("sha256:crash"), "test", clock)
 	})
-	c.Pass(context.Background(), "web")   // remove web-1 for the update
-	c.Pass(context.Background(), "web")   // create web-1 at crash: it exits
+	if _, err := c.Pass(context.Background(), "web"); err != nil { // remove web-1 for the update
+		t.Fatal(err)
+	}
+	if _, err := c.Pass(context.Background(), "web"); err != nil { // create web-1 at crash: it exits
+		t.Fatal(err)
+	}
 	update(t, c, func(st *engine.State) { // the deadline passed while it was being watched
 		st.Progress.At, st.Progress.Seen = clock.Add(-time.Minute), clock
 	})
@@ -159,9 +163,13 @@ func TestReadinessMemorySurvivesTheProcess(t *testing.T) {
 	c, _ := newController(t, rt, 1, "v1")
 	update(t, c, func(st *engine.State) { st.Spec.MinReadySeconds = 6 })
 	c.Now = func() time.Time { return clock }
-	c.Pass(context.Background(), "web") // create
+	if _, err := c.Pass(context.Background(), "web"); err != nil { // create
+		t.Fatal(err)
+	}
 	clock = clock.Add(time.Second)
-	c.Pass(context.Background(), "web") // ready: remembered
+	if _, err := c.Pass(context.Background(), "web"); err != nil { // ready: remembered
+		t.Fatal(err)
+	}
 	clock = clock.Add(15 * time.Second)
 	fresh := &engine.Controller{Runtime: rt, Store: c.Store, Now: c.Now}
 	s, _, err := fresh.Status(context.Background(), "web")
