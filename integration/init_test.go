@@ -255,3 +255,21 @@ func TestKilledDuringInitContainerResumes(t *testing.T) {
 		t.Errorf("init containers left: %v", names)
 	}
 }
+
+// down removes init containers with the replicas: they carry the set's labels.
+func TestDownRemovesInitContainers(t *testing.T) {
+	h := newHarness(t)
+	file := h.writeInitSpec("1", `    - name: wait
+      image: {{IMAGE}}
+      command: ["/web", "sleep"]`)
+	if r := h.ostset("up", "-f", file, "--timeout", "5s"); r.code != 3 {
+		t.Fatalf("up with an init container that never ends: want exit 3, got %s", r)
+	}
+	if names := h.initNames(); !slices.Equal(names, []string{h.name(0) + "-init-wait"}) {
+		t.Fatalf("init containers %v", names)
+	}
+	h.mustOstset("down", h.set)
+	if names := h.dockerLines("ps", "-a", "--filter", "label=io.ostset.set="+h.set, "--format", "{{.Names}}"); len(names) != 0 {
+		t.Errorf("containers left after down: %v", names)
+	}
+}
