@@ -273,3 +273,33 @@ func TestDownRemovesInitContainers(t *testing.T) {
 		t.Errorf("containers left after down: %v", names)
 	}
 }
+
+// up pulls an init container's image per its policy, with progress, and a
+// missing one is invalid input naming the init container's field.
+func TestUpPullsInitContainerImage(t *testing.T) {
+	h := newHarness(t)
+	reg := startRegistry(t, "", "")
+	h.noCredentials()
+	ref, id := h.pushImage(reg, "init", "init")
+	file := h.writeInitSpec("1", `    - name: seed
+      image: `+ref+`
+      command: ["/web", "write", "/data/seed", "pulled"]`)
+	r := h.mustOstset("up", "-f", file, "--timeout", "90s")
+	if !strings.Contains(r.stdout, h.set+": pulling "+ref+"\n") || !strings.Contains(r.stdout, h.set+": pulled "+ref+" (") {
+		t.Errorf("up does not show the pull of the init container's image:\n%s", r.stdout)
+	}
+	if got := h.localImageID(ref); got != id {
+		t.Errorf("%s is %q locally, want %s", ref, got, id)
+	}
+	if got := h.docker("exec", h.name(0), "/web", "cat", "/data/seed"); got != "pulled" {
+		t.Errorf("%s reads %q", h.name(0), got)
+	}
+
+	missing := h.writeInitSpec("1", `    - name: seed
+      image: `+reg.addr+"/"+h.set+`/web:missing
+      command: ["/web", "write", "/data/seed", "pulled"]`)
+	r = h.ostset("up", "-f", missing)
+	if r.code != 2 || !strings.Contains(r.stderr, "template.initContainers[0].image: ") || !strings.Contains(r.stderr, "manifest unknown") {
+		t.Errorf("a missing init container image: want exit 2 naming the field and the registry's words, got %s", r)
+	}
+}
