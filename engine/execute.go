@@ -239,7 +239,7 @@ func (c *Controller) Recreate(ctx context.Context, name string, ordinals []int) 
 	if err != nil {
 		return err
 	}
-	var actions []Action
+	var inits, actions []Action
 	for _, ord := range ordinals {
 		i := slices.IndexFunc(obs.Replicas, func(r Replica) bool { return r.Ordinal == ord })
 		if i < 0 {
@@ -247,9 +247,17 @@ func (c *Controller) Recreate(ctx context.Context, name string, ordinals []int) 
 		}
 		r := obs.Replicas[i]
 		actions = append(actions, Action{Kind: ActDelete, Ordinal: ord, Name: r.Name, ID: r.ID, Revision: r.Revision, Reason: "ostset recreate"})
+		for _, x := range obs.Inits {
+			if x.Ordinal == ord { // not yet removed after the replica started: they go first (see leftoverInits)
+				inits = append(inits, Action{Kind: ActDeleteInit, Ordinal: ord, Name: x.Name, ID: x.ID, Init: x.Init, Revision: x.Revision, Reason: "ostset recreate"})
+			}
+		}
 	}
 	volumeUse := maps.Clone(st.VolumeUse)
-	err = c.execute(ctx, &st, actions)
+	err = c.execute(ctx, &st, inits)
+	if err == nil {
+		err = c.execute(ctx, &st, actions)
+	}
 	if !maps.Equal(volumeUse, st.VolumeUse) {
 		err = errors.Join(err, c.Store.Save(st))
 	}

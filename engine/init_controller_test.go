@@ -228,3 +228,28 @@ func sortRemovals(log []string) []string {
 	}
 	return out
 }
+
+// ostset recreate removes init containers still there from the replica's start
+// before the replica, so that the next one runs its own.
+func TestRecreateRemovesLeftoverInits(t *testing.T) {
+	rt := enginetest.New()
+	c, _ := initController(t, rt, initSet(1, "clone"))
+	converge(t, c)
+	st, err := c.Store.Load("web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.AddInit(engine.InitContainer{ID: "left", Name: "web-0-init-clone", Ordinal: 0, Init: "clone", Revision: st.UpdateRevision, State: engine.StateExited})
+	rt.Log = nil
+	if err := c.Recreate(context.Background(), "web", []int{0}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"remove-init web-0-init-clone", "remove web-0"}; !slices.Equal(rt.Log, want) {
+		t.Fatalf("log %v, want %v", rt.Log, want)
+	}
+	rt.Log = nil
+	converge(t, c)
+	if want := []string{"create-init web-0-init-clone", "create-init web-0-init-chown", "create web-0"}; !prefixes(rt.Log[:3], want) {
+		t.Errorf("after recreate: log %v, want it to begin %v", rt.Log, want)
+	}
+}

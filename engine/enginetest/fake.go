@@ -332,6 +332,13 @@ func (r *Runtime) Add(c engine.Replica) {
 	r.containers[c.Name] = c
 }
 
+// AddInit puts an init container in the runtime as it is.
+func (r *Runtime) AddInit(c engine.InitContainer) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.inits[c.Name] = c
+}
+
 // AddVolume puts a volume in the runtime as it is.
 func (r *Runtime) AddVolume(v engine.Volume) {
 	r.mu.Lock()
