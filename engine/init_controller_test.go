@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,8 +30,13 @@ func initSet(replicas int, clone string) config.Set {
 func initController(t *testing.T, rt *enginetest.Runtime, s config.Set) (*engine.Controller, *[]string) {
 	t.Helper()
 	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}, Poll: 5 * time.Millisecond}
+	var mu sync.Mutex // the executor reports from its goroutines
 	var events []string
-	c.Report = func(e engine.Event) { events = append(events, e.Message) }
+	c.Report = func(e engine.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		events = append(events, e.Message)
+	}
 	applySet(t, c, s)
 	return c, &events
 }
