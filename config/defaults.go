@@ -100,6 +100,7 @@ func (t Template) clone() Template {
 	t.Labels = maps.Clone(t.Labels)
 	t.Ports = slices.Clone(t.Ports)
 	t.VolumeMounts = slices.Clone(t.VolumeMounts)
+	t.InitContainers = cloneInits(t.InitContainers)
 	if t.Healthcheck != nil {
 		h := *t.Healthcheck
 		h.Test = slices.Clone(h.Test)

@@ -19,6 +19,9 @@ type RevisionSpec struct {
 	ServiceName          string                `json:"serviceName"`
 	Network              string                `json:"network"`
 	RestartedAt          string                `json:"restartedAt,omitempty"` // rollout restart stamp
+	// InitImageIDs are the init containers' images resolved to IDs, by init
+	// container name; a name missing here runs (and hashes) its reference.
+	InitImageIDs map[string]string `json:"initImageIDs,omitempty"`
 }
 
 // RevisionSpec returns the revision s would run with the image reference
@@ -85,6 +88,22 @@ type hashTemplate struct {
 	CPUs          string            `json:"cpus,omitempty"`
 	Memory        string            `json:"memory,omitempty"`
 	RestartPolicy string            `json:"restartPolicy,omitempty"`
+	// InitContainers came after v2; omitted when there are none, so that
+	// specs without them keep their hash.
+	InitContainers []hashInit `json:"initContainers,omitempty"`
+}
+
+type hashInit struct {
+	Name         string            `json:"name"`
+	Image        string            `json:"image"`
+	Command      []string          `json:"command,omitempty"`
+	Args         []string          `json:"args,omitempty"`
+	Env          map[string]string `json:"env,omitempty"`
+	WorkingDir   string            `json:"workingDir,omitempty"`
+	User         string            `json:"user,omitempty"`
+	VolumeMounts []hashMount       `json:"volumeMounts,omitempty"`
+	CPUs         string            `json:"cpus,omitempty"`
+	Memory       string            `json:"memory,omitempty"`
 }
 
 type hashPort struct {
@@ -162,6 +181,33 @@ func (r RevisionSpec) canonical() hashSpec {
 	}
 	for _, c := range r.VolumeClaimTemplates {
 		h.VolumeClaimTemplates = append(h.VolumeClaimTemplates, hashClaim(c))
+	}
+	for _, c := range t.InitContainers {
+		h.Template.InitContainers = append(h.Template.InitContainers, r.canonicalInit(c))
+	}
+	return h
+}
+
+// canonicalInit is an init container as hashed: like the main container, by
+// image ID, with its pull policy left out.
+func (r RevisionSpec) canonicalInit(c InitContainer) hashInit {
+	image := r.InitImageIDs[c.Name]
+	if image == "" {
+		image = c.Image
+	}
+	h := hashInit{
+		Name:       c.Name,
+		Image:      image,
+		Command:    c.Command,
+		Args:       c.Args,
+		Env:        c.Env,
+		WorkingDir: c.WorkingDir,
+		User:       c.User,
+		CPUs:       canonicalQuantity(c.Resources.CPUs, ParseCPUs),
+		Memory:     canonicalQuantity(c.Resources.Memory, ParseMemory),
+	}
+	for _, m := range c.VolumeMounts {
+		h.VolumeMounts = append(h.VolumeMounts, hashMount(m))
 	}
 	return h
 }

@@ -212,16 +212,18 @@ func TestHashChangesWithTheReplica(t *testing.T) {
 // this list. The fields in notHashed are left out on purpose.
 func TestHashCoversEveryField(t *testing.T) {
 	notHashed := map[string]bool{
-		"Template.ImagePullPolicy": true, // how the image ID is found; the ID is hashed
+		"Template.ImagePullPolicy":      true, // how the image ID is found; the ID is hashed
+		"InitContainer.ImagePullPolicy": true,
 	}
 	hashed := map[reflect.Type][]string{
-		reflect.TypeFor[Template]():            {"Image", "Command", "Args", "Env", "WorkingDir", "User", "Labels", "Ports", "Healthcheck", "VolumeMounts", "Resources", "RestartPolicy"},
+		reflect.TypeFor[Template]():            {"Image", "Command", "Args", "Env", "WorkingDir", "User", "Labels", "Ports", "Healthcheck", "VolumeMounts", "Resources", "RestartPolicy", "InitContainers"},
+		reflect.TypeFor[InitContainer]():       {"Name", "Image", "Command", "Args", "Env", "WorkingDir", "User", "VolumeMounts", "Resources"},
 		reflect.TypeFor[Healthcheck]():         {"Test", "Interval", "Timeout", "Retries", "StartPeriod"},
 		reflect.TypeFor[Resources]():           {"CPUs", "Memory"},
 		reflect.TypeFor[Port]():                {"ContainerPort", "HostPort", "HostIP", "Protocol"},
 		reflect.TypeFor[VolumeMount]():         {"Source", "Target", "ReadOnly"},
 		reflect.TypeFor[VolumeClaimTemplate](): {"Name", "MountPath", "Driver", "DriverOpts"},
-		reflect.TypeFor[RevisionSpec]():        {"Template", "ImageID", "VolumeClaimTemplates", "ServiceName", "Network", "RestartedAt"},
+		reflect.TypeFor[RevisionSpec]():        {"Template", "ImageID", "VolumeClaimTemplates", "ServiceName", "Network", "RestartedAt", "InitImageIDs"},
 	}
 	for typ, want := range hashed {
 		var got []string
@@ -252,5 +254,101 @@ func TestRevisionSpecIsACopy(t *testing.T) {
 	}
 	if r.Template.Image != "redis:7" || r.ImageID != testImageID || r.ServiceName != "web" || r.Network != "ostset" {
 		t.Errorf("RevisionSpec = %+v", r)
+	}
+}
+
+// withInit is validSet with two init containers.
+func withInit() Set {
+	s := validSet()
+	s.Template.InitContainers = []InitContainer{{
+		Name:         "clone",
+		Image:        "postgres:16",
+		Command:      []string{"sh", "-c", "clone {{.Ordinal}}"},
+		Env:          map[string]string{"B": "2", "A": "1"},
+		WorkingDir:   "/x",
+		User:         "999",
+		VolumeMounts: []VolumeMount{{Source: "conf", Target: "/conf", ReadOnly: true}},
+		Resources:    Resources{CPUs: "0.5", Memory: "256Mi"},
+	}, {Name: "chown", Image: "busybox", Args: []string{"chown", "-R", "999", "/data"}}}
+	return s
+}
+
+func initSpec(s Set, ids map[string]string) RevisionSpec {
+	r := s.RevisionSpec(testImageID)
+	r.InitImageIDs = ids
+	return r
+}
+
+// Init containers are pinned like the rest, and a set without them keeps the
+// hash it had before they existed (TestHashGolden).
+func TestHashInitContainersGolden(t *testing.T) {
+	r := initSpec(withInit(), map[string]string{"clone": "sha256:aa", "chown": "sha256:bb"})
+	b, err := json.Marshal(r.canonical().Template.InitContainers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"name":"clone","image":"sha256:aa","command":["sh","-c","clone {{.Ordinal}}"],"env":{"A":"1","B":"2"},"workingDir":"/x","user":"999","volumeMounts":[{"source":"conf","target":"/conf","readOnly":true}],"cpus":"500000000","memory":"268435456"},{"name":"chown","image":"sha256:bb","args":["chown","-R","999","/data"]}]`
+	if string(b) != want {
+		t.Errorf("canonical init containers\n got %s\nwant %s", b, want)
+	}
+	if got, want := r.Hash(), "89b05b9385"; got != want {
+		t.Errorf("Hash() = %s, want %s", got, want)
+	}
+	empty := validSet()
+	empty.Template.InitContainers = []InitContainer{}
+	if got, base := empty.RevisionSpec(testImageID).Hash(), validSet().RevisionSpec(testImageID).Hash(); got != base {
+		t.Errorf("an empty init container list hashes %s, none %s", got, base)
+	}
+}
+
+func TestHashInitContainers(t *testing.T) {
+	ids := map[string]string{"clone": "sha256:aa", "chown": "sha256:bb"}
+	base := initSpec(withInit(), ids).Hash()
+	if base == validSet().RevisionSpec(testImageID).Hash() {
+		t.Fatal("init containers did not change the hash")
+	}
+	changes := []struct {
+		name string
+		edit func(*Set)
+		ids  map[string]string
+	}{
+		{name: "image ID", edit: func(*Set) {}, ids: map[string]string{"clone": "sha256:cc", "chown": "sha256:bb"}},
+		{name: "image ID unknown", edit: func(*Set) {}, ids: map[string]string{"chown": "sha256:bb"}},
+		{name: "order", edit: func(s *Set) { slices.Reverse(s.Template.InitContainers) }},
+		{name: "name", edit: func(s *Set) { s.Template.InitContainers[1].Name = "fix" }},
+		{name: "command", edit: func(s *Set) { s.Template.InitContainers[0].Command = nil }},
+		{name: "args", edit: func(s *Set) { s.Template.InitContainers[1].Args = nil }},
+		{name: "env", edit: func(s *Set) { s.Template.InitContainers[0].Env["A"] = "x" }},
+		{name: "working dir", edit: func(s *Set) { s.Template.InitContainers[0].WorkingDir = "" }},
+		{name: "user", edit: func(s *Set) { s.Template.InitContainers[0].User = "0" }},
+		{name: "mount", edit: func(s *Set) { s.Template.InitContainers[0].VolumeMounts[0].ReadOnly = false }},
+		{name: "cpus", edit: func(s *Set) { s.Template.InitContainers[0].Resources.CPUs = "1" }},
+		{name: "memory", edit: func(s *Set) { s.Template.InitContainers[0].Resources.Memory = "1Gi" }},
+		{name: "removed", edit: func(s *Set) { s.Template.InitContainers = s.Template.InitContainers[:1] }},
+	}
+	for _, tt := range changes {
+		s := withInit()
+		tt.edit(&s)
+		if tt.ids == nil {
+			tt.ids = ids
+		}
+		if initSpec(s, tt.ids).Hash() == base {
+			t.Errorf("%s did not change the hash", tt.name)
+		}
+	}
+	same := []struct {
+		name string
+		edit func(*Set)
+	}{
+		{name: "pull policy", edit: func(s *Set) { s.Template.InitContainers[0].ImagePullPolicy = PullAlways }},
+		{name: "image reference (only the ID counts)", edit: func(s *Set) { s.Template.InitContainers[0].Image = "other:1" }},
+		{name: "quantities by value", edit: func(s *Set) { s.Template.InitContainers[0].Resources.Memory = "268435456" }},
+	}
+	for _, tt := range same {
+		s := withInit()
+		tt.edit(&s)
+		if got := initSpec(s, ids).Hash(); got != base {
+			t.Errorf("%s changed the hash: %s, want %s", tt.name, got, base)
+		}
 	}
 }

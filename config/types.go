@@ -103,6 +103,10 @@ type Template struct {
 	// ImagePullPolicy stays empty when not written (PullPolicy gives the
 	// default), so that a set stored before the field existed reads the same.
 	ImagePullPolicy string `yaml:"imagePullPolicy" json:"imagePullPolicy,omitempty"`
+
+	// InitContainers run in order, each to completion, before every new replica
+	// container starts (see InitContainer).
+	InitContainers []InitContainer `yaml:"initContainers" json:"initContainers,omitempty"`
 }
 
 // Port publishes containerPort on hostPort+ordinal-offset.

@@ -100,6 +100,7 @@ func (s Set) validate() []FieldError {
 
 	mounts := v.template(s.Template, first, last)
 	v.claims(s, last, mounts)
+	v.initContainers(s)
 	return v.errs
 }
 

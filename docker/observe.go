@@ -18,10 +18,11 @@ import (
 // Observe takes one ContainerList (all containers, no filter, so replicas and
 // foreign containers come from the same snapshot) and one VolumeList.
 //
-// A container carrying io.ostset.set=<set> is a Replica. Its ordinal comes from the
-// io.ostset.ordinal label, else from its name; if neither parses it is -1 (outside
-// any ordinal range, so the engine removes it). A container without that label whose
-// name is <set>-<digits> is Foreign. Replicas and volumes carry their owner
+// A container carrying io.ostset.set=<set> is a Replica, or an InitContainer if it
+// also carries io.ostset.init. Its ordinal comes from the io.ostset.ordinal label,
+// else from its name; if neither parses it is -1 (outside any ordinal range, so the
+// engine removes it). A container without that label whose name is <set>-<digits>
+// or <set>-<digits>-init-<name> is Foreign. Replicas and volumes carry their owner
 // labels; which of them the state directory owns is the engine's to decide.
 func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
 	list, err := r.cli.ContainerList(ctx, client.ContainerListOptions{All: true})
@@ -31,6 +32,9 @@ func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOp
 	var obs engine.Observed
 	for _, c := range list.Items {
 		classify(&obs, set, c)
+	}
+	if obs.Inits, err = r.refreshInits(ctx, obs.Inits); err != nil {
+		return engine.Observed{}, fmt.Errorf("observe set %s: %w", set, err)
 	}
 	if opts.Timings {
 		for i := range obs.Replicas {
@@ -46,15 +50,22 @@ func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOp
 		return cmp.Or(cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(a.Name, b.Name))
 	})
 	slices.SortFunc(obs.Foreign, func(a, b engine.Foreign) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(obs.Inits, func(a, b engine.InitContainer) int {
+		return cmp.Or(cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(a.Name, b.Name))
+	})
 	return obs, nil
 }
 
 func classify(obs *engine.Observed, set string, c container.Summary) {
 	name := primaryName(c.Names)
 	if !belongs(c.Labels, set) {
-		if _, ok := engine.ParseReplicaName(set, name); ok {
+		if foreign(set, name) {
 			obs.Foreign = append(obs.Foreign, engine.Foreign{ID: c.ID, Name: name, Owner: c.Labels[engine.LabelSet]})
 		}
+		return
+	}
+	if _, ok := c.Labels[engine.LabelInit]; ok {
+		obs.Inits = append(obs.Inits, toInit(set, name, c))
 		return
 	}
 	ord, ok := ordinalLabel(c.Labels)

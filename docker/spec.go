@@ -1,6 +1,7 @@
 package docker
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"net/netip"
@@ -41,7 +42,7 @@ func createOptions(spec engine.ReplicaSpec) (client.ContainerCreateOptions, erro
 	}
 	stop := seconds(spec.StopTimeout)
 	cfg := &container.Config{
-		Hostname:     spec.Name,
+		Hostname:     cmp.Or(spec.Hostname, spec.Name),
 		User:         spec.User,
 		ExposedPorts: exposed,
 		Env:          spec.Env,

@@ -2,6 +2,7 @@ package docker
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -237,5 +238,70 @@ func TestSeconds(t *testing.T) {
 		if got := seconds(d); got != want {
 			t.Errorf("seconds(%s) = %d, want %d", d, got, want)
 		}
+	}
+}
+
+// Init containers are classified by their io.ostset.init label into their
+// ordinal: they are neither replicas nor foreign. A container without the set's
+// label holding an init container's name is foreign.
+func TestClassifyInitContainers(t *testing.T) {
+	var obs engine.Observed
+	for _, c := range []container.Summary{
+		{ID: "a", Names: []string{"/web-1-init-clone"}, Labels: map[string]string{engine.LabelSet: "web", engine.LabelOrdinal: "1",
+			engine.LabelRevision: "web-1a", engine.LabelInit: "clone", engine.LabelOwner: "o1"}, State: "exited", Status: "Exited (3) 2 seconds ago", Created: 100},
+		{ID: "b", Names: []string{"/web-2-init-chown"}, Labels: map[string]string{engine.LabelSet: "web", engine.LabelInit: "chown"}, State: "running", Status: "Up 1 second"},
+		{ID: "c", Names: []string{"/odd"}, Labels: map[string]string{engine.LabelSet: "web", engine.LabelInit: "x"}, State: "exited", Status: "Exited (0) 1 second ago"},
+		{ID: "d", Names: []string{"/web-0-init-clone"}},
+		{ID: "e", Names: []string{"/web-0-initial"}},
+	} {
+		classify(&obs, "web", c)
+	}
+	want := []engine.InitContainer{
+		{ID: "a", Name: "web-1-init-clone", Ordinal: 1, Init: "clone", Revision: "web-1a", State: "exited", ExitCode: 3, Created: time.Unix(100, 0), Owner: engine.Owner{ID: "o1"}},
+		{ID: "b", Name: "web-2-init-chown", Ordinal: 2, Init: "chown", State: "running", Created: time.Unix(0, 0)},
+		{ID: "c", Name: "odd", Ordinal: -1, Init: "x", State: "exited", Created: time.Unix(0, 0)},
+	}
+	if len(obs.Replicas) != 0 || !reflect.DeepEqual(obs.Inits, want) {
+		t.Errorf("replicas %+v\ninits %+v\nwant %+v", obs.Replicas, obs.Inits, want)
+	}
+	if len(obs.Foreign) != 1 || obs.Foreign[0].Name != "web-0-init-clone" {
+		t.Errorf("foreign %+v", obs.Foreign)
+	}
+}
+
+func TestExitCode(t *testing.T) {
+	for _, tt := range []struct {
+		state  container.ContainerState
+		status string
+		want   int
+	}{
+		{"exited", "Exited (0) 3 seconds ago", 0},
+		{"exited", "Exited (137) About a minute ago", 137},
+		{"exited", "Exited (-1) now", -1},
+		{"exited", "gone", -1},
+		{"running", "Up 2 seconds", 0},
+	} {
+		if got := exitCode(container.Summary{State: tt.state, Status: tt.status}); got != tt.want {
+			t.Errorf("exitCode(%s, %q) = %d, want %d", tt.state, tt.status, got, tt.want)
+		}
+	}
+}
+
+// An init container's spec keeps its replica's hostname, has no aliases and is
+// never restarted by Docker.
+func TestCreateOptionsInit(t *testing.T) {
+	spec := engine.ReplicaSpec{Set: "web", Name: "web-2-init-clone", Hostname: "web-2", Ordinal: 2, Image: "sha256:x",
+		Labels: map[string]string{engine.LabelInit: "clone"}, Restart: "no", Healthcheck: &engine.Healthcheck{Test: []string{"NONE"}}}
+	opts, err := createOptions(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	attach(&opts, "netid", nil)
+	if opts.Name != "web-2-init-clone" || opts.Config.Hostname != "web-2" || opts.Config.Labels[engine.LabelInit] != "clone" ||
+		opts.HostConfig.RestartPolicy.Name != container.RestartPolicyDisabled || opts.Config.Healthcheck.Test[0] != "NONE" {
+		t.Errorf("options %+v %+v %+v", opts.Config, opts.HostConfig.RestartPolicy, opts.Name)
+	}
+	if ep := opts.NetworkingConfig.EndpointsConfig["netid"]; ep == nil || len(ep.Aliases) != 0 {
+		t.Errorf("aliases %+v", ep)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/ostset/ostset/config"
@@ -25,15 +26,23 @@ type ApplyResult struct {
 	Notes []string
 }
 
-// Apply stores s as the set's desired spec and makes its template, with the image
-// pulled per its imagePullPolicy and resolved to its ID, the update revision (see
-// Image and State.Apply). progress, if set, sees the pull.
+// Apply stores s as the set's desired spec and makes its template, with its
+// images (the main container's and the init containers') pulled per their
+// imagePullPolicy and resolved to IDs, the update revision (see Images and
+// State.Apply). progress, if set, sees the pulls.
 func (c *Controller) Apply(ctx context.Context, s config.Set, cause string, progress func(PullProgress)) (ApplyResult, error) {
-	imageID, err := c.Image(ctx, s, progress)
+	ids, err := c.Images(ctx, s, progress)
 	if err != nil {
 		return ApplyResult{}, err
 	}
-	return c.ApplyImage(ctx, s, imageID, cause)
+	return c.ApplyImages(ctx, s, ids, cause)
+}
+
+// ImageIDs are a set's images resolved to local image IDs.
+type ImageIDs struct {
+	Main string
+	// Init holds the init containers' image IDs by init container name.
+	Init map[string]string
 }
 
 // Image pulls the set's image per its imagePullPolicy and returns its local ID.
@@ -46,24 +55,57 @@ func (c *Controller) Image(ctx context.Context, s config.Set, progress func(Pull
 	return imageID, err
 }
 
-// ApplyImage is Apply with the image already resolved to imageID.
-func (c *Controller) ApplyImage(ctx context.Context, s config.Set, imageID, cause string) (ApplyResult, error) {
+// Images pulls, one after the other, the set's image and its init containers'
+// images, each per its own imagePullPolicy, and returns their local IDs. An
+// image named twice with the same policy is pulled once. A problem with an
+// image is an *ImageError, wrapped with the set's file line and field.
+func (c *Controller) Images(ctx context.Context, s config.Set, progress func(PullProgress)) (ImageIDs, error) {
+	main, err := c.Image(ctx, s, progress)
+	if err != nil {
+		return ImageIDs{}, err
+	}
+	ids := ImageIDs{Main: main}
+	type pull struct{ ref, policy string }
+	done := map[pull]string{{s.Template.Image, s.Template.PullPolicy()}: main}
+	for i, ic := range s.Template.InitContainers {
+		key := pull{ic.Image, ic.PullPolicy()}
+		id, ok := done[key]
+		if !ok {
+			id, err = c.Runtime.EnsureImage(ctx, ic.Image, ic.PullPolicy(), progress)
+			if ie := (*ImageError)(nil); errors.As(err, &ie) {
+				return ImageIDs{}, fmt.Errorf("%s: template.initContainers[%d].image: %w", s.Source, i, err)
+			}
+			if err != nil {
+				return ImageIDs{}, err
+			}
+			done[key] = id
+		}
+		if ids.Init == nil {
+			ids.Init = map[string]string{}
+		}
+		ids.Init[ic.Name] = id
+	}
+	return ids, nil
+}
+
+// ApplyImages is Apply with the images already resolved.
+func (c *Controller) ApplyImages(ctx context.Context, s config.Set, ids ImageIDs, cause string) (ApplyResult, error) {
 	var res ApplyResult
 	st, err := c.Store.Update(ctx, s.Name, func(st *State, exists bool) error {
 		var err error
-		res, err = st.Apply(s, imageID, cause, c.now(), exists)
+		res, err = st.Apply(s, ids, cause, c.now(), exists)
 		return err
 	})
 	res.State = st
 	return res, err
 }
 
-// Apply makes s, with its image resolved to imageID, the desired spec and its
+// Apply makes s, with its images resolved to ids, the desired spec and its
 // template the update revision. Values that commands set (Overrides) are kept
 // where the file leaves the field out, and dropped where the file sets it, as
 // kubectl apply keeps what a file does not mention. Applying cancels a delete
 // that ostset down left unfinished: the user asked for the set to be up.
-func (st *State) Apply(s config.Set, imageID, cause string, now time.Time, exists bool) (ApplyResult, error) {
+func (st *State) Apply(s config.Set, ids ImageIDs, cause string, now time.Time, exists bool) (ApplyResult, error) {
 	res := ApplyResult{Created: !exists}
 	if !exists {
 		st.Created = now
@@ -84,7 +126,8 @@ func (st *State) Apply(s config.Set, imageID, cause string, now time.Time, exist
 		st.Generation++
 	}
 	st.Spec = s
-	spec := s.RevisionSpec(imageID)
+	spec := s.RevisionSpec(ids.Main)
+	spec.InitImageIDs = maps.Clone(ids.Init)
 	spec.RestartedAt = restartedAt
 	res.Changed = st.SetUpdateRevision(spec, cause, now)
 	if res.Changed && st.Paused {

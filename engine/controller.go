@@ -41,6 +41,8 @@ type Controller struct {
 	// at least every Poll).
 	WatchGap time.Duration
 
+	// initLogs remembers the output of failed init containers.
+	initLogs initLogs
 	// createdAt remembers when this process created a replica (by container ID),
 	// more precise than Docker's creation time in seconds.
 	createdAt sync.Map
@@ -112,6 +114,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 	}
 	before, _ := json.Marshal(st)
 	st.rememberReadiness(obs.Replicas)
+	c.initLogs.fill(ctx, c.Runtime, name, &obs)
 	plan := MakePlan(Input{
 		Set:             st.Spec,
 		CurrentRevision: st.CurrentRevision,
@@ -120,6 +123,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 		Observed:        obs,
 		Now:             c.now(),
 		RecreateAfter:   st.crashBackoff(obs.Replicas),
+		InitContainers:  initNames(st),
 	})
 	rolledBack := c.record(&st, &plan)
 	if !rolledBack { // a plan thrown away recreates nothing
@@ -182,15 +186,16 @@ func (c *Controller) Status(ctx context.Context, name string) (Status, State, er
 	if err != nil {
 		return Status{}, st, err
 	}
-	_, obs, err := c.observe(ctx, name, st, ObserveOptions{Timings: st.Spec.MinReadySeconds > 0})
+	ctx, obs, err := c.observe(ctx, name, st, ObserveOptions{Timings: st.Spec.MinReadySeconds > 0})
 	if err != nil {
 		return Status{}, st, err
 	}
+	c.initLogs.fill(ctx, c.Runtime, name, &obs)
 	view := st
 	view.ReadySince = maps.Clone(st.ReadySince) // remembered readiness, not saved here
 	view.rememberReadiness(obs.Replicas)
 	plan := MakePlan(Input{Set: st.Spec, CurrentRevision: st.CurrentRevision, UpdateRevision: st.UpdateRevision,
-		Paused: st.Paused, Observed: obs, Now: c.now()})
+		Paused: st.Paused, Observed: obs, Now: c.now(), InitContainers: initNames(st)})
 	plan.Status.ObservedGeneration = st.ObservedGeneration
 	plan.Status.Conditions = Conditions(st, plan, c.now())
 	plan.Status.Deleting = st.Deleting
@@ -360,11 +365,13 @@ type progress struct {
 	set string
 	// readySeen is nil until the first plan, whose ready replicas are not news.
 	readySeen map[string]bool
-	waiting   []string
-	lastErr   string
-	status    Status    // of the last plan
-	since     time.Time // when the set started waiting for what it waits for
-	reminded  time.Time
+	// failedSeen holds the failed init containers reported, by ID.
+	failedSeen map[string]bool
+	waiting    []string
+	lastErr    string
+	status     Status    // of the last plan
+	since      time.Time // when the set started waiting for what it waits for
+	reminded   time.Time
 }
 
 // remindEvery is how often a wait that does not move says again what it waits for.
@@ -388,6 +395,7 @@ func (p *progress) observed(plan Plan) {
 			delete(p.readySeen, cs.ID)
 		}
 	}
+	p.initFailures(plan.Status.Initializing)
 	if !slices.Equal(plan.Status.Waiting, p.waiting) {
 		for _, w := range plan.Status.Waiting {
 			if !slices.Contains(p.waiting, w) {
@@ -402,6 +410,27 @@ func (p *progress) observed(plan Plan) {
 		p.reminded = now
 		p.c.report(p.set, "", "still waiting after %s: %s", now.Sub(p.since).Round(time.Second), strings.Join(p.waiting, "; "))
 	}
+}
+
+// initFailures reports each failed init container once, with its exit code and
+// last lines, also on the first plan: a failure is news to whoever waits.
+func (p *progress) initFailures(inits []InitStatus) {
+	seen := map[string]bool{} // only the failures still there: a container ID never comes back
+	for _, s := range inits {
+		if s.State != InitFailed {
+			continue
+		}
+		seen[s.ID] = true
+		if p.failedSeen[s.ID] {
+			continue
+		}
+		msg := fmt.Sprintf("%s: init container %s (%s) exited with code %d", s.Replica, s.Init, s.Container, s.ExitCode)
+		if len(s.Logs) > 0 {
+			msg += "; last output: " + strings.Join(s.Logs, " | ")
+		}
+		p.c.emit(p.set, s.Replica, "%s", msg)
+	}
+	p.failedSeen = seen
 }
 
 func (p *progress) failed(err error, retry time.Duration) {

@@ -25,7 +25,7 @@ func (c *Controller) execute(ctx context.Context, st *State, actions []Action) e
 	if len(actions) == 0 {
 		return nil
 	}
-	if slices.ContainsFunc(actions, func(a Action) bool { return a.Kind == ActCreate }) {
+	if slices.ContainsFunc(actions, func(a Action) bool { return a.Kind == ActCreate || a.Kind == ActCreateInit }) {
 		if err := c.ensureNetwork(ctx, st.Spec.Network); err != nil {
 			return err
 		}
@@ -100,6 +100,13 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Act
 		defer mu.Unlock()
 		delete(st.VolumeUse, a.Name)
 		c.emit(set, a.Name, "volume %s removed (%s)", a.Name, a.Reason)
+	case ActCreateInit:
+		return c.createInit(ctx, st, mu, a)
+	case ActDeleteInit:
+		if err := c.Runtime.RemoveReplica(ctx, set, a.ID, st.Spec.GracePeriod()); err != nil {
+			return err
+		}
+		c.emit(set, ReplicaName(set, a.Ordinal), "%s removed (%s)", a.Name, a.Reason)
 	}
 	return nil
 }
@@ -148,6 +155,14 @@ func (c *Controller) finishDelete(ctx context.Context, st State) error {
 	ctx, obs, err := c.observe(ctx, spec.Name, st, ObserveOptions{})
 	if err != nil {
 		return err
+	}
+	// Init containers first: they would be removed once their replica exists,
+	// and a replica that does not exist yet is the highest to go anyway.
+	for _, x := range obs.Inits {
+		if err := c.Runtime.RemoveReplica(ctx, spec.Name, x.ID, spec.GracePeriod()); err != nil {
+			return err
+		}
+		c.emit(spec.Name, ReplicaName(spec.Name, x.Ordinal), "%s removed", x.Name)
 	}
 	replicas := slices.Clone(obs.Replicas)
 	slices.SortFunc(replicas, func(a, b Replica) int { return b.Ordinal - a.Ordinal })
@@ -224,7 +239,7 @@ func (c *Controller) Recreate(ctx context.Context, name string, ordinals []int) 
 	if err != nil {
 		return err
 	}
-	var actions []Action
+	var inits, actions []Action
 	for _, ord := range ordinals {
 		i := slices.IndexFunc(obs.Replicas, func(r Replica) bool { return r.Ordinal == ord })
 		if i < 0 {
@@ -232,9 +247,17 @@ func (c *Controller) Recreate(ctx context.Context, name string, ordinals []int) 
 		}
 		r := obs.Replicas[i]
 		actions = append(actions, Action{Kind: ActDelete, Ordinal: ord, Name: r.Name, ID: r.ID, Revision: r.Revision, Reason: "ostset recreate"})
+		for _, x := range obs.Inits {
+			if x.Ordinal == ord { // not yet removed after the replica started: they go first (see leftoverInits)
+				inits = append(inits, Action{Kind: ActDeleteInit, Ordinal: ord, Name: x.Name, ID: x.ID, Init: x.Init, Revision: x.Revision, Reason: "ostset recreate"})
+			}
+		}
 	}
 	volumeUse := maps.Clone(st.VolumeUse)
-	err = c.execute(ctx, &st, actions)
+	err = c.execute(ctx, &st, inits)
+	if err == nil {
+		err = c.execute(ctx, &st, actions)
+	}
 	if !maps.Equal(volumeUse, st.VolumeUse) {
 		err = errors.Join(err, c.Store.Save(st))
 	}
@@ -264,10 +287,13 @@ func (c *Controller) RemoveKeptVolumes(ctx context.Context, name string) ([]stri
 	if len(obs.Volumes) == 0 {
 		return nil, c.Store.Unknown(name)
 	}
-	if len(obs.Replicas) > 0 {
-		names := make([]string, len(obs.Replicas))
-		for i, r := range obs.Replicas {
-			names[i] = r.Name
+	if len(obs.Replicas)+len(obs.Inits) > 0 {
+		var names []string
+		for _, r := range obs.Replicas {
+			names = append(names, r.Name)
+		}
+		for _, x := range obs.Inits {
+			names = append(names, x.Name)
 		}
 		return nil, fmt.Errorf("set %s is deleted but its containers %s remain (left by --cascade=orphan): run 'ostset up' to adopt them, or remove them first", name, strings.Join(names, ", "))
 	}

@@ -13,6 +13,8 @@ const (
 	LabelRevision = "io.ostset.revision"
 	LabelClaim    = "io.ostset.claim"
 	LabelManaged  = "io.ostset.managed"
+	// LabelInit marks an init container with its name in the template.
+	LabelInit = "io.ostset.init"
 	// LabelOwner is the ID of the state directory that created a replica or a
 	// per-ordinal volume (see Store.ID); LabelStateDir is that directory's
 	// absolute path, so that a conflict can name it.

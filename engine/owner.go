@@ -64,16 +64,23 @@ func (o Ownership) Owns(x Owner) bool {
 	return x.ID == "" || x.ID == o.Self.ID || slices.ContainsFunc(o.Adopted, func(a Owner) bool { return a.ID == x.ID })
 }
 
-// Classify moves the set's replicas and volumes that the state directory does
-// not own out of Replicas and Volumes, into OwnedElsewhere.
+// Classify moves the set's replicas, init containers and volumes that the state
+// directory does not own out of Replicas, Inits and Volumes, into OwnedElsewhere.
 func (o Ownership) Classify(set string, obs Observed) Observed {
 	out := obs
-	out.Replicas, out.Volumes, out.OwnedElsewhere = nil, nil, slices.Clone(obs.OwnedElsewhere)
+	out.Replicas, out.Inits, out.Volumes, out.OwnedElsewhere = nil, nil, nil, slices.Clone(obs.OwnedElsewhere)
 	for _, r := range obs.Replicas {
 		if o.Owns(r.Owner) {
 			out.Replicas = append(out.Replicas, r)
 		} else {
 			out.OwnedElsewhere = append(out.OwnedElsewhere, o.conflict(set, "container", r.Name, shortID(r.ID), r.Owner))
+		}
+	}
+	for _, x := range obs.Inits {
+		if o.Owns(x.Owner) {
+			out.Inits = append(out.Inits, x)
+		} else {
+			out.OwnedElsewhere = append(out.OwnedElsewhere, o.conflict(set, "container", x.Name, shortID(x.ID), x.Owner))
 		}
 	}
 	for _, v := range obs.Volumes {

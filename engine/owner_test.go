@@ -128,6 +128,14 @@ func TestPlanOwnedElsewhere(t *testing.T) {
 				Volumes: []Volume{vol(0, other), vol(1, other), vol(2, other), vol(3, other), vol(4, other), vol(5, other), vol(6, other)}},
 			want: strings.Replace(held, "%s", "container web-0, container web-1, container web-2, volume data-web-0, volume data-web-1, "+
 				"volume data-web-2, volume data-web-3, volume data-web-4, and 2 more belong", 1)},
+		{name: "another owner's init container holds the set too",
+			set: testSet(), cur: "b",
+			obs: Observed{Replicas: okN(1, "b"), Inits: []InitContainer{func() InitContainer {
+				c := ini(1, "clone", "b", StateRunning, 0)
+				c.Owner = other
+				return c
+			}()}},
+			want: strings.Replace(held, "%s", "container web-1-init-clone belongs", 1)},
 		{name: "adopted and unlabelled replicas are the set's own",
 			set: testSet(), cur: "b",
 			obs:  Observed{Replicas: []Replica{owned(ok(0, "b"), adopted), ok(1, "b"), owned(ok(2, "b"), me)}},

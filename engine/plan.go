@@ -23,8 +23,12 @@ type Input struct {
 	Observed Observed
 	Now      time.Time
 	// RecreateAfter holds back the recreation of a failed replica, per ordinal,
-	// after repeated failures (crash-loop back-off).
+	// after repeated failures (crash-loop back-off). It also holds back the rerun
+	// of a failed init container of the ordinal.
 	RecreateAfter map[int]time.Time
+	// InitContainers lists, per revision (at least the current and the update
+	// one), the names of its init containers in the order they run.
+	InitContainers map[string][]string
 }
 
 // ActionKind is what an action does.
@@ -36,30 +40,35 @@ const (
 	ActStart
 	ActDelete
 	ActDeleteVolume
+	ActCreateInit // create and start an init container
+	ActDeleteInit // remove an init container
 )
 
 func (k ActionKind) String() string {
-	return [...]string{"create", "start", "delete", "delete-volume"}[k]
+	return [...]string{"create", "start", "delete", "delete-volume", "create-init", "delete-init"}[k]
 }
 
 // Action is one step for the executor.
 type Action struct {
 	Kind     ActionKind
 	Ordinal  int
-	Name     string // replica or volume name
+	Name     string // replica, init container or volume name
 	ID       string // container ID (start, delete)
 	Revision string // revision to create at; for delete, the revision it had
 	Reason   string
 	// Releases: a delete that takes the ordinal out of the set, so its retained
 	// volumes go stale until the ordinal comes back.
 	Releases bool
-	// Failed: a delete of a replica that exited, to recreate it.
+	// Failed: a delete of a replica that exited, to recreate it, or of an init
+	// container that failed, to run it again.
 	Failed bool
+	// Init is the init container's name in the template (ActCreateInit, ActDeleteInit).
+	Init string
 }
 
 func (a Action) String() string {
 	s := a.Kind.String() + " " + a.Name
-	if a.Kind == ActCreate {
+	if a.Kind == ActCreate || a.Kind == ActCreateInit {
 		s += " at " + a.Revision
 	}
 	return s + ": " + a.Reason
@@ -108,8 +117,12 @@ type planner struct {
 	minReady  time.Duration
 	byOrdinal map[int]Replica
 	foreign   map[int]Foreign
-	acted     map[int]bool // ordinals with an action in this plan
-	plan      Plan
+	inits     map[int][]InitContainer // observed init containers by ordinal
+	// foreignInits are containers without the set's labels holding an init
+	// container's name, by name.
+	foreignInits map[string]Foreign
+	acted        map[int]bool // ordinals with an action in this plan
+	plan         Plan
 }
 
 // MakePlan decides the next steps for one set. In OrderedReady it returns at most
@@ -119,6 +132,7 @@ func MakePlan(in Input) Plan {
 	p.plan.Status = p.status()
 	if !p.heldElsewhere() {
 		p.volumes()
+		p.condemnedInits()
 		if p.replicasInRange() && p.condemned() {
 			p.update()
 		}
@@ -146,7 +160,12 @@ func newPlanner(in Input) *planner {
 		minReady:  time.Duration(in.Set.MinReadySeconds) * time.Second,
 		byOrdinal: map[int]Replica{},
 		foreign:   map[int]Foreign{},
+		inits:     map[int][]InitContainer{},
 		acted:     map[int]bool{},
+	}
+	p.foreignInits = map[string]Foreign{}
+	for _, c := range in.Observed.Inits {
+		p.inits[c.Ordinal] = append(p.inits[c.Ordinal], c)
 	}
 	for _, r := range in.Observed.Replicas {
 		p.byOrdinal[r.Ordinal] = r
@@ -154,6 +173,8 @@ func newPlanner(in Input) *planner {
 	for _, f := range in.Observed.Foreign {
 		if ord, ok := ParseReplicaName(in.Set.Name, f.Name); ok {
 			p.foreign[ord] = f
+		} else if _, _, ok := ParseInitName(in.Set.Name, f.Name); ok {
+			p.foreignInits[f.Name] = f
 		}
 	}
 	return p
@@ -205,13 +226,19 @@ func (p *planner) replicasInRange() bool {
 func (p *planner) replicaInRange(ord int) bool {
 	name := ReplicaName(p.set.Name, ord)
 	r, ok := p.byOrdinal[ord]
+	if ok && p.leftoverInits(r) {
+		return false
+	}
 	switch {
 	case !ok:
 		if f, taken := p.foreign[ord]; taken {
 			p.wait("%s", foreignConflict(p.set.Name, f).Message)
 			return false
 		}
-		p.act(Action{Kind: ActCreate, Ordinal: ord, Name: name, Revision: p.revisionFor(ord), Reason: "missing"})
+		if !p.initialized(ord) {
+			return false
+		}
+		p.act(Action{Kind: ActCreate, Ordinal: ord, Name: name, Revision: p.revisionFor(ord), Reason: p.createReason(ord)})
 		return false
 	case health.Failed(hc(r)):
 		if after := p.in.RecreateAfter[ord]; p.in.Now.Before(after) {
@@ -271,6 +298,13 @@ func (p *planner) condemned() bool {
 	for _, r := range out {
 		if r.State == StateRemoving {
 			p.wait("%s being removed", r.Name)
+			if p.monotonic {
+				return false
+			}
+			continue
+		}
+		if len(p.inits[r.Ordinal]) > 0 {
+			// Its init containers go first (condemnedInits), as leftoverInits has it.
 			if p.monotonic {
 				return false
 			}

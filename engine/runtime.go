@@ -61,11 +61,32 @@ type Volume struct {
 	Owner Owner
 }
 
+// InitContainer is one observed init container of the set (a container with the
+// set's labels and io.ostset.init). It is not a replica.
+type InitContainer struct {
+	ID      string
+	Name    string // container name: <set>-<ordinal>-init-<init name>
+	Ordinal int
+	// Init is the init container's name in the template (the io.ostset.init label).
+	Init     string
+	Revision string
+	State    string
+	// ExitCode is the exit code of an exited container.
+	ExitCode int
+	Created  time.Time
+	Owner    Owner
+	// Logs are the last lines of a failed init container's output; the
+	// controller fills them in after observing (Runtime.LogTail).
+	Logs []string
+}
+
 // Observed is a snapshot of what Docker holds for one set.
 type Observed struct {
 	Replicas []Replica
 	Foreign  []Foreign
 	Volumes  []Volume
+	// Inits are the set's init containers, by ordinal and then name.
+	Inits []InitContainer
 	// OwnedElsewhere: the set's containers and volumes that another state
 	// directory owns. Observe leaves it empty; Ownership.Classify moves them here
 	// out of Replicas and Volumes.
@@ -80,8 +101,11 @@ type ObserveOptions struct {
 
 // ReplicaSpec is everything needed to create one replica container.
 type ReplicaSpec struct {
-	Set      string
-	Name     string // container name and hostname
+	Set  string
+	Name string // container name and hostname
+	// Hostname, if set, is the hostname when it is not Name: an init container
+	// has its replica's.
+	Hostname string
 	Ordinal  int
 	Revision string
 	Image    string // image ID
@@ -152,7 +176,8 @@ type Runtime interface {
 	RemoveNetwork(ctx context.Context, name string) (bool, error)
 	// CreateReplica ensures the spec's volumes (refusing volumes that exist without
 	// the set's labels), creates the container attached to the network with its
-	// aliases, and starts it. It reports which volumes already existed.
+	// aliases, and starts it. It reports which volumes already existed. An init
+	// container is created the same way, from a spec labelled io.ostset.init.
 	CreateReplica(ctx context.Context, spec ReplicaSpec) (CreateResult, error)
 	// StartReplica starts a created or stopped container of the set.
 	StartReplica(ctx context.Context, set, id string) error
@@ -165,6 +190,9 @@ type Runtime interface {
 	// reports its steps to progress (which may be nil). A missing image under Never, or a
 	// pull that fails, is an *ImageError.
 	EnsureImage(ctx context.Context, ref, policy string, progress func(PullProgress)) (string, error)
+	// LogTail returns the last lines (at most n) of the output, stdout and stderr, of
+	// a container of the set.
+	LogTail(ctx context.Context, set, id string, n int) ([]string, error)
 	// Watch sends on the returned channel (without blocking; it may coalesce) whenever a
 	// container of the set changes. The subscription is open when Watch returns.
 	Watch(ctx context.Context, set string) (<-chan struct{}, error)

@@ -23,6 +23,10 @@ type world struct {
 	nextID   int
 	// theirs holds the set's objects that another state directory made.
 	theirs Observed
+	// initNames are each revision's init containers; inits the init containers
+	// in the world, by container name.
+	initNames map[string][]string
+	inits     map[string]InitContainer
 }
 
 func (w *world) observed() Observed {
@@ -32,6 +36,9 @@ func (w *world) observed() Observed {
 	}
 	for _, ord := range slices.Sorted(maps.Keys(w.volumes)) {
 		o.Volumes = append(o.Volumes, w.volumes[ord])
+	}
+	for _, name := range slices.Sorted(maps.Keys(w.inits)) {
+		o.Inits = append(o.Inits, w.inits[name])
 	}
 	o.Replicas = append(o.Replicas, w.theirs.Replicas...)
 	o.Volumes = append(o.Volumes, w.theirs.Volumes...)
@@ -59,7 +66,8 @@ func (w *world) intrude(t *rapid.T) {
 }
 
 func (w *world) input() Input {
-	return Input{Set: w.set, CurrentRevision: w.current, UpdateRevision: w.update, Observed: w.observed(), Now: w.now}
+	return Input{Set: w.set, CurrentRevision: w.current, UpdateRevision: w.update, Observed: w.observed(), Now: w.now,
+		InitContainers: w.initNames}
 }
 
 // apply carries out the plan's actions; fail decides whether an action fails.
@@ -85,9 +93,103 @@ func (w *world) apply(t *rapid.T, p Plan, fail func() bool) {
 			delete(w.replicas, a.Ordinal)
 		case ActDeleteVolume:
 			delete(w.volumes, a.Ordinal)
+		case ActCreateInit:
+			if _, dup := w.inits[a.Name]; dup {
+				t.Fatalf("%s: the container exists", a)
+			}
+			w.nextID++
+			// A process that stops between create and start leaves it created.
+			state := rapid.SampledFrom([]string{StateRunning, StateRunning, StateRunning, StateCreated}).Draw(t, "init state")
+			w.inits[a.Name] = InitContainer{ID: fmt.Sprint(w.nextID), Name: a.Name, Ordinal: a.Ordinal, Init: a.Init,
+				Revision: a.Revision, State: state, Created: w.now}
+			w.volumes[a.Ordinal] = Volume{Name: "data-" + ReplicaName(w.set.Name, a.Ordinal), Ordinal: a.Ordinal}
+		case ActDeleteInit:
+			if _, ok := w.inits[a.Name]; !ok {
+				t.Fatalf("%s: no such init container", a)
+			}
+			delete(w.inits, a.Name)
 		}
 	}
 	w.current = p.Status.CurrentRevision
+}
+
+// drawInits gives a new revision zero to two init containers.
+func (w *world) drawInits(t *rapid.T, rev string) {
+	names := []string{"clone", "chown"}[:rapid.IntRange(0, 2).Draw(t, "inits")]
+	if len(names) > 0 {
+		w.initNames[rev] = names
+	}
+}
+
+// churnInits ends running init containers at random, or with success when fair.
+func (w *world) churnInits(t *rapid.T, fair bool) {
+	for _, name := range slices.Sorted(maps.Keys(w.inits)) {
+		c := w.inits[name]
+		if c.State != StateRunning {
+			continue
+		}
+		outcome := 0
+		if !fair {
+			outcome = rapid.IntRange(0, 2).Draw(t, "init outcome")
+		}
+		switch outcome {
+		case 0:
+			c.State, c.ExitCode = StateExited, 0
+		case 1:
+			c.State, c.ExitCode = StateExited, 1
+		}
+		w.inits[name] = c
+	}
+}
+
+// initsOf are the init containers of an ordinal in the world.
+func (w *world) initsOf(ord int) []InitContainer {
+	var out []InitContainer
+	for _, c := range w.inits {
+		if c.Ordinal == ord {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// checkInits asserts the init container rules for one action: a replica
+// container is never created while an init container of its ordinal has not
+// succeeded (nor before all of its revision's did), an init container runs only
+// after those before it succeeded, and a replica container is never removed
+// while its init containers remain (the next one would take them for its own).
+func checkInits(t *rapid.T, w *world, a Action) {
+	switch a.Kind {
+	case ActCreate:
+		for _, c := range w.initsOf(a.Ordinal) {
+			if c.Revision != a.Revision || !initDone(c) {
+				t.Fatalf("%s while init container %s (%s, exit %d, revision %s) has not succeeded", a, c.Name, c.State, c.ExitCode, c.Revision)
+			}
+		}
+		for _, name := range w.initNames[a.Revision] {
+			if c, ok := w.inits[InitContainerName(w.set.Name, a.Ordinal, name)]; !ok || !initDone(c) {
+				t.Fatalf("%s before its init container %s succeeded", a, name)
+			}
+		}
+	case ActCreateInit:
+		if _, exists := w.replicas[a.Ordinal]; exists {
+			t.Fatalf("%s while the replica container exists", a)
+		}
+		for _, name := range w.initNames[a.Revision] {
+			if name == a.Init {
+				return
+			}
+			c, ok := w.inits[InitContainerName(w.set.Name, a.Ordinal, name)]
+			if !ok || !initDone(c) || c.Revision != a.Revision {
+				t.Fatalf("%s before init container %s succeeded", a, name)
+			}
+		}
+		t.Fatalf("%s: revision %s has no init container %s", a, a.Revision, a.Init)
+	case ActDelete:
+		if cs := w.initsOf(a.Ordinal); len(cs) > 0 {
+			t.Fatalf("%s while its init container %s remains", a, cs[0].Name)
+		}
+	}
 }
 
 // churn moves containers along at random: health checks pass or fail, processes exit.
@@ -131,12 +233,35 @@ func checkSafety(t *rapid.T, w *world, p Plan) {
 	ordered := s.PodManagementPolicy == config.OrderedReady
 	steps := 0
 	updateDeletes := 0
+	initSteps := map[int]bool{} // ordinals in range with init container steps
 	for _, a := range p.Actions {
-		if a.Kind != ActDeleteVolume {
+		checkInits(t, w, a)
+		switch {
+		case a.Kind == ActCreateInit || a.Kind == ActDeleteInit:
+			if a.Ordinal >= start && a.Ordinal < end && !initSteps[a.Ordinal] {
+				initSteps[a.Ordinal] = true
+				steps++
+			}
+		case a.Kind != ActDeleteVolume:
 			steps++
 		}
 		r, exists := w.replicas[a.Ordinal]
 		switch a.Kind {
+		case ActCreateInit:
+			if ordered {
+				for ord := start; ord < a.Ordinal; ord++ {
+					if lr, ok := w.replicas[ord]; !ok || !lr.isAvailable(s, w.now) {
+						t.Fatalf("%s while %s is not available", a, ReplicaName(s.Name, ord))
+					}
+				}
+			}
+			want := w.update
+			if s.UpdateStrategy.Type == config.RollingUpdate && a.Ordinal < s.Partition() && w.current != "" {
+				want = w.current
+			}
+			if a.Revision != want {
+				t.Fatalf("%s: revision %s, want %s", a, a.Revision, want)
+			}
 		case ActCreate:
 			if exists {
 				t.Fatalf("%s: create of an existing replica", a)
@@ -213,6 +338,9 @@ func checkSafety(t *rapid.T, w *world, p Plan) {
 	if p.Complete && len(p.Actions) > 0 {
 		t.Fatalf("complete plan with actions:\n%s", p)
 	}
+	if p.Complete && len(w.inits) > 0 {
+		t.Fatalf("complete plan with init containers left:\n%s", p)
+	}
 }
 
 func (r Replica) isAvailable(s config.Set, now time.Time) bool {
@@ -238,7 +366,9 @@ func drawSet(t *rapid.T) config.Set {
 // directory's objects gone) and checks that the set converges within a bound.
 func TestSimulation(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		w := &world{set: drawSet(t), current: "r0", update: "r0", replicas: map[int]Replica{}, volumes: map[int]Volume{}, now: t0}
+		w := &world{set: drawSet(t), current: "r0", update: "r0", replicas: map[int]Replica{}, volumes: map[int]Volume{}, now: t0,
+			initNames: map[string][]string{}, inits: map[string]InitContainer{}}
+		w.drawInits(t, "r0")
 		revs := 0
 		for range rapid.IntRange(0, 60).Draw(t, "steps") {
 			switch rapid.IntRange(0, 19).Draw(t, "event") {
@@ -247,6 +377,7 @@ func TestSimulation(t *testing.T) {
 			case 1:
 				revs++
 				w.update = fmt.Sprintf("r%d", revs)
+				w.drawInits(t, w.update)
 			case 2:
 				w.set.UpdateStrategy.RollingUpdate.Partition = rapid.IntRange(0, 4).Draw(t, "repartition")
 			case 3:
@@ -260,9 +391,11 @@ func TestSimulation(t *testing.T) {
 			checkSafety(t, w, p)
 			w.apply(t, p, func() bool { return rapid.IntRange(0, 9).Draw(t, "fail") == 0 })
 			w.churn(t, false)
+			w.churnInits(t, false)
 		}
 		w.theirs = Observed{}
-		bound := 4*(len(w.replicas)+w.set.DesiredReplicas()) + 10
+		// Each ordinal may need a step per init container, and a removal of each leftover.
+		bound := 8*(len(w.replicas)+w.set.DesiredReplicas()) + 2*len(w.inits) + 10
 		for i := 0; ; i++ {
 			p := MakePlan(w.input())
 			checkSafety(t, w, p)
@@ -277,6 +410,7 @@ func TestSimulation(t *testing.T) {
 			}
 			w.apply(t, p, func() bool { return false })
 			w.churn(t, true)
+			w.churnInits(t, true)
 		}
 	})
 }

@@ -21,6 +21,9 @@ type Status struct {
 	Conflicts []string `json:"conflicts,omitempty"`
 	// ConflictDetails explains each conflict: who holds it and the way out.
 	ConflictDetails []Conflict `json:"conflictDetails,omitempty"`
+	// Initializing lists the ordinals whose init containers run, before their
+	// replica container exists.
+	Initializing []InitStatus `json:"initializing,omitempty"`
 	// Waiting says what the controller waits for.
 	Waiting []string `json:"waiting,omitempty"`
 	// Deleting: ostset down started and has not finished.
@@ -71,5 +74,6 @@ func (p *planner) status() Status {
 		}
 	}
 	s.Conflicts, s.ConflictDetails = conflicts(p.set.Name, p.in.Observed)
+	s.Initializing = p.initStatuses()
 	return s
 }

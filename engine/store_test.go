@@ -205,13 +205,13 @@ func TestApplyKeepsCommandOverrides(t *testing.T) {
 		return s
 	}
 	var st State
-	if _, err := st.Apply(file("replicas"), "sha256:a", "up", t0, false); err != nil {
+	if _, err := st.Apply(file("replicas"), ImageIDs{Main: "sha256:a"}, "up", t0, false); err != nil {
 		t.Fatal(err)
 	}
 	st.Spec.Replicas, st.Overrides.Replicas = ptr(5), ptr(5) // ostset scale web --replicas 5
 	st.Spec.UpdateStrategy.RollingUpdate.Partition = 2       // ostset rollout partition web 2
 	st.Overrides.Partition = ptr(2)
-	res, err := st.Apply(file("replicas"), "sha256:b", "up", t0, true)
+	res, err := st.Apply(file("replicas"), ImageIDs{Main: "sha256:b"}, "up", t0, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestApplyKeepsCommandOverrides(t *testing.T) {
 	if !strings.Contains(notes, "the file's 2 replaces 5 set by 'ostset scale'") || !strings.Contains(notes, "keeping 2 set by 'ostset rollout partition'") {
 		t.Errorf("notes:\n%s", notes)
 	}
-	if _, err := st.Apply(file("updateStrategy.rollingUpdate.partition"), "sha256:b", "up", t0, true); err != nil {
+	if _, err := st.Apply(file("updateStrategy.rollingUpdate.partition"), ImageIDs{Main: "sha256:b"}, "up", t0, true); err != nil {
 		t.Fatal(err)
 	}
 	if st.Spec.Partition() != 0 || st.Overrides.Partition != nil {

@@ -68,10 +68,14 @@ func (a *app) describe(st engine.State, s engine.Status, events []engine.Event) 
 	fmt.Fprintln(w, "Replicas:")
 	t = table(w)
 	fmt.Fprintln(t, "  NAME\tSTATE\tHEALTH\tREVISION\tAGE")
-	for _, c := range s.Containers {
-		fmt.Fprintf(t, "  %s\t%s\t%s\t%s\t%s\n", c.Name, c.State, orDefault(c.Health, "-"), c.Revision, age(c.Created, now))
+	for _, r := range replicaRows(s) {
+		fmt.Fprintf(t, "  %s\t%s\t%s\t%s\t%s\n", r.name, r.state, r.health, r.revision, age(r.created, now))
 	}
 	_ = t.Flush()
+	if len(s.Initializing) > 0 {
+		fmt.Fprintln(w, "Init containers:")
+		printInits(w, "  ", s.Initializing)
+	}
 	printConflicts(w, "  ", s.ConflictDetails)
 	for _, wait := range s.Waiting {
 		fmt.Fprintf(w, "  waiting: %s\n", wait)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -102,29 +103,51 @@ func (a *app) printReplicas(s engine.Status, output string) error {
 	} else {
 		fmt.Fprintln(w, "NAME\tREADY\tSTATE\tHEALTH\tAGE")
 	}
-	for _, c := range s.Containers {
-		ready := "0/1"
-		if c.Ready {
-			ready = "1/1"
-		}
-		h := c.Health
-		if h == "" {
-			h = "-"
-		}
+	for _, r := range replicaRows(s) {
 		if output == "wide" {
-			fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Ordinal, ready, c.State, h, c.Revision, age(c.Created, now), c.ID)
+			fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.name, r.ordinal, r.ready, r.state, r.health, r.revision, age(r.created, now), r.id)
 		} else {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", c.Name, ready, c.State, h, age(c.Created, now))
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.name, r.ready, r.state, r.health, age(r.created, now))
 		}
 	}
 	if err := w.Flush(); err != nil {
 		return err
+	}
+	if output == "wide" {
+		printInitFailures(a.stdout, "", s.Initializing)
 	}
 	printConflicts(a.stderr, "", s.ConflictDetails)
 	if s.Deleting != nil {
 		fmt.Fprintf(a.stderr, "note: %s\n", deletingNote(s.Name, s.Deleting))
 	}
 	return nil
+}
+
+// replicaRow is one line of a set's replicas: a replica container, or an
+// ordinal whose init containers run.
+type replicaRow struct {
+	name, ready, state, health, revision, id string
+	ordinal                                  int
+	created                                  time.Time
+}
+
+// replicaRows lists the replicas and the initializing ordinals, by ordinal.
+func replicaRows(s engine.Status) []replicaRow {
+	var rows []replicaRow
+	for _, c := range s.Containers {
+		ready := "0/1"
+		if c.Ready {
+			ready = "1/1"
+		}
+		rows = append(rows, replicaRow{name: c.Name, ordinal: c.Ordinal, ready: ready, state: c.State,
+			health: orDefault(c.Health, "-"), revision: c.Revision, created: c.Created, id: c.ID})
+	}
+	for _, i := range s.Initializing {
+		rows = append(rows, replicaRow{name: i.Replica, ordinal: i.Ordinal, ready: "0/1", state: initState(i),
+			health: "-", revision: i.Revision, created: i.Created, id: orDefault(i.ID, "-")})
+	}
+	slices.SortStableFunc(rows, func(a, b replicaRow) int { return a.ordinal - b.ordinal })
+	return rows
 }
 
 // completeSets offers the names of known sets.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,12 +22,16 @@ import (
 func newLogsCmd(a *app) *cobra.Command {
 	var opts logsOptions
 	cmd := &cobra.Command{
-		Use:   "logs SET | SET-ORDINAL",
+		Use:   "logs SET | SET-ORDINAL [--init NAME]",
 		Short: "Print the logs of a set's replicas, or of one replica",
 		Long: `Print the logs (stdout and stderr) of every replica of SET, in ordinal order, or of
 the one replica SET-ORDINAL (e.g. web-1). Each line is prefixed by the replica's name,
 coloured per replica when stdout is a terminal. With --follow, lines are printed as they
-arrive, interleaved across replicas, until Ctrl-C or every replica stops.`,
+arrive, interleaved across replicas, until Ctrl-C or every replica stops.
+
+With --init NAME, print the output of the replica's init container NAME instead (its
+container SET-ORDINAL-init-NAME), while it exists: init containers are removed once the
+replica's own container exists.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkTail(opts.tail); err != nil {
@@ -34,6 +39,9 @@ arrive, interleaved across replicas, until Ctrl-C or every replica stops.`,
 			}
 			t, err := a.resolveLogTarget(args[0])
 			if err != nil {
+				return err
+			}
+			if err := a.checkInitTarget(t, opts.init); err != nil {
 				return err
 			}
 			opts.color = !opts.noColor && os.Getenv("NO_COLOR") == "" && isTerminal(a.stdout)
@@ -45,6 +53,7 @@ arrive, interleaved across replicas, until Ctrl-C or every replica stops.`,
 	f.StringVar(&opts.tail, "tail", "all", `number of lines to show from the end of each replica's logs, or "all"`)
 	f.BoolVar(&opts.noColor, "no-color", false, "do not colour the prefixes (also when NO_COLOR is set)")
 	f.BoolVar(&opts.noPrefix, "no-prefix", false, "do not prefix lines with the replica name")
+	f.StringVar(&opts.init, "init", "", "print the output of this init container of the replica SET-ORDINAL")
 	cmd.ValidArgsFunction = a.completeSetsAndReplicas
 	return cmd
 }
@@ -54,7 +63,8 @@ type logsOptions struct {
 	tail     string
 	noColor  bool
 	noPrefix bool
-	color    bool // decided at run time: a terminal and not disabled
+	init     string // an init container's name: its logs instead of the replica's
+	color    bool   // decided at run time: a terminal and not disabled
 }
 
 func checkTail(tail string) error {
@@ -99,6 +109,36 @@ func (a *app) resolveLogTarget(arg string) (logTarget, error) {
 	return logTarget{}, invalidf("%q is neither a set nor a replica <set>-<ordinal> of one (%s; state dir %s)", arg, known, store.Dir)
 }
 
+// checkInitTarget: --init names an init container of one replica, which one of
+// the set's revisions has.
+func (a *app) checkInitTarget(t logTarget, init string) error {
+	if init == "" {
+		return nil
+	}
+	if t.whole {
+		return invalidf("--init %s: name one replica, %s-ORDINAL", init, t.set)
+	}
+	st, err := a.store().Load(t.set)
+	if err != nil {
+		return err
+	}
+	var known []string
+	for _, r := range st.Revisions {
+		for _, n := range r.Spec.Template.InitNames() {
+			if n == init {
+				return nil
+			}
+			if !slices.Contains(known, n) {
+				known = append(known, n)
+			}
+		}
+	}
+	if len(known) == 0 {
+		return invalidf("--init %s: set %s has no init containers", init, t.set)
+	}
+	return invalidf("--init %s: set %s has no init container %s (it has %s)", init, t.set, init, strings.Join(known, ", "))
+}
+
 // printLogs prints the logs of the target's replicas: one after the other in
 // ordinal order, or with follow all at once, interleaved line by line.
 func (a *app) printLogs(parent context.Context, t logTarget, opts logsOptions) error {
@@ -115,9 +155,17 @@ func (a *app) printLogs(parent context.Context, t logTarget, opts logsOptions) e
 	}
 	var replicas []engine.Replica // sorted by ordinal, as Observe returns them
 	for _, r := range obs.Replicas {
-		if t.whole || r.Ordinal == t.ordinal {
+		if (t.whole || r.Ordinal == t.ordinal) && opts.init == "" {
 			replicas = append(replicas, r)
 		}
+	}
+	for _, c := range obs.Inits {
+		if c.Ordinal == t.ordinal && c.Init == opts.init && opts.init != "" {
+			replicas = append(replicas, engine.Replica{ID: c.ID, Name: c.Name, Ordinal: c.Ordinal})
+		}
+	}
+	if len(replicas) == 0 && opts.init != "" {
+		return fmt.Errorf("replica %s has no init container %s now: init containers are removed once the replica's container exists", t.name, opts.init)
 	}
 	if len(replicas) == 0 {
 		if t.whole {

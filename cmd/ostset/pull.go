@@ -11,15 +11,13 @@ import (
 	"github.com/ostset/ostset/engine"
 )
 
-// ensureImage makes the set's image present as its imagePullPolicy says,
-// printing the pull's progress, and returns the image ID. An image that
-// cannot be had is invalid input, reported at the set's file and line.
-// applyWithPull applies a set, showing the pull of its image. A problem with the
-// image, or a file that does not validate with the values kept from commands, is
-// invalid input (exit code 2).
+// applyWithPull applies a set, showing the pulls of its images (the main
+// container's and the init containers'). A problem with an image, or a file that
+// does not validate with the values kept from commands, is invalid input (exit
+// code 2).
 func (a *app) applyWithPull(ctx context.Context, c *engine.Controller, s config.Set, cause string) (engine.ApplyResult, error) {
 	p := newPullPrinter(a.stdout, isTerminal(a.stdout), s.Name, time.Now)
-	imageID, err := c.Image(ctx, s, p.update)
+	ids, err := c.Images(ctx, s, p.update)
 	p.finish(err)
 	if ie := (*engine.ImageError)(nil); errors.As(err, &ie) {
 		return engine.ApplyResult{}, invalid(err)
@@ -27,14 +25,14 @@ func (a *app) applyWithPull(ctx context.Context, c *engine.Controller, s config.
 	if err != nil {
 		return engine.ApplyResult{}, err
 	}
-	res, err := c.ApplyImage(ctx, s, imageID, cause)
+	res, err := c.ApplyImages(ctx, s, ids, cause)
 	if fe := (config.FieldError{}); errors.As(err, &fe) {
 		return res, invalid(err)
 	}
 	return res, err
 }
 
-// pullPrinter shows the progress of one image pull, as docker compose does:
+// pullPrinter shows the progress of image pulls, one after the other, as docker compose does:
 // on a terminal one line, redrawn in place, with the layers done and the bytes
 // downloaded; elsewhere one line when the pull starts and one when it ends.
 // Nothing is printed when no pull happens.
@@ -69,7 +67,9 @@ func newPullPrinter(w io.Writer, live bool, prefix string, now func() time.Time)
 func (p *pullPrinter) update(e engine.PullProgress) {
 	switch {
 	case e.State == engine.PullStarted:
+		p.finish(nil) // the pull before this one, if any, succeeded
 		p.image, p.started = e.Image, p.now()
+		p.upToDate, p.layers, p.order = false, map[string]*layer{}, nil
 		if !p.live {
 			fmt.Fprintf(p.w, "%s: pulling %s\n", p.prefix, p.image)
 			return

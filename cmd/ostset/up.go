@@ -118,10 +118,17 @@ func loadFiles(files []string) ([]config.Set, error) {
 }
 
 func absoluteBindSources(s *config.Set, dir string) {
-	for i, m := range s.Template.VolumeMounts {
+	absolute(s.Template.VolumeMounts, dir)
+	for _, c := range s.Template.InitContainers {
+		absolute(c.VolumeMounts, dir)
+	}
+}
+
+func absolute(mounts []config.VolumeMount, dir string) {
+	for i, m := range mounts {
 		if strings.HasPrefix(m.Source, ".") {
 			if abs, err := filepath.Abs(filepath.Join(dir, m.Source)); err == nil {
-				s.Template.VolumeMounts[i].Source = abs
+				mounts[i].Source = abs
 			}
 		}
 	}

@@ -20,7 +20,9 @@ import (
 // object that engine.CheckOwner refuses.
 type Runtime struct {
 	mu         sync.Mutex
-	containers map[string]engine.Replica // by name
+	containers map[string]engine.Replica       // by name
+	inits      map[string]engine.InitContainer // by name
+	initImage  map[string]string               // image ID by init container name
 	volumes    map[string]engine.Volume
 	nextID     int
 	Log        []string
@@ -39,11 +41,18 @@ type Runtime struct {
 	// Registry maps the references a pull finds to the image ID it brings; a
 	// pull of any other reference fails as a registry answers an unknown tag.
 	Registry map[string]string
+	// InitExit is the code init containers exit with at once, by image ID
+	// (default 0), unless InitHang holds their image ID: those run until
+	// FinishInit.
+	InitExit map[string]int
+	InitHang map[string]bool
+	// InitOutput is what LogTail returns for init containers, by image ID.
+	InitOutput map[string][]string
 }
 
 // New returns an empty runtime.
 func New() *Runtime {
-	return &Runtime{containers: map[string]engine.Replica{}, volumes: map[string]engine.Volume{}}
+	return &Runtime{containers: map[string]engine.Replica{}, inits: map[string]engine.InitContainer{}, initImage: map[string]string{}, volumes: map[string]engine.Volume{}}
 }
 
 func (r *Runtime) record(format string, args ...any) {
@@ -59,6 +68,15 @@ func (r *Runtime) Observe(_ context.Context, set string, _ engine.ObserveOptions
 		o.Replicas = append(o.Replicas, c)
 	}
 	slices.SortFunc(o.Replicas, func(a, b engine.Replica) int { return a.Ordinal - b.Ordinal })
+	for _, c := range r.inits {
+		o.Inits = append(o.Inits, c)
+	}
+	slices.SortFunc(o.Inits, func(a, b engine.InitContainer) int {
+		if a.Ordinal != b.Ordinal {
+			return a.Ordinal - b.Ordinal
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
 	for _, v := range r.volumes {
 		o.Volumes = append(o.Volumes, v)
 	}
@@ -81,11 +99,27 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (e
 		r.record("create %s failed", spec.Name)
 		return engine.CreateResult{}, fmt.Errorf("%s: injected failure", spec.Name)
 	}
-	if _, taken := r.containers[spec.Name]; taken {
+	_, taken := r.containers[spec.Name]
+	if _, init := r.inits[spec.Name]; taken || init {
 		return engine.CreateResult{}, fmt.Errorf("%s: name in use", spec.Name)
+	}
+	reused, err := r.ensureVolumes(ctx, spec)
+	if err != nil {
+		return engine.CreateResult{}, err
 	}
 	r.nextID++
 	id := fmt.Sprintf("c%d", r.nextID)
+	if init := spec.Labels[engine.LabelInit]; init != "" {
+		c := engine.InitContainer{ID: id, Name: spec.Name, Ordinal: spec.Ordinal, Init: init, Revision: spec.Revision,
+			State: engine.StateExited, ExitCode: r.InitExit[spec.Image], Created: time.Now(), Owner: engine.OwnerOf(spec.Labels)}
+		if r.InitHang[spec.Image] {
+			c.State, c.ExitCode = engine.StateRunning, 0
+		}
+		r.inits[spec.Name] = c
+		r.initImage[spec.Name] = spec.Image
+		r.record("create-init %s %s", spec.Name, spec.Revision)
+		return engine.CreateResult{ID: id, ReusedVolumes: reused}, nil
+	}
 	c := engine.Replica{ID: id, Name: spec.Name, Ordinal: spec.Ordinal, Revision: spec.Revision,
 		State: engine.StateRunning, Created: time.Now(), Owner: engine.OwnerOf(spec.Labels)}
 	if r.Unhealthy[spec.Image] {
@@ -94,6 +128,14 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (e
 	if r.Crashing[spec.Image] {
 		c.State = engine.StateExited
 	}
+	r.containers[spec.Name] = c
+	r.record("create %s %s", spec.Name, spec.Revision)
+	return engine.CreateResult{ID: id, ReusedVolumes: reused}, nil
+}
+
+// ensureVolumes creates the spec's volumes that do not exist and returns those
+// that did, refusing another state directory's.
+func (r *Runtime) ensureVolumes(ctx context.Context, spec engine.ReplicaSpec) ([]engine.Volume, error) {
 	var reused []engine.Volume
 	for _, v := range spec.Volumes {
 		old, ok := r.volumes[v.Name]
@@ -102,19 +144,17 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (e
 		}
 		if old.Owner.ID != engine.OwnerOf(v.Labels).ID {
 			if err := engine.CheckOwner(ctx, old.Owner); err != nil {
-				return engine.CreateResult{}, fmt.Errorf("%s: volume %s: %w", spec.Name, v.Name, err)
+				return nil, fmt.Errorf("%s: volume %s: %w", spec.Name, v.Name, err)
 			}
 		}
 		reused = append(reused, old)
 	}
-	r.containers[spec.Name] = c
 	for _, v := range spec.Volumes {
 		if _, ok := r.volumes[v.Name]; !ok {
 			r.volumes[v.Name] = engine.Volume{Name: v.Name, Ordinal: spec.Ordinal, Created: time.Now(), Owner: engine.OwnerOf(v.Labels)}
 		}
 	}
-	r.record("create %s %s", spec.Name, spec.Revision)
-	return engine.CreateResult{ID: id, ReusedVolumes: reused}, nil
+	return reused, nil
 }
 
 // StartReplica implements engine.Runtime.
@@ -151,7 +191,72 @@ func (r *Runtime) RemoveReplica(ctx context.Context, _, id string, _ time.Durati
 			r.record("remove %s", name)
 		}
 	}
+	for name, c := range r.inits {
+		if c.ID == id {
+			if err := engine.CheckOwner(ctx, c.Owner); err != nil {
+				return fmt.Errorf("refusing to remove container %s: %w", name, err)
+			}
+			if name == r.FailRemove {
+				r.FailRemove = ""
+				return fmt.Errorf("remove %s: injected failure", name)
+			}
+			delete(r.inits, name)
+			r.record("remove-init %s", name)
+		}
+	}
 	return nil
+}
+
+// LogTail implements engine.Runtime for init containers: their InitOutput, or
+// a line saying how they exited.
+func (r *Runtime) LogTail(_ context.Context, _, id string, n int) ([]string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.inits {
+		if c.ID != id {
+			continue
+		}
+		lines := r.InitOutput[r.initImage[c.Name]]
+		if lines == nil {
+			lines = []string{fmt.Sprintf("%s exited with code %d", c.Name, c.ExitCode)}
+		}
+		return lines[max(0, len(lines)-n):], nil
+	}
+	return nil, fmt.Errorf("container %s: not found", id)
+}
+
+// FinishInit makes a running init container exit with code.
+func (r *Runtime) FinishInit(name string, code int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c, ok := r.inits[name]; ok {
+		c.State, c.ExitCode = engine.StateExited, code
+		r.inits[name] = c
+	}
+}
+
+// Inits lists the init containers' names.
+func (r *Runtime) Inits() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var names []string
+	for name := range r.inits {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Replicas lists the replica containers' names.
+func (r *Runtime) Replicas() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var names []string
+	for name := range r.containers {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
 }
 
 // RemoveVolume implements engine.Runtime.
@@ -225,6 +330,13 @@ func (r *Runtime) Add(c engine.Replica) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.containers[c.Name] = c
+}
+
+// AddInit puts an init container in the runtime as it is.
+func (r *Runtime) AddInit(c engine.InitContainer) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.inits[c.Name] = c
 }
 
 // AddVolume puts a volume in the runtime as it is.
