@@ -244,3 +244,72 @@ func TestExampleRedis(t *testing.T) {
 		}
 	}
 }
+
+const postgresImage = "ostset-test/postgres:15"
+
+// psql runs a query in replica m and returns its unaligned, tuples-only output.
+func (h *harness) psql(m int, query string) string {
+	h.t.Helper()
+	return h.exec(h.name(m), "psql", "-U", "postgres", "-Atc", query)
+}
+
+// eventually polls replica m until the query answers want (a standby replays
+// the primary's WAL asynchronously) and fails the test after 30 s.
+func (h *harness) eventually(m int, query, want string) {
+	h.t.Helper()
+	var got string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if got, _ = h.tryDocker("exec", h.name(m), "psql", "-U", "postgres", "-Atc", query); got == want {
+			return
+		}
+	}
+	h.t.Errorf("%s: %q answers %q, want %q", h.name(m), query, got, want)
+}
+
+// The Postgres example: a standby seeded by the clone init container streams
+// from the primary, keeps its data through a rolling update of a setting, a
+// replica removed by hand and down and up, and scaling adds a standby.
+func TestExamplePostgres(t *testing.T) {
+	h := exampleHarness(t, "postgres", "POSTGRES_IMAGE", postgresImage)
+	file := example("postgres", "set.yaml")
+	h.mustOstset("up", "-f", file, "--timeout", "3m")
+	h.psql(0, "create table t (x int); insert into t values (1), (2), (3)")
+	h.eventually(1, "select sum(x) from t", "6")
+	if got := h.psql(1, "select pg_is_in_recovery()"); got != "t" {
+		t.Errorf("postgres-1 in recovery: %q, want t (a standby)", got)
+	}
+
+	// A rolling update of a setting: both replaced, on the same volumes.
+	before := h.inspect(h.name(1)).ID
+	tuned := filepath.Join(filepath.Dir(file), ".tuned-"+filepath.Base(h.stateDir)+".yaml")
+	writeFile(t, tuned, strings.Replace(readFile(t, file),
+		"  env:\n    POSTGRES_PASSWORD", "  args: [postgres, -c, max_connections=120]\n  env:\n    POSTGRES_PASSWORD", 1))
+	t.Cleanup(func() { _ = os.Remove(tuned) })
+	h.mustOstset("up", "-f", tuned, "--timeout", "3m")
+	if h.inspect(h.name(1)).ID == before {
+		t.Errorf("postgres-1 was not replaced by the rolling update")
+	}
+	for m := range 2 {
+		if got := h.psql(m, "show max_connections"); got != "120" {
+			t.Errorf("%s: max_connections %q after the update", h.name(m), got)
+		}
+	}
+	h.psql(0, "insert into t values (4)")
+	h.eventually(1, "select sum(x) from t", "10")
+
+	h.mustOstset("scale", "postgres", "--replicas", "3", "--timeout", "3m")
+	h.eventually(2, "select sum(x) from t", "10")
+
+	h.docker("rm", "-f", h.name(1))
+	h.mustOstset("reconcile", "postgres", "--timeout", "2m")
+	h.psql(0, "insert into t values (5)")
+	h.eventually(1, "select sum(x) from t", "15")
+
+	h.mustOstset("down", "postgres")
+	h.mustOstset("up", "-f", tuned, "--timeout", "3m")
+	h.eventually(0, "select sum(x) from t", "15")
+	h.eventually(1, "select sum(x) from t", "15")
+	if got := h.psql(1, "select pg_is_in_recovery()"); got != "t" {
+		t.Errorf("postgres-1 after down and up in recovery: %q", got)
+	}
+}
