@@ -311,7 +311,7 @@ func TestParseErrors(t *testing.T) {
 			`set.yaml:2: replicas: must be >= 0, got -1`,
 			`set.yaml:6: template.ports[0].containerPort: must be from 1 to 65535, got 0`,
 			`set.yaml:7: template.ports[0].protocol: "TCP" must be tcp, udp or sctp`,
-			`set.yaml:8: template.args[1]: unknown template field .Host (use .Set, .Ordinal, .Name or .Service)`,
+			`set.yaml:8: template.args[1]: unknown template field .Host (use .Set, .Ordinal, .Name, .Service, .Replicas, .Ordinals or .Peers)`,
 			`set.yaml:11: volumeClaimTemplates[0].mountPath: "data" must be an absolute path`,
 		},
 	}, {

@@ -13,11 +13,13 @@ import (
 )
 
 // Render turns a revision into the container of one ordinal: names, labels,
-// aliases, the OSTSET_* environment, per-ordinal volumes and ports.
+// aliases, the OSTSET_* environment, per-ordinal volumes and ports. Templates
+// are expanded with set as it is now ({{.Replicas}}, {{.Peers}}): a replica
+// keeps the values it was created with, since scaling recreates nothing.
 func Render(set config.Set, rev Revision, ordinal int) (ReplicaSpec, error) {
 	spec := rev.Spec
 	name := ReplicaName(set.Name, ordinal)
-	t, err := config.Expand(spec.Template, config.ReplicaVars{Set: set.Name, Ordinal: ordinal, Name: name, Service: spec.ServiceName})
+	t, err := config.Expand(spec.Template, set.ReplicaVars(spec.ServiceName, ordinal))
 	if err != nil {
 		return ReplicaSpec{}, fmt.Errorf("%s: %w", name, err)
 	}

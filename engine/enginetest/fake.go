@@ -24,6 +24,8 @@ type Runtime struct {
 	volumes    map[string]engine.Volume
 	nextID     int
 	Log        []string
+	// Created holds the spec of every replica created, in order.
+	Created []engine.ReplicaSpec
 	// Unhealthy lists image IDs whose containers never pass their healthcheck.
 	Unhealthy map[string]bool
 	// Crashing lists image IDs whose containers exit as soon as they start.
@@ -108,6 +110,7 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (e
 		reused = append(reused, old)
 	}
 	r.containers[spec.Name] = c
+	r.Created = append(r.Created, spec)
 	for _, v := range spec.Volumes {
 		if _, ok := r.volumes[v.Name]; !ok {
 			r.volumes[v.Name] = engine.Volume{Name: v.Name, Ordinal: spec.Ordinal, Created: time.Now(), Owner: engine.OwnerOf(v.Labels)}

@@ -1,0 +1,48 @@
+package engine
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ostset/ostset/config"
+)
+
+// Every string field of the template is expanded per replica, with the set's
+// replica count and peers as they are when the replica is created.
+func TestRenderExpandsEveryStringField(t *testing.T) {
+	s := config.Set{Name: "etcd", Replicas: new(3), Template: config.Template{
+		Image: "etcd:3.4",
+		Args: []string{"--name={{.Name}}",
+			"--initial-cluster={{range $i, $p := .Peers}}{{if $i}},{{end}}{{$p.Name}}=http://{{$p.Host}}:2380{{end}}"},
+		WorkingDir: "/var/lib/{{.Name}}",
+		Labels:     map[string]string{"member": "{{.Ordinal}}-of-{{.Replicas}}"},
+		Healthcheck: &config.Healthcheck{Test: []string{"CMD", "etcdctl", "--endpoints=http://{{.Name}}.{{.Service}}:2379", "endpoint", "health"},
+			Interval: config.Duration(time.Second)},
+		VolumeMounts: []config.VolumeMount{{Source: "/backups/{{.Name}}", Target: "/backup/{{.Ordinal}}"}},
+	}}
+	s.ApplyDefaults()
+	spec := s.RevisionSpec("sha256:img")
+	rev := Revision{Name: config.RevisionName("etcd", spec.Hash()), Spec: spec}
+	r, err := Render(s, rev, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCmd := []string{"--name=etcd-1", "--initial-cluster=etcd-0=http://etcd-0.etcd:2380,etcd-1=http://etcd-1.etcd:2380,etcd-2=http://etcd-2.etcd:2380"}
+	if !slices.Equal(r.Cmd, wantCmd) {
+		t.Errorf("cmd %q, want %q", r.Cmd, wantCmd)
+	}
+	if r.WorkingDir != "/var/lib/etcd-1" || r.Labels["member"] != "1-of-3" {
+		t.Errorf("workingDir %q, labels %v", r.WorkingDir, r.Labels)
+	}
+	if want := []string{"CMD", "etcdctl", "--endpoints=http://etcd-1.etcd:2379", "endpoint", "health"}; !reflect.DeepEqual(r.Healthcheck.Test, want) {
+		t.Errorf("healthcheck %q, want %q", r.Healthcheck.Test, want)
+	}
+	if want := []Mount{{Type: "bind", Source: "/backups/etcd-1", Target: "/backup/1"}}; !reflect.DeepEqual(r.Mounts, want) {
+		t.Errorf("mounts %+v, want %+v", r.Mounts, want)
+	}
+	if rev.Spec.Template.Healthcheck.Test[2] != "--endpoints=http://{{.Name}}.{{.Service}}:2379" {
+		t.Errorf("rendering changed the revision: %q", rev.Spec.Template.Healthcheck.Test)
+	}
+}
