@@ -103,6 +103,18 @@ type Template struct {
 	// ImagePullPolicy stays empty when not written (PullPolicy gives the
 	// default), so that a set stored before the field existed reads the same.
 	ImagePullPolicy string `yaml:"imagePullPolicy" json:"imagePullPolicy,omitempty"`
+
+	// Container settings, with docker compose's names and meanings (see
+	// settings.go). Empty means the engine's default.
+	StopSignal string            `yaml:"stopSignal" json:"stopSignal,omitempty"`
+	ShmSize    string            `yaml:"shmSize" json:"shmSize,omitempty"`
+	Ulimits    map[string]Ulimit `yaml:"ulimits" json:"ulimits,omitempty"`
+	Sysctls    map[string]string `yaml:"sysctls" json:"sysctls,omitempty"`
+	Tmpfs      []string          `yaml:"tmpfs" json:"tmpfs,omitempty"`
+	CapAdd     []string          `yaml:"capAdd" json:"capAdd,omitempty"`
+	CapDrop    []string          `yaml:"capDrop" json:"capDrop,omitempty"`
+	Init       *bool             `yaml:"init" json:"init,omitempty"`
+	ExtraHosts []string          `yaml:"extraHosts" json:"extraHosts,omitempty"`
 }
 
 // Port publishes containerPort on hostPort+ordinal-offset.

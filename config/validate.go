@@ -160,6 +160,7 @@ func (v *validator) template(t Template, first, last int) map[string]string {
 			v.uniqueMount(mounts, p+".target", m.Target)
 		}
 	}
+	v.settings(t, mounts)
 	if c := t.Resources.CPUs; c != "" {
 		if _, err := ParseCPUs(c); err != nil {
 			v.add("template.resources.cpus", "%v", err)

@@ -56,6 +56,9 @@ func Render(set config.Set, rev Revision, ordinal int) (ReplicaSpec, error) {
 	if r.MemoryBytes, err = parseOptional(t.Resources.Memory, config.ParseMemory); err != nil {
 		return ReplicaSpec{}, fmt.Errorf("%s: resources.memory: %w", name, err)
 	}
+	if r.ContainerSettings, err = containerSettings(t); err != nil {
+		return ReplicaSpec{}, fmt.Errorf("%s: %w", name, err)
+	}
 	return r, nil
 }
 

@@ -46,3 +46,45 @@ func TestRenderExpandsEveryStringField(t *testing.T) {
 		t.Errorf("rendering changed the revision: %q", rev.Spec.Template.Healthcheck.Test)
 	}
 }
+
+// The container settings are rendered as the engine takes them: canonical
+// signal and capability names, bytes, sorted limits, tmpfs by target, hosts
+// as host:ip.
+func TestRenderContainerSettings(t *testing.T) {
+	s := config.Set{Name: "db", Template: config.Template{
+		Image:      "postgres",
+		StopSignal: "int",
+		ShmSize:    "256m",
+		Ulimits:    map[string]config.Ulimit{"nofile": {Soft: 1024, Hard: 65536}, "memlock": {Soft: -1, Hard: -1}},
+		Sysctls:    map[string]string{"net.core.somaxconn": "1024"},
+		Tmpfs:      []string{"/run:size=64m,mode=1777", "/tmp"},
+		CapAdd:     []string{"sys_nice"},
+		CapDrop:    []string{"CAP_NET_RAW"},
+		Init:       new(true),
+		ExtraHosts: []string{"backup=10.0.0.9", "v6=[::1]", "gw:host-gateway"},
+	}}
+	s.ApplyDefaults()
+	spec := s.RevisionSpec("sha256:img")
+	r, err := Render(s, Revision{Name: "db-1", Spec: spec}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ContainerSettings{
+		StopSignal: "SIGINT",
+		ShmSize:    256 << 20,
+		Ulimits:    []Ulimit{{Name: "memlock", Soft: -1, Hard: -1}, {Name: "nofile", Soft: 1024, Hard: 65536}},
+		Sysctls:    map[string]string{"net.core.somaxconn": "1024"},
+		Tmpfs:      map[string]string{"/run": "size=64m,mode=1777", "/tmp": ""},
+		CapAdd:     []string{"CAP_SYS_NICE"},
+		CapDrop:    []string{"CAP_NET_RAW"},
+		Init:       new(true),
+		ExtraHosts: []string{"backup:10.0.0.9", "v6:::1", "gw:host-gateway"},
+	}
+	if !reflect.DeepEqual(r.ContainerSettings, want) {
+		t.Errorf("settings\n%+v\nwant\n%+v", r.ContainerSettings, want)
+	}
+	empty, err := Render(config.Set{Name: "db", Template: config.Template{Image: "x"}}, Revision{Name: "db-1"}, 0)
+	if err != nil || !reflect.DeepEqual(empty.ContainerSettings, ContainerSettings{}) {
+		t.Errorf("no settings rendered as %+v, %v", empty.ContainerSettings, err)
+	}
+}

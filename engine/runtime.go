@@ -102,6 +102,7 @@ type ReplicaSpec struct {
 	MemoryBytes int64
 	Restart     string // no, always, unless-stopped, on-failure[:N]
 	StopTimeout time.Duration
+	ContainerSettings
 }
 
 // PortBinding publishes one container port.
