@@ -129,6 +129,7 @@ type hashClaim struct {
 	MountPath  string            `json:"mountPath"`
 	Driver     string            `json:"driver,omitempty"`
 	DriverOpts map[string]string `json:"driverOpts,omitempty"`
+	Owner      string            `json:"owner,omitempty"`
 }
 
 func (r RevisionSpec) canonical() hashSpec {

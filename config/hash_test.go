@@ -231,6 +231,7 @@ func TestHashChangesWithTheReplica(t *testing.T) {
 		{name: "extra hosts", edit: func(s *Set) { s.Template.ExtraHosts = []string{"db:10.0.0.1"} }},
 		{name: "claim", edit: func(s *Set) { s.VolumeClaimTemplates[0].MountPath = "/srv" }},
 		{name: "claim driver", edit: func(s *Set) { s.VolumeClaimTemplates[0].DriverOpts = map[string]string{"type": "tmpfs"} }},
+		{name: "claim owner", edit: func(s *Set) { s.VolumeClaimTemplates[0].Owner = "999:999" }},
 		{name: "service name", edit: func(s *Set) { s.ServiceName = "other" }},
 		{name: "network", edit: func(s *Set) { s.Network = "other" }},
 	}
@@ -268,7 +269,7 @@ func TestHashCoversEveryField(t *testing.T) {
 		reflect.TypeFor[Resources]():           {"CPUs", "Memory"},
 		reflect.TypeFor[Port]():                {"ContainerPort", "HostPort", "HostIP", "Protocol"},
 		reflect.TypeFor[VolumeMount]():         {"Source", "Target", "ReadOnly"},
-		reflect.TypeFor[VolumeClaimTemplate](): {"Name", "MountPath", "Driver", "DriverOpts"},
+		reflect.TypeFor[VolumeClaimTemplate](): {"Name", "MountPath", "Driver", "DriverOpts", "Owner"},
 		reflect.TypeFor[RevisionSpec]():        {"Template", "ImageID", "VolumeClaimTemplates", "ServiceName", "Network", "RestartedAt"},
 	}
 	for typ, want := range hashed {

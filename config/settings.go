@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"maps"
+	"math"
 	"net"
 	"regexp"
 	"slices"
@@ -280,4 +281,22 @@ func (v *validator) settings(t Template, mounts map[string]string) {
 			v.add(fmt.Sprintf("%sextraHosts[%d]", p, i), "%v", err)
 		}
 	}
+}
+
+var ownerRe = regexp.MustCompile(`^([0-9]+):([0-9]+)$`)
+
+// ParseOwner parses a claim's owner, "UID:GID" in numbers (as the image's
+// user database is not read: `id postgres` in the image tells them).
+func ParseOwner(s string) (uid, gid int, err error) {
+	m := ownerRe.FindStringSubmatch(s)
+	if m != nil {
+		uid, err = strconv.Atoi(m[1])
+		if err == nil {
+			gid, err = strconv.Atoi(m[2])
+		}
+	}
+	if m == nil || err != nil || uid > math.MaxInt32 || gid > math.MaxInt32 {
+		return 0, 0, fmt.Errorf("%q must be UID:GID, two numbers from 0 to %d (like \"999:999\")", s, math.MaxInt32)
+	}
+	return uid, gid, nil
 }

@@ -132,3 +132,19 @@ func TestCanonicalSettings(t *testing.T) {
 		t.Errorf("ParseTmpfs = %q %q %v", target, opts, err)
 	}
 }
+
+func TestValidateClaimOwner(t *testing.T) {
+	s := validSet()
+	s.VolumeClaimTemplates[0].Owner = "999:999"
+	s.VolumeClaimTemplates[1].Owner = "0:0"
+	if err := s.Validate(); err != nil {
+		t.Fatalf("valid owners refused: %v", err)
+	}
+	for _, bad := range []string{"postgres", "999", "999:", "1:-1", "2147483648:0", " 1:1"} {
+		s.VolumeClaimTemplates[0].Owner = bad
+		want := `volumeClaimTemplates[0].owner: "` + bad + `" must be UID:GID, two numbers from 0 to 2147483647 (like "999:999")`
+		if err := s.Validate(); err == nil || err.Error() != want {
+			t.Errorf("owner %q: %v, want %s", bad, err, want)
+		}
+	}
+}

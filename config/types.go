@@ -156,4 +156,8 @@ type VolumeClaimTemplate struct {
 	MountPath  string            `yaml:"mountPath" json:"mountPath"`
 	Driver     string            `yaml:"driver" json:"driver,omitempty"`
 	DriverOpts map[string]string `yaml:"driverOpts" json:"driverOpts,omitempty"`
+	// Owner is "UID:GID" given to the volume's root directory when the volume
+	// is new (see docs/set-file.md), as Kubernetes' fsGroup makes a volume
+	// writable by a replica that does not run as root.
+	Owner string `yaml:"owner" json:"owner,omitempty"`
 }

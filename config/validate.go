@@ -270,6 +270,11 @@ func (v *validator) claims(s Set, last int, mounts map[string]string) {
 		if v.absolutePath(p+".mountPath", c.MountPath) {
 			v.uniqueMount(mounts, p+".mountPath", c.MountPath)
 		}
+		if c.Owner != "" {
+			if _, _, err := ParseOwner(c.Owner); err != nil {
+				v.add(p+".owner", "%v", err)
+			}
+		}
 	}
 }
 

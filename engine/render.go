@@ -45,9 +45,13 @@ func Render(set config.Set, rev Revision, ordinal int) (ReplicaSpec, error) {
 	}
 	for _, c := range spec.VolumeClaimTemplates {
 		vol := volumes.Name(c.Name, set.Name, ordinal)
+		owner, err := rootOwner(c)
+		if err != nil {
+			return ReplicaSpec{}, fmt.Errorf("%s: %w", name, err)
+		}
 		r.Volumes = append(r.Volumes, VolumeSpec{Name: vol, Driver: c.Driver, DriverOpts: c.DriverOpts, Labels: map[string]string{
 			LabelSet: set.Name, LabelOrdinal: strconv.Itoa(ordinal), LabelClaim: c.Name,
-		}})
+		}, MountPath: c.MountPath, RootOwner: owner})
 		r.Mounts = append(r.Mounts, Mount{Type: "volume", Source: vol, Target: c.MountPath})
 	}
 	if r.NanoCPUs, err = parseOptional(t.Resources.CPUs, config.ParseCPUs); err != nil {

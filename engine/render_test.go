@@ -88,3 +88,19 @@ func TestRenderContainerSettings(t *testing.T) {
 		t.Errorf("no settings rendered as %+v, %v", empty.ContainerSettings, err)
 	}
 }
+
+func TestRenderClaimOwner(t *testing.T) {
+	s := config.Set{Name: "pg", Template: config.Template{Image: "postgres"}, VolumeClaimTemplates: []config.VolumeClaimTemplate{
+		{Name: "data", MountPath: "/var/lib/postgresql/data", Owner: "999:998"}, {Name: "logs", MountPath: "/logs"}}}
+	s.ApplyDefaults()
+	r, err := Render(s, Revision{Name: "pg-1", Spec: s.RevisionSpec("sha256:img")}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := r.Volumes[0]; v.Name != "data-pg-2" || v.MountPath != "/var/lib/postgresql/data" || v.RootOwner == nil || *v.RootOwner != (FileOwner{UID: 999, GID: 998}) {
+		t.Errorf("owned claim rendered as %+v", v)
+	}
+	if v := r.Volumes[1]; v.MountPath != "/logs" || v.RootOwner != nil {
+		t.Errorf("claim without owner rendered as %+v", v)
+	}
+}

@@ -136,7 +136,15 @@ type VolumeSpec struct {
 	Driver     string
 	DriverOpts map[string]string
 	Labels     map[string]string
+	// MountPath is where the replica mounts the volume.
+	MountPath string
+	// RootOwner, if set, is given to the volume's root directory while the
+	// volume is new: created by this call, or still empty.
+	RootOwner *FileOwner
 }
+
+// FileOwner is a numeric user and group.
+type FileOwner struct{ UID, GID int }
 
 // Runtime is what the engine needs from a container engine. Implementations must
 // never remove or change an object that does not carry the set's io.ostset.set label,
