@@ -40,6 +40,9 @@ type Replica struct {
 	// Owner is the state directory that created the container (zero: made
 	// before ostset labelled owners).
 	Owner Owner
+	// NotReady says why a replica that is not ready is not; nil for a ready
+	// one, or when the runtime could not tell.
+	NotReady *NotReadyDetail
 }
 
 // Foreign is a container without the set's labels that holds a name the set needs.
@@ -76,6 +79,9 @@ type Observed struct {
 type ObserveOptions struct {
 	// Timings asks for Replica.ReadySince (costs one inspect per ready container).
 	Timings bool
+	// Logs asks for the last log lines of the replicas that are not ready
+	// (NotReadyDetail.Logs).
+	Logs bool
 }
 
 // ReplicaSpec is everything needed to create one replica container.

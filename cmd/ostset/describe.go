@@ -72,6 +72,7 @@ func (a *app) describe(st engine.State, s engine.Status, events []engine.Event) 
 		fmt.Fprintf(t, "  %s\t%s\t%s\t%s\t%s\n", c.Name, c.State, orDefault(c.Health, "-"), c.Revision, age(c.Created, now))
 	}
 	_ = t.Flush()
+	printNotReady(w, s.Containers)
 	printConflicts(w, "  ", s.ConflictDetails)
 	for _, wait := range s.Waiting {
 		fmt.Fprintf(w, "  waiting: %s\n", wait)

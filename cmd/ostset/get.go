@@ -98,7 +98,7 @@ func (a *app) printReplicas(s engine.Status, output string) error {
 	now := time.Now()
 	w := table(a.stdout)
 	if output == "wide" {
-		fmt.Fprintln(w, "NAME\tORDINAL\tREADY\tSTATE\tHEALTH\tREVISION\tAGE\tCONTAINER ID")
+		fmt.Fprintln(w, "NAME\tORDINAL\tREADY\tSTATE\tHEALTH\tREVISION\tAGE\tCONTAINER ID\tREASON")
 	} else {
 		fmt.Fprintln(w, "NAME\tREADY\tSTATE\tHEALTH\tAGE")
 	}
@@ -112,7 +112,7 @@ func (a *app) printReplicas(s engine.Status, output string) error {
 			h = "-"
 		}
 		if output == "wide" {
-			fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Ordinal, ready, c.State, h, c.Revision, age(c.Created, now), c.ID)
+			fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Ordinal, ready, c.State, h, c.Revision, age(c.Created, now), c.ID, orDefault(c.Reason, "-"))
 		} else {
 			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", c.Name, ready, c.State, h, age(c.Created, now))
 		}
