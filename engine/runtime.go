@@ -157,7 +157,8 @@ type FileOwner struct{ UID, GID int }
 // nor one that CheckOwner refuses for the call's context (another state directory's).
 type Runtime interface {
 	// Observe lists the set's containers and volumes, and foreign containers named
-	// like the set's replicas (<set>-<digits>).
+	// like the set's replicas (<set>-<digits>). Replicas that are not ready carry
+	// why (Replica.NotReady).
 	Observe(ctx context.Context, set string, opts ObserveOptions) (Observed, error)
 	// EnsureNetwork returns the ID of the named network, creating a bridge labelled
 	// io.ostset.managed=true if none exists. It never creates a duplicate.
@@ -167,7 +168,9 @@ type Runtime interface {
 	RemoveNetwork(ctx context.Context, name string) (bool, error)
 	// CreateReplica ensures the spec's volumes (refusing volumes that exist without
 	// the set's labels), creates the container attached to the network with its
-	// aliases, and starts it. It reports which volumes already existed.
+	// aliases, gives each volume with a RootOwner that owner while the volume is
+	// new (created by the call, or empty), and starts it. It reports which
+	// volumes already existed.
 	CreateReplica(ctx context.Context, spec ReplicaSpec) (CreateResult, error)
 	// StartReplica starts a created or stopped container of the set.
 	StartReplica(ctx context.Context, set, id string) error
