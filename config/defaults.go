@@ -106,7 +106,21 @@ func (t Template) clone() Template {
 		h.Test = slices.Clone(h.Test)
 		t.Healthcheck = &h
 	}
+	t.cloneSettings()
 	return t
+}
+
+// cloneSettings gives t its own copies of the container settings.
+func (t *Template) cloneSettings() {
+	t.Ulimits = maps.Clone(t.Ulimits)
+	t.Sysctls = maps.Clone(t.Sysctls)
+	t.Tmpfs = slices.Clone(t.Tmpfs)
+	t.CapAdd = slices.Clone(t.CapAdd)
+	t.CapDrop = slices.Clone(t.CapDrop)
+	t.ExtraHosts = slices.Clone(t.ExtraHosts)
+	if t.Init != nil {
+		t.Init = ptr(*t.Init)
+	}
 }
 
 func cloneClaims(claims []VolumeClaimTemplate) []VolumeClaimTemplate {

@@ -1,50 +1,177 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
-	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"text/template"
 )
 
-// ReplicaVars are the values a template may use in command, args and env
-// values: {{.Set}}, {{.Ordinal}}, {{.Name}} (= container name and hostname)
-// and {{.Service}}.
+// ReplicaVars are the values a per-replica template ({{...}}) may use.
 type ReplicaVars struct {
 	Set     string
 	Ordinal int
-	Name    string
+	Name    string // <set>-<ordinal>: container name and hostname
 	Service string
+	// Replicas is the desired replica count when the replica is created. A
+	// replica keeps what it was created with: scaling recreates nothing.
+	Replicas int
+	// Ordinals are the set's ordinals, first to last, and Peers the replicas
+	// they name, as the set is when the replica is created.
+	Ordinals []int
+	Peers    []Peer
 }
 
-// Expand returns a copy of t with {{.Set}}, {{.Ordinal}}, {{.Name}} and
-// {{.Service}} expanded in command, args and env values. t is not modified.
+// Peer is one replica of the set, as {{range .Peers}} sees it.
+type Peer struct {
+	Name    string // <set>-<ordinal>
+	Ordinal int
+	Host    string // <set>-<ordinal>.<service>: its stable DNS name
+}
+
+// ReplicaVars returns the values for the replica with the given ordinal of s
+// as s is now (its replica count and ordinals), under service: the service
+// name of the revision the replica is created at.
+func (s Set) ReplicaVars(service string, ordinal int) ReplicaVars {
+	first, end := s.FirstOrdinal(), s.EndOrdinal()
+	v := ReplicaVars{Set: s.Name, Ordinal: ordinal, Name: replicaName(s.Name, ordinal), Service: service, Replicas: max(end-first, 0)}
+	for i := first; i < end; i++ {
+		v.Ordinals = append(v.Ordinals, i)
+		v.Peers = append(v.Peers, Peer{Name: replicaName(s.Name, i), Ordinal: i, Host: replicaName(s.Name, i) + "." + service})
+	}
+	return v
+}
+
+// replicaName is the container name of an ordinal (engine.ReplicaName).
+func replicaName(set string, ordinal int) string { return fmt.Sprintf("%s-%d", set, ordinal) }
+
+// fixedFields are the fields, by YAML name wherever they appear, that are used
+// as written: their values are checked when the file is loaded (an image is
+// resolved to one ID for the revision, names must be valid, resources and
+// ports parse), so they cannot differ per replica.
+var fixedFields = map[string]bool{
+	"name":            true,
+	"image":           true,
+	"imagePullPolicy": true,
+	"restartPolicy":   true,
+	"resources":       true,
+	"ports":           true,
+	"stopSignal":      true,
+	"shmSize":         true,
+	"ulimits":         true,
+	"sysctls":         true,
+	"tmpfs":           true,
+	"capAdd":          true,
+	"capDrop":         true,
+	"init":            true,
+	"extraHosts":      true,
+}
+
+// Expand returns a copy of t with {{...}} expanded per replica in every string
+// field but the fixed ones (see ExpandFields). t is not modified.
 func Expand(t Template, v ReplicaVars) (Template, error) {
-	t = t.clone()
+	err := ExpandFields(&t, "template", v)
+	return t, err
+}
+
+// ExpandFields expands {{...}} with v in every string that the struct ptr
+// points to holds, however deep: string fields, list items, map values (never
+// map keys), and the same inside nested structs, pointers and lists of
+// structs. Fields named in fixedFields are left as written. Lists, maps and
+// pointed-to structs that it changes are replaced by copies, so nothing the
+// struct shares with another value is modified. Errors name each field from
+// path ("template.args[1]: ..."), all of them.
+func ExpandFields(ptr any, path string, v ReplicaVars) error {
 	var errs []error
-	expand := func(path string, s *string) {
-		out, err := expandString(*s, v)
+	walkStrings(reflect.ValueOf(ptr).Elem(), path, func(p, s string) (string, bool) {
+		out, err := expandString(s, v)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", path, err))
-			return
+			errs = append(errs, fmt.Errorf("%s: %w", p, err))
+			return s, false
 		}
-		*s = out
+		return out, out != s
+	})
+	return errors.Join(errs...)
+}
+
+var stringType = reflect.TypeFor[string]()
+
+// walkStrings calls fn on every expandable string under v (addressable) and
+// stores what fn returns when it reports a change, copying lists, maps and
+// pointed-to structs before it writes into them.
+func walkStrings(v reflect.Value, path string, fn func(path, s string) (string, bool)) bool {
+	switch v.Kind() {
+	case reflect.String:
+		if v.Type() != stringType { // named string types hold checked values
+			return false
+		}
+		out, changed := fn(path, v.String())
+		if changed {
+			v.SetString(out)
+		}
+		return changed
+	case reflect.Struct:
+		changed := false
+		for f := range v.Type().Fields() {
+			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			if name == "" {
+				name = strings.ToLower(f.Name) // as yaml names an untagged field
+			}
+			if !f.IsExported() || name == "-" || fixedFields[name] {
+				continue
+			}
+			changed = walkStrings(v.FieldByIndex(f.Index), joinPath(path, name), fn) || changed
+		}
+		return changed
+	case reflect.Pointer:
+		if v.IsNil() {
+			return false
+		}
+		cp := reflect.New(v.Type().Elem())
+		cp.Elem().Set(v.Elem())
+		if walkStrings(cp.Elem(), path, fn) {
+			v.Set(cp)
+			return true
+		}
+		return false
+	case reflect.Slice:
+		if v.Len() == 0 {
+			return false
+		}
+		cp := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		reflect.Copy(cp, v)
+		changed := false
+		for i := range cp.Len() {
+			changed = walkStrings(cp.Index(i), fmt.Sprintf("%s[%d]", path, i), fn) || changed
+		}
+		if changed {
+			v.Set(cp)
+		}
+		return changed
+	case reflect.Map:
+		if v.Len() == 0 || v.Type().Key().Kind() != reflect.String {
+			return false
+		}
+		keys := v.MapKeys()
+		slices.SortFunc(keys, func(a, b reflect.Value) int { return cmp.Compare(a.String(), b.String()) })
+		cp := reflect.MakeMapWithSize(v.Type(), v.Len())
+		changed := false
+		for _, k := range keys {
+			e := reflect.New(v.Type().Elem()).Elem()
+			e.Set(v.MapIndex(k))
+			changed = walkStrings(e, path+"."+k.String(), fn) || changed
+			cp.SetMapIndex(k, e)
+		}
+		if changed {
+			v.Set(cp)
+		}
+		return changed
 	}
-	for i := range t.Command {
-		expand(fmt.Sprintf("template.command[%d]", i), &t.Command[i])
-	}
-	for i := range t.Args {
-		expand(fmt.Sprintf("template.args[%d]", i), &t.Args[i])
-	}
-	for _, k := range slices.Sorted(maps.Keys(t.Env)) {
-		s := t.Env[k]
-		expand("template.env."+k, &s)
-		t.Env[k] = s
-	}
-	return t, errors.Join(errs...)
+	return false
 }
 
 func expandString(s string, v ReplicaVars) (string, error) {
@@ -63,7 +190,7 @@ func expandString(s string, v ReplicaVars) (string, error) {
 }
 
 var (
-	templateFieldRe  = regexp.MustCompile(`can't evaluate field (\w+)`)
+	templateFieldRe  = regexp.MustCompile(`can't evaluate field (\w+) in type (?:\w+\.)?(\w+)`)
 	templatePrefixRe = regexp.MustCompile(`^template: t:\d+(?::\d+)?: (?:executing "t" at <[^>]*>: )?`)
 )
 
@@ -71,7 +198,13 @@ var (
 func templateError(err error) error {
 	msg := err.Error()
 	if m := templateFieldRe.FindStringSubmatch(msg); m != nil {
-		return fmt.Errorf("unknown template field .%s (use .Set, .Ordinal, .Name or .Service)", m[1])
+		if m[2] == "Peer" {
+			return fmt.Errorf("unknown template field .%s of a peer (use .Name, .Ordinal or .Host)", m[1])
+		}
+		return fmt.Errorf("unknown template field .%s (use .Set, .Ordinal, .Name, .Service, .Replicas, .Ordinals or .Peers)", m[1])
 	}
-	return fmt.Errorf("invalid template: %s", templatePrefixRe.ReplaceAllString(msg, ""))
+	msg = templatePrefixRe.ReplaceAllString(msg, "")
+	// text/template lets an index one past the end through to reflect.
+	msg = strings.Replace(msg, "reflect: slice index out of range", "index out of range", 1)
+	return fmt.Errorf("invalid template: %s", msg)
 }

@@ -88,6 +88,17 @@ type hashTemplate struct {
 	CPUs          string            `json:"cpus,omitempty"`
 	Memory        string            `json:"memory,omitempty"`
 	RestartPolicy string            `json:"restartPolicy,omitempty"`
+
+	// Container settings (added after v2: omitempty keeps older hashes).
+	StopSignal string                `json:"stopSignal,omitempty"`
+	ShmSize    string                `json:"shmSize,omitempty"`
+	Ulimits    map[string]hashUlimit `json:"ulimits,omitempty"`
+	Sysctls    map[string]string     `json:"sysctls,omitempty"`
+	Tmpfs      []string              `json:"tmpfs,omitempty"`
+	CapAdd     []string              `json:"capAdd,omitempty"`
+	CapDrop    []string              `json:"capDrop,omitempty"`
+	Init       *bool                 `json:"init,omitempty"`
+	ExtraHosts []string              `json:"extraHosts,omitempty"`
 	// InitContainers came after v2; omitted when there are none, so that
 	// specs without them keep their hash.
 	InitContainers []hashInit `json:"initContainers,omitempty"`
@@ -104,6 +115,11 @@ type hashInit struct {
 	VolumeMounts []hashMount       `json:"volumeMounts,omitempty"`
 	CPUs         string            `json:"cpus,omitempty"`
 	Memory       string            `json:"memory,omitempty"`
+}
+
+type hashUlimit struct {
+	Soft int `json:"soft"`
+	Hard int `json:"hard"`
 }
 
 type hashPort struct {
@@ -132,6 +148,7 @@ type hashClaim struct {
 	MountPath  string            `json:"mountPath"`
 	Driver     string            `json:"driver,omitempty"`
 	DriverOpts map[string]string `json:"driverOpts,omitempty"`
+	Owner      string            `json:"owner,omitempty"`
 }
 
 func (r RevisionSpec) canonical() hashSpec {
@@ -182,6 +199,7 @@ func (r RevisionSpec) canonical() hashSpec {
 	for _, c := range r.VolumeClaimTemplates {
 		h.VolumeClaimTemplates = append(h.VolumeClaimTemplates, hashClaim(c))
 	}
+	hashSettings(&h.Template, t)
 	for _, c := range t.InitContainers {
 		h.Template.InitContainers = append(h.Template.InitContainers, r.canonicalInit(c))
 	}
@@ -210,6 +228,33 @@ func (r RevisionSpec) canonicalInit(c InitContainer) hashInit {
 		h.VolumeMounts = append(h.VolumeMounts, hashMount(m))
 	}
 	return h
+}
+
+// hashSettings adds the container settings, each by value: a signal however
+// it is written (INT, SIGINT), shmSize as bytes, capabilities as the set the
+// engine applies (any case, with or without CAP_, in any order).
+func hashSettings(h *hashTemplate, t Template) {
+	h.StopSignal = t.StopSignal
+	if sig, err := CanonicalSignal(t.StopSignal); err == nil {
+		h.StopSignal = sig
+	}
+	h.ShmSize = canonicalQuantity(t.ShmSize, ParseMemory)
+	for name, u := range t.Ulimits {
+		if h.Ulimits == nil {
+			h.Ulimits = map[string]hashUlimit{}
+		}
+		h.Ulimits[name] = hashUlimit(u)
+	}
+	h.Sysctls = t.Sysctls
+	h.Tmpfs = t.Tmpfs
+	if len(t.CapAdd) > 0 {
+		h.CapAdd = canonicalCapabilities(t.CapAdd)
+	}
+	if len(t.CapDrop) > 0 {
+		h.CapDrop = canonicalCapabilities(t.CapDrop)
+	}
+	h.Init = t.Init
+	h.ExtraHosts = t.ExtraHosts
 }
 
 // durationKey leaves an unset duration out rather than writing "0s".

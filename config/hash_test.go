@@ -40,6 +40,22 @@ func TestHashGolden(t *testing.T) {
 		spec: Set{Name: "web", Template: Template{Image: "x", Env: map[string]string{"A": "<b>&\"é\"\n\t\u2028"}}}.RevisionSpec(testImageID),
 		want: "15078e5145",
 	}, {
+		name: "container settings",
+		spec: func() RevisionSpec {
+			s := validSet()
+			s.Template.StopSignal = "SIGINT"
+			s.Template.ShmSize = "256Mi"
+			s.Template.Ulimits = map[string]Ulimit{"nofile": {Soft: 65536, Hard: 65536}, "memlock": {Soft: -1, Hard: -1}}
+			s.Template.Sysctls = map[string]string{"net.core.somaxconn": "1024"}
+			s.Template.Tmpfs = []string{"/run:size=64m"}
+			s.Template.CapAdd = []string{"SYS_NICE"}
+			s.Template.CapDrop = []string{"NET_RAW"}
+			s.Template.Init = ptr(true)
+			s.Template.ExtraHosts = []string{"db:10.0.0.1"}
+			return s.RevisionSpec(testImageID)
+		}(),
+		want: "9bfa2c9bfb",
+	}, {
 		name: "unknown image ID",
 		spec: Set{Name: "web", Template: Template{Image: "redis:7"}}.RevisionSpec(""),
 		want: "a2d19afc07",
@@ -67,6 +83,22 @@ func TestHashCanonicalForm(t *testing.T) {
 	want := `{"v":2,"template":{"image":"` + testImageID + `","env":{"A":"1","B":"2"},"healthcheck":{"test":["NONE"],"interval":"1m30s"},"restartPolicy":"unless-stopped"},"serviceName":"web","network":"ostset","restartedAt":"2026-01-02T03:04:05Z"}`
 	if string(b) != want {
 		t.Errorf("canonical form\n got %s\nwant %s", b, want)
+	}
+}
+
+// Container settings count by value: a signal, a size or a capability written
+// another way does not roll.
+func TestHashSettingsByValue(t *testing.T) {
+	a, b := validSet(), validSet()
+	a.Template.StopSignal, b.Template.StopSignal = "SIGINT", "int"
+	a.Template.ShmSize, b.Template.ShmSize = "64m", "67108864"
+	a.Template.CapAdd, b.Template.CapAdd = []string{"SYS_NICE", "CAP_IPC_LOCK"}, []string{"cap_ipc_lock", "SYS_NICE", "sys_nice"}
+	if ha, hb := a.RevisionSpec(testImageID).Hash(), b.RevisionSpec(testImageID).Hash(); ha != hb {
+		t.Errorf("same settings written differently hash %s and %s", ha, hb)
+	}
+	b.Template.StopSignal = "SIGQUIT"
+	if a.RevisionSpec(testImageID).Hash() == b.RevisionSpec(testImageID).Hash() {
+		t.Error("a different stop signal hashes the same")
 	}
 }
 
@@ -122,6 +154,10 @@ func TestHashIgnoresWhatDoesNotShapeAReplica(t *testing.T) {
 			s.Template.Env = map[string]string{"SET": "{{.Set}}", "ORDINAL": "{{.Ordinal}}"}
 		}},
 		{name: "durations by value", edit: func(s *Set) { s.Template.Healthcheck.Interval = Duration(2000 * time.Millisecond) }},
+		{name: "empty settings", edit: func(s *Set) {
+			s.Template.Ulimits, s.Template.Sysctls = map[string]Ulimit{}, map[string]string{}
+			s.Template.Tmpfs, s.Template.CapAdd, s.Template.CapDrop, s.Template.ExtraHosts = []string{}, []string{}, []string{}, []string{}
+		}},
 	}
 	for _, tt := range tests {
 		s := validSet()
@@ -183,8 +219,19 @@ func TestHashChangesWithTheReplica(t *testing.T) {
 		{name: "cpus", edit: func(s *Set) { s.Template.Resources.CPUs = "1" }},
 		{name: "memory", edit: func(s *Set) { s.Template.Resources.Memory = "1Gi" }},
 		{name: "restart policy", edit: func(s *Set) { s.Template.RestartPolicy = "always" }},
+		{name: "stop signal", edit: func(s *Set) { s.Template.StopSignal = "SIGINT" }},
+		{name: "shm size", edit: func(s *Set) { s.Template.ShmSize = "256m" }},
+		{name: "ulimits", edit: func(s *Set) { s.Template.Ulimits = map[string]Ulimit{"nofile": {Soft: 1024, Hard: 65536}} }},
+		{name: "sysctls", edit: func(s *Set) { s.Template.Sysctls = map[string]string{"net.core.somaxconn": "1024"} }},
+		{name: "tmpfs", edit: func(s *Set) { s.Template.Tmpfs = []string{"/run"} }},
+		{name: "cap add", edit: func(s *Set) { s.Template.CapAdd = []string{"SYS_NICE"} }},
+		{name: "cap drop", edit: func(s *Set) { s.Template.CapDrop = []string{"NET_RAW"} }},
+		{name: "init true", edit: func(s *Set) { s.Template.Init = ptr(true) }},
+		{name: "init false", edit: func(s *Set) { s.Template.Init = ptr(false) }},
+		{name: "extra hosts", edit: func(s *Set) { s.Template.ExtraHosts = []string{"db:10.0.0.1"} }},
 		{name: "claim", edit: func(s *Set) { s.VolumeClaimTemplates[0].MountPath = "/srv" }},
 		{name: "claim driver", edit: func(s *Set) { s.VolumeClaimTemplates[0].DriverOpts = map[string]string{"type": "tmpfs"} }},
+		{name: "claim owner", edit: func(s *Set) { s.VolumeClaimTemplates[0].Owner = "999:999" }},
 		{name: "service name", edit: func(s *Set) { s.ServiceName = "other" }},
 		{name: "network", edit: func(s *Set) { s.Network = "other" }},
 	}
@@ -216,13 +263,15 @@ func TestHashCoversEveryField(t *testing.T) {
 		"InitContainer.ImagePullPolicy": true,
 	}
 	hashed := map[reflect.Type][]string{
-		reflect.TypeFor[Template]():            {"Image", "Command", "Args", "Env", "WorkingDir", "User", "Labels", "Ports", "Healthcheck", "VolumeMounts", "Resources", "RestartPolicy", "InitContainers"},
+		reflect.TypeFor[Template](): {"Image", "Command", "Args", "Env", "WorkingDir", "User", "Labels", "Ports", "Healthcheck", "VolumeMounts", "Resources", "RestartPolicy",
+			"StopSignal", "ShmSize", "Ulimits", "Sysctls", "Tmpfs", "CapAdd", "CapDrop", "Init", "ExtraHosts", "InitContainers"},
 		reflect.TypeFor[InitContainer]():       {"Name", "Image", "Command", "Args", "Env", "WorkingDir", "User", "VolumeMounts", "Resources"},
+		reflect.TypeFor[Ulimit]():              {"Soft", "Hard"},
 		reflect.TypeFor[Healthcheck]():         {"Test", "Interval", "Timeout", "Retries", "StartPeriod"},
 		reflect.TypeFor[Resources]():           {"CPUs", "Memory"},
 		reflect.TypeFor[Port]():                {"ContainerPort", "HostPort", "HostIP", "Protocol"},
 		reflect.TypeFor[VolumeMount]():         {"Source", "Target", "ReadOnly"},
-		reflect.TypeFor[VolumeClaimTemplate](): {"Name", "MountPath", "Driver", "DriverOpts"},
+		reflect.TypeFor[VolumeClaimTemplate](): {"Name", "MountPath", "Driver", "DriverOpts", "Owner"},
 		reflect.TypeFor[RevisionSpec]():        {"Template", "ImageID", "VolumeClaimTemplates", "ServiceName", "Network", "RestartedAt", "InitImageIDs"},
 	}
 	for typ, want := range hashed {

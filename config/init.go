@@ -1,7 +1,6 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"path"
@@ -60,32 +59,14 @@ func cloneInits(cs []InitContainer) []InitContainer {
 	return cs
 }
 
-// ExpandInit returns a copy of c with the replica's values expanded in command,
-// args and env values, as Expand does for the main container. path names c in
-// errors ("template.initContainers[0]"). c is not modified.
+// ExpandInit returns a copy of c with the replica's values expanded in every
+// string, as Expand does for the main container (name, image and the other
+// fields checked at load stay as written). path names c in errors
+// ("template.initContainers[0]"). c is not modified.
 func ExpandInit(c InitContainer, path string, v ReplicaVars) (InitContainer, error) {
 	c = c.clone()
-	var errs []error
-	expand := func(p string, s *string) {
-		out, err := expandString(*s, v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", p, err))
-			return
-		}
-		*s = out
-	}
-	for i := range c.Command {
-		expand(fmt.Sprintf("%s.command[%d]", path, i), &c.Command[i])
-	}
-	for i := range c.Args {
-		expand(fmt.Sprintf("%s.args[%d]", path, i), &c.Args[i])
-	}
-	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
-		s := c.Env[k]
-		expand(path+".env."+k, &s)
-		c.Env[k] = s
-	}
-	return c, errors.Join(errs...)
+	err := ExpandFields(&c, path, v)
+	return c, err
 }
 
 // initContainers checks template.initContainers: each is a container of its
@@ -110,12 +91,6 @@ func (v *validator) initContainers(s Set) {
 		}
 		if c.ImagePullPolicy != "" {
 			v.oneOf(p+".imagePullPolicy", c.ImagePullPolicy, PullIfNotPresent, PullAlways, PullNever)
-		}
-		for j, a := range c.Command {
-			v.goTemplate(fmt.Sprintf("%s.command[%d]", p, j), a)
-		}
-		for j, a := range c.Args {
-			v.goTemplate(fmt.Sprintf("%s.args[%d]", p, j), a)
 		}
 		v.initEnv(p, c.Env)
 		v.initMounts(p, c.VolumeMounts, s.VolumeClaimTemplates)
@@ -142,7 +117,6 @@ func (v *validator) initEnv(p string, env map[string]string) {
 		case strings.HasPrefix(k, "OSTSET_"):
 			v.add(kp, "the OSTSET_ prefix is reserved for the variables ostset sets")
 		}
-		v.goTemplate(kp, env[k])
 	}
 }
 

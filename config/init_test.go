@@ -29,9 +29,9 @@ func TestValidateInitContainers(t *testing.T) {
 			Command: []string{"{{.Ordinal"}, Args: []string{"{{.Host}}"},
 			Env: map[string]string{"OSTSET_X": "1", "A=B": "2", "OK": "{{.Nope}}"}}}, []string{
 			"template.initContainers[0].command[0]: invalid template: unclosed action",
-			"template.initContainers[0].args[0]: unknown template field .Host (use .Set, .Ordinal, .Name or .Service)",
+			"template.initContainers[0].args[0]: unknown template field .Host (use .Set, .Ordinal, .Name, .Service, .Replicas, .Ordinals or .Peers)",
+			"template.initContainers[0].env.OK: unknown template field .Nope (use .Set, .Ordinal, .Name, .Service, .Replicas, .Ordinals or .Peers)",
 			`template.initContainers[0].env.A=B: invalid variable name "A=B": must be non-empty and must not contain '='`,
-			"template.initContainers[0].env.OK: unknown template field .Nope (use .Set, .Ordinal, .Name or .Service)",
 			"template.initContainers[0].env.OSTSET_X: the OSTSET_ prefix is reserved for the variables ostset sets",
 		}},
 		{"mounts, also against the per-ordinal volumes", []InitContainer{{Name: "a", Image: "x", VolumeMounts: []VolumeMount{
@@ -145,7 +145,7 @@ func TestExpandInit(t *testing.T) {
 		t.Errorf("ExpandInit modified its input: %+v", in)
 	}
 	_, err = ExpandInit(InitContainer{Args: []string{"{{.X}}"}}, "template.initContainers[1]", ReplicaVars{})
-	if want := "template.initContainers[1].args[0]: unknown template field .X (use .Set, .Ordinal, .Name or .Service)"; err == nil || err.Error() != want {
+	if want := "template.initContainers[1].args[0]: unknown template field .X (use .Set, .Ordinal, .Name, .Service, .Replicas, .Ordinals or .Peers)"; err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
 	}
 }

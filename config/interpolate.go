@@ -7,30 +7,42 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// RuntimePrefix starts the names of the variables ostset sets in every replica
+// (OSTSET_SET, OSTSET_ORDINAL, OSTSET_NAME, OSTSET_SERVICE). A reference to
+// such a name in a set file ($OSTSET_ORDINAL in a shell command) is meant for
+// the container, not for ostset's own environment, so interpolation leaves it
+// as written.
+const RuntimePrefix = "OSTSET_"
+
 // interpolateNode expands environment variables in every scalar value under n.
 // Working on parsed values rather than on the raw text is what docker compose
 // does: a value containing quotes, '#' or ": " cannot change the YAML structure,
-// comments are left alone, and every node keeps its line.
-func interpolateNode(n *yaml.Node, path string, lookup func(string) (string, bool), report func(*yaml.Node, string, string)) {
+// comments are left alone, and every node keeps its line. unset, if not nil, is
+// told about each variable used without a default that is not set.
+func interpolateNode(n *yaml.Node, path string, lookup func(string) (string, bool), report, unset func(*yaml.Node, string, string)) {
 	switch n.Kind {
 	case yaml.DocumentNode:
 		for _, c := range n.Content {
-			interpolateNode(c, path, lookup, report)
+			interpolateNode(c, path, lookup, report, unset)
 		}
 	case yaml.MappingNode:
 		// Keys are names from the schema or user keys (env, labels), never interpolated.
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			interpolateNode(n.Content[i+1], joinPath(path, n.Content[i].Value), lookup, report)
+			interpolateNode(n.Content[i+1], joinPath(path, n.Content[i].Value), lookup, report, unset)
 		}
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
-			interpolateNode(c, fmt.Sprintf("%s[%d]", path, i), lookup, report)
+			interpolateNode(c, fmt.Sprintf("%s[%d]", path, i), lookup, report, unset)
 		}
 	case yaml.ScalarNode:
 		if !strings.Contains(n.Value, "$") {
 			return
 		}
-		v, err := interpolate(n.Value, lookup)
+		in := interpolator{lookup: lookup}
+		if unset != nil {
+			in.unset = func(name string) { unset(n, path, name) }
+		}
+		v, err := in.expand(n.Value)
 		if err != nil {
 			report(n, path, err.Error())
 			return
@@ -53,11 +65,34 @@ func interpolateNode(n *yaml.Node, path string, lookup func(string) (string, boo
 	}
 }
 
-// interpolate expands ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?message},
+// interpolator expands variables from lookup, and tells unset (if set) about
+// every variable used without a default that is not set.
+type interpolator struct {
+	lookup func(string) (string, bool)
+	unset  func(name string)
+}
+
+// interpolate expands s with the variables lookup finds; see interpolator.expand.
+func interpolate(s string, lookup func(string) (string, bool)) (string, error) {
+	return interpolator{lookup: lookup}.expand(s)
+}
+
+// value looks a variable up for a plain $VAR or ${VAR}, which has no default.
+func (in interpolator) value(name string) string {
+	v, ok := in.lookup(name)
+	if !ok && in.unset != nil {
+		in.unset(name)
+	}
+	return v
+}
+
+// expand expands ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?message},
 // ${VAR?message}, ${VAR:+alternative}, ${VAR+alternative}, $VAR and $$ as docker
 // compose does. Go template actions ({{ ... }}) are copied untouched so that
-// {{ $x := .Ordinal }} survives. A '$' that starts none of these stays literal.
-func interpolate(s string, lookup func(string) (string, bool)) (string, error) {
+// {{ $x := .Ordinal }} survives. A '$' that starts none of these stays literal,
+// and so does a reference to a name with the RuntimePrefix, in any of these
+// forms: the container's shell expands it.
+func (in interpolator) expand(s string) (string, error) {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		if strings.HasPrefix(s[i:], "{{") {
@@ -81,7 +116,12 @@ func interpolate(s string, lookup func(string) (string, bool)) (string, error) {
 			if end < 0 {
 				return "", fmt.Errorf("invalid interpolation format in %q: missing '}'", s)
 			}
-			v, err := substitute(s[i+2:end], lookup)
+			if isRuntimeName(s[i+2 : end]) {
+				b.WriteString(s[i : end+1])
+				i = end + 1
+				continue
+			}
+			v, err := in.substitute(s[i+2 : end])
 			if err != nil {
 				return "", err
 			}
@@ -92,8 +132,11 @@ func interpolate(s string, lookup func(string) (string, bool)) (string, error) {
 			for j < len(s) && isNameChar(s[j]) {
 				j++
 			}
-			v, _ := lookup(s[i+1 : j])
-			b.WriteString(v)
+			if name := s[i+1 : j]; isRuntimeName(name) {
+				b.WriteString(s[i:j])
+			} else {
+				b.WriteString(in.value(name))
+			}
 			i = j
 		default:
 			b.WriteByte('$')
@@ -124,8 +167,14 @@ func closingBrace(s string, from int) int {
 	return -1
 }
 
+// isRuntimeName reports whether expr (a name, or the body of a ${...}) refers to
+// a variable with the RuntimePrefix.
+func isRuntimeName(expr string) bool {
+	return strings.HasPrefix(expr, RuntimePrefix)
+}
+
 // substitute evaluates the body of one ${...}.
-func substitute(expr string, lookup func(string) (string, bool)) (string, error) {
+func (in interpolator) substitute(expr string) (string, error) {
 	n := 0
 	if n < len(expr) && isNameStart(expr[n]) {
 		for n < len(expr) && isNameChar(expr[n]) {
@@ -136,10 +185,10 @@ func substitute(expr string, lookup func(string) (string, bool)) (string, error)
 		return "", fmt.Errorf("invalid interpolation format: ${%s}", expr)
 	}
 	name, rest := expr[:n], expr[n:]
-	value, set := lookup(name)
 	if rest == "" {
-		return value, nil
+		return in.value(name), nil
 	}
+	value, set := in.lookup(name)
 	op := rest[:1]
 	if op == ":" && len(rest) > 1 {
 		op = rest[:2]
@@ -159,7 +208,7 @@ func substitute(expr string, lookup func(string) (string, bool)) (string, error)
 		if (op == "?" && set) || (op == ":?" && value != "") {
 			return value, nil
 		}
-		msg, err := interpolate(arg, lookup)
+		msg, err := in.expand(arg)
 		if err != nil {
 			return "", err
 		}
@@ -172,7 +221,7 @@ func substitute(expr string, lookup func(string) (string, bool)) (string, error)
 	}
 	switch {
 	case use:
-		return interpolate(arg, lookup)
+		return in.expand(arg)
 	case op == ":+" || op == "+":
 		return "", nil
 	default:

@@ -1,12 +1,15 @@
 package config
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
 
 func TestInterpolate(t *testing.T) {
-	env := map[string]string{"SET": "value", "EMPTY": "", "B": "b"}
+	// OSTSET_ORDINAL is set here as ostset's own environment might have it:
+	// the container's value must still win.
+	env := map[string]string{"SET": "value", "EMPTY": "", "B": "b", "OSTSET_ORDINAL": "7"}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	tests := []struct {
 		in, want, err string
@@ -43,6 +46,14 @@ func TestInterpolate(t *testing.T) {
 		{in: "trailing $", want: "trailing $"},
 		{in: "{{.Ordinal}}", want: "{{.Ordinal}}"},
 		{in: "{{ $x := .Ordinal }}{{ $x }}-$SET", want: "{{ $x := .Ordinal }}{{ $x }}-value"},
+		{in: "$OSTSET_ORDINAL", want: "$OSTSET_ORDINAL"},
+		{in: `if [ "$OSTSET_ORDINAL" = 0 ]; then primary; fi`, want: `if [ "$OSTSET_ORDINAL" = 0 ]; then primary; fi`},
+		{in: "${OSTSET_ORDINAL}-x", want: "${OSTSET_ORDINAL}-x"},
+		{in: "${OSTSET_NAME:-${SET}}", want: "${OSTSET_NAME:-${SET}}"},
+		{in: "${OSTSET_UNSET:?the container's business}", want: "${OSTSET_UNSET:?the container's business}"},
+		{in: "${UNSET:-$OSTSET_NAME}", want: "$OSTSET_NAME"},
+		{in: "$$OSTSET_NAME", want: "$OSTSET_NAME"},
+		{in: "$OSTSET", want: ""},
 		{in: "${SET", err: "missing '}'"},
 		{in: "${}", err: "invalid interpolation format"},
 		{in: "${1X}", err: "invalid interpolation format"},
@@ -58,6 +69,36 @@ func TestInterpolate(t *testing.T) {
 		}
 		if err != nil || got != tt.want {
 			t.Errorf("interpolate(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+// Every variable used without a default and not set is reported, once per
+// use; defaults, alternatives, required forms and the runtime names are not.
+func TestInterpolateReportsUnset(t *testing.T) {
+	env := map[string]string{"SET": "value", "EMPTY": ""}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{in: "$UNSET", want: []string{"UNSET"}},
+		{in: "${UNSET}/$OTHER", want: []string{"UNSET", "OTHER"}},
+		{in: "$EMPTY ${SET}", want: nil},
+		{in: "${UNSET:-d} ${UNSET-d} ${UNSET:+a} ${UNSET+a}", want: nil},
+		{in: "${UNSET:-$INNER}", want: []string{"INNER"}},
+		{in: "${SET:-$INNER}", want: nil},
+		{in: "$OSTSET_ORDINAL ${OSTSET_NAME}", want: nil},
+		{in: "$$HOME {{ $x := .Ordinal }}", want: nil},
+	}
+	for _, tt := range tests {
+		var got []string
+		in := interpolator{lookup: lookup, unset: func(name string) { got = append(got, name) }}
+		if _, err := in.expand(tt.in); err != nil {
+			t.Errorf("expand(%q): %v", tt.in, err)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("expand(%q) reported unset %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

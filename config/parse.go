@@ -16,6 +16,27 @@ import (
 
 // Load reads the set file at path and parses it; see Parse.
 func Load(path string, lookupEnv func(string) (string, bool)) ([]Set, error) {
+	return Loader{LookupEnv: lookupEnv}.Load(path)
+}
+
+// Parse reads every set in a set file; see Loader.Parse. lookupEnv resolves
+// variables (os.LookupEnv in the CLI); nil means none is set.
+func Parse(filename string, data []byte, lookupEnv func(string) (string, bool)) ([]Set, error) {
+	return Loader{LookupEnv: lookupEnv}.Parse(filename, data)
+}
+
+// Loader reads set files.
+type Loader struct {
+	// LookupEnv resolves variables (os.LookupEnv in the CLI); nil means none is set.
+	LookupEnv func(string) (string, bool)
+	// Warn, if set, is told each warning as one line "FILE:LINE: path: message":
+	// a variable used without a default that is not set (it becomes "", as in
+	// docker compose).
+	Warn func(msg string)
+}
+
+// Load reads the set file at path and parses it; see Parse.
+func (l Loader) Load(path string) ([]Set, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -28,7 +49,7 @@ func Load(path string, lookupEnv func(string) (string, bool)) ([]Set, error) {
 	if len(data) > maxFileSize {
 		return nil, fmt.Errorf("%s: larger than %d KiB: not a set file", path, maxFileSize/1024)
 	}
-	return Parse(path, data, lookupEnv)
+	return l.Parse(path, data)
 }
 
 // maxFileSize bounds a set file: a real one is a few KiB.
@@ -38,17 +59,19 @@ const maxFileSize = 1 << 20
 // documents are skipped), with environment variables interpolated, defaults
 // applied and everything validated. filename only labels errors
 // ("set.yaml:7: ...") and Set.Source, which is the line of the document's
-// first key. lookupEnv resolves variables (os.LookupEnv in the CLI); nil means
-// none is set.
+// first key.
 //
 // Variables are expanded in values after YAML parsing, as docker compose
 // does, so a value cannot break the YAML around it, comments are not
-// expanded, and lines stay right. Keys are never expanded.
+// expanded, and lines stay right. Keys are never expanded, nor references to
+// the variables ostset sets in each replica (RuntimePrefix): those are the
+// container's.
 //
 // The error joins every problem found, one per line, each as
 // "FILE:LINE: field.path: message"; no sets are returned with it. A file
 // without any set is an error.
-func Parse(filename string, data []byte, lookupEnv func(string) (string, bool)) ([]Set, error) {
+func (l Loader) Parse(filename string, data []byte) ([]Set, error) {
+	lookupEnv := l.LookupEnv
 	if lookupEnv == nil {
 		lookupEnv = func(string) (string, bool) { return "", false }
 	}
@@ -78,7 +101,7 @@ func Parse(filename string, data []byte, lookupEnv func(string) (string, bool)) 
 				filename, root.Line, maxExpandedNodes))
 			continue
 		}
-		set, docErrs := parseDocument(filename, root, lookupEnv)
+		set, docErrs := parseDocument(filename, root, lookupEnv, l.Warn)
 		if len(docErrs) > 0 {
 			errs = append(errs, docErrs...)
 			continue
@@ -102,7 +125,7 @@ func Parse(filename string, data []byte, lookupEnv func(string) (string, bool)) 
 
 // parseDocument turns one non-empty YAML document into a defaulted, valid Set.
 // Its errors come in line order.
-func parseDocument(filename string, root *yaml.Node, lookupEnv func(string) (string, bool)) (Set, []error) {
+func parseDocument(filename string, root *yaml.Node, lookupEnv func(string) (string, bool), warn func(string)) (Set, []error) {
 	var problems []problem
 	report := func(n *yaml.Node, path, msg string) {
 		problems = append(problems, problem{n.Line, path, msg})
@@ -117,7 +140,7 @@ func parseDocument(filename string, root *yaml.Node, lookupEnv func(string) (str
 			return Set{}, formatProblems(filename, problems)
 		}
 	}
-	interpolateNode(root, "", lookupEnv, report)
+	interpolateNode(root, "", lookupEnv, report, unsetWarnings(filename, warn))
 	if len(problems) > 0 {
 		return Set{}, formatProblems(filename, problems)
 	}
@@ -162,6 +185,23 @@ func expandedSize(n *yaml.Node, memo map[*yaml.Node]int) int {
 	}
 	memo[n] = size
 	return size
+}
+
+// unsetWarnings words, for warn, a variable used without a default that is
+// not set, as docker compose does; once per variable and field. Nil when
+// nobody listens.
+func unsetWarnings(filename string, warn func(string)) func(*yaml.Node, string, string) {
+	if warn == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	return func(n *yaml.Node, path, name string) {
+		msg := fmt.Sprintf("%s:%d: %s: The %q variable is not set. Defaulting to a blank string.", filename, n.Line, path, name)
+		if !seen[msg] {
+			seen[msg] = true
+			warn(msg)
+		}
+	}
 }
 
 type problem struct {

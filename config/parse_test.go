@@ -201,6 +201,46 @@ template:
 	}
 }
 
+// A replica's own variables in a shell command reach the container as
+// written, whatever ostset's environment holds; any other variable that is
+// not set is warned about, with its file, line and field.
+func TestParseLeavesRuntimeVariablesAndWarns(t *testing.T) {
+	src := `name: db
+template:
+  image: x
+  command:
+    - sh
+    - -c
+    - |
+      if [ "$OSTSET_ORDINAL" = 0 ]; then exec primary; fi
+      exec replica --from ${OSTSET_SET}-0.$OSTSET_SERVICE --data $PGDATA
+  env:
+    A: ${MISSING}
+    B: ${MISSING:-fine}
+    C: $${PGDATA}
+`
+	env := envOf(map[string]string{"OSTSET_ORDINAL": "3", "OSTSET_SET": "mine"})
+	var warnings []string
+	sets, err := Loader{LookupEnv: env, Warn: func(m string) { warnings = append(warnings, m) }}.Parse("set.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "if [ \"$OSTSET_ORDINAL\" = 0 ]; then exec primary; fi\nexec replica --from ${OSTSET_SET}-0.$OSTSET_SERVICE --data \n"
+	if got := sets[0].Template.Command[2]; got != want {
+		t.Errorf("command[2] = %q, want %q", got, want)
+	}
+	if got := sets[0].Template.Env["C"]; got != "${PGDATA}" {
+		t.Errorf("env C = %q, want ${PGDATA}", got)
+	}
+	wantWarnings := []string{
+		`set.yaml:7: template.command[2]: The "PGDATA" variable is not set. Defaulting to a blank string.`,
+		`set.yaml:11: template.env.A: The "MISSING" variable is not set. Defaulting to a blank string.`,
+	}
+	if !reflect.DeepEqual(warnings, wantWarnings) {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(warnings, "\n"), strings.Join(wantWarnings, "\n"))
+	}
+}
+
 func TestParseAnchorsAndMerges(t *testing.T) {
 	src := `name: a
 template: &tpl
@@ -272,7 +312,7 @@ func TestParseErrors(t *testing.T) {
 			`set.yaml:2: replicas: must be >= 0, got -1`,
 			`set.yaml:6: template.ports[0].containerPort: must be from 1 to 65535, got 0`,
 			`set.yaml:7: template.ports[0].protocol: "TCP" must be tcp, udp or sctp`,
-			`set.yaml:8: template.args[1]: unknown template field .Host (use .Set, .Ordinal, .Name or .Service)`,
+			`set.yaml:8: template.args[1]: unknown template field .Host (use .Set, .Ordinal, .Name, .Service, .Replicas, .Ordinals or .Peers)`,
 			`set.yaml:11: volumeClaimTemplates[0].mountPath: "data" must be an absolute path`,
 		},
 	}, {

@@ -104,6 +104,17 @@ type Template struct {
 	// default), so that a set stored before the field existed reads the same.
 	ImagePullPolicy string `yaml:"imagePullPolicy" json:"imagePullPolicy,omitempty"`
 
+	// Container settings, with docker compose's names and meanings (see
+	// settings.go). Empty means the engine's default.
+	StopSignal string            `yaml:"stopSignal" json:"stopSignal,omitempty"`
+	ShmSize    string            `yaml:"shmSize" json:"shmSize,omitempty"`
+	Ulimits    map[string]Ulimit `yaml:"ulimits" json:"ulimits,omitempty"`
+	Sysctls    map[string]string `yaml:"sysctls" json:"sysctls,omitempty"`
+	Tmpfs      []string          `yaml:"tmpfs" json:"tmpfs,omitempty"`
+	CapAdd     []string          `yaml:"capAdd" json:"capAdd,omitempty"`
+	CapDrop    []string          `yaml:"capDrop" json:"capDrop,omitempty"`
+	Init       *bool             `yaml:"init" json:"init,omitempty"`
+	ExtraHosts []string          `yaml:"extraHosts" json:"extraHosts,omitempty"`
 	// InitContainers run in order, each to completion, before every new replica
 	// container starts (see InitContainer).
 	InitContainers []InitContainer `yaml:"initContainers" json:"initContainers,omitempty"`
@@ -148,4 +159,8 @@ type VolumeClaimTemplate struct {
 	MountPath  string            `yaml:"mountPath" json:"mountPath"`
 	Driver     string            `yaml:"driver" json:"driver,omitempty"`
 	DriverOpts map[string]string `yaml:"driverOpts" json:"driverOpts,omitempty"`
+	// Owner is "UID:GID" given to the volume's root directory when the volume
+	// is new (see docs/set-file.md), as Kubernetes' fsGroup makes a volume
+	// writable by a replica that does not run as root.
+	Owner string `yaml:"owner" json:"owner,omitempty"`
 }

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net"
 	"path"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -99,9 +100,24 @@ func (s Set) validate() []FieldError {
 	v.nonNegative("terminationGracePeriodSeconds", *s.TerminationGracePeriodSeconds)
 
 	mounts := v.template(s.Template, first, last)
+	v.templates(s)
 	v.claims(s, last, mounts)
 	v.initContainers(s)
 	return v.errs
+}
+
+// templates checks every per-replica template ({{...}}) of s by expanding it
+// with the values of its first replica (a set of 0 replicas as if it had 1).
+func (v *validator) templates(s Set) {
+	s.Replicas = ptr(max(s.DesiredReplicas(), 1))
+	vars := s.ReplicaVars(s.ServiceName, s.FirstOrdinal())
+	t := s.Template
+	walkStrings(reflect.ValueOf(&t).Elem(), "template", func(p, str string) (string, bool) {
+		if _, err := expandString(str, vars); err != nil {
+			v.add(p, "%v", err)
+		}
+		return str, false
+	})
 }
 
 // template checks the replica container and returns the mount targets it uses
@@ -113,12 +129,6 @@ func (v *validator) template(t Template, first, last int) map[string]string {
 	if t.ImagePullPolicy != "" {
 		v.oneOf("template.imagePullPolicy", t.ImagePullPolicy, PullIfNotPresent, PullAlways, PullNever)
 	}
-	for i, c := range t.Command {
-		v.goTemplate(fmt.Sprintf("template.command[%d]", i), c)
-	}
-	for i, a := range t.Args {
-		v.goTemplate(fmt.Sprintf("template.args[%d]", i), a)
-	}
 	for _, k := range slices.Sorted(maps.Keys(t.Env)) {
 		p := "template.env." + k
 		switch {
@@ -128,7 +138,6 @@ func (v *validator) template(t Template, first, last int) map[string]string {
 			// ostset sets OSTSET_SET, OSTSET_ORDINAL, OSTSET_NAME and OSTSET_SERVICE itself.
 			v.add(p, "the OSTSET_ prefix is reserved for the variables ostset sets")
 		}
-		v.goTemplate(p, t.Env[k])
 	}
 	for _, k := range slices.Sorted(maps.Keys(t.Labels)) {
 		switch {
@@ -152,6 +161,7 @@ func (v *validator) template(t Template, first, last int) map[string]string {
 			v.uniqueMount(mounts, p+".target", m.Target)
 		}
 	}
+	v.settings(t, mounts)
 	if c := t.Resources.CPUs; c != "" {
 		if _, err := ParseCPUs(c); err != nil {
 			v.add("template.resources.cpus", "%v", err)
@@ -261,12 +271,11 @@ func (v *validator) claims(s Set, last int, mounts map[string]string) {
 		if v.absolutePath(p+".mountPath", c.MountPath) {
 			v.uniqueMount(mounts, p+".mountPath", c.MountPath)
 		}
-	}
-}
-
-func (v *validator) goTemplate(p, s string) {
-	if _, err := expandString(s, ReplicaVars{Set: "set", Ordinal: 0, Name: "set-0", Service: "set"}); err != nil {
-		v.add(p, "%v", err)
+		if c.Owner != "" {
+			if _, _, err := ParseOwner(c.Owner); err != nil {
+				v.add(p+".owner", "%v", err)
+			}
+		}
 	}
 }
 

@@ -46,6 +46,10 @@ func TestValidateAcceptsValidSets(t *testing.T) {
 			s.PodManagementPolicy = Parallel
 			s.PersistentVolumeClaimRetentionPolicy = RetentionPolicy{WhenDeleted: Delete, WhenScaled: Delete}
 		}},
+		{"templates with the peers of 0 replicas", func(s *Set) {
+			s.Replicas = ptr(0)
+			s.Template.Args = []string{"{{(index .Peers 0).Host}}", "{{.Replicas}}"}
+		}},
 		{"healthcheck NONE", func(s *Set) { s.Template.Healthcheck = &Healthcheck{Test: []string{"NONE"}} }},
 		{"healthcheck CMD-SHELL", func(s *Set) { s.Template.Healthcheck = &Healthcheck{Test: []string{"CMD-SHELL", "true"}} }},
 		{"restart policies", func(s *Set) { s.Template.RestartPolicy = "on-failure:5" }},
@@ -159,18 +163,28 @@ func TestValidateRejects(t *testing.T) {
 			"template.image: is required",
 			`template.env.: invalid variable name "": must be non-empty and must not contain '='`,
 			`template.env.A=B: invalid variable name "A=B": must be non-empty and must not contain '='`,
-			"template.env.OK: unknown template field .Host (use .Set, .Ordinal, .Name or .Service)",
 			"template.labels.: label keys must not be empty",
 			"template.labels.io.ostset.set: the io.ostset. prefix is reserved for ostset's own labels",
 			`template.restartPolicy: "on-failure:x" must be one of no, always, unless-stopped, on-failure, on-failure:N`,
+			"template.env.OK: unknown template field .Host (use .Set, .Ordinal, .Name, .Service, .Replicas, .Ordinals or .Peers)",
 		}},
 		{"go templates", func(s *Set) {
 			s.Template.Command = []string{"{{.Ordinal", "ok"}
 			s.Template.Args = []string{"x", "{{.ordinal}}", "{{ env \"HOME\" }}"}
 		}, []string{
 			"template.command[0]: invalid template: unclosed action",
-			"template.args[1]: unknown template field .ordinal (use .Set, .Ordinal, .Name or .Service)",
+			"template.args[1]: unknown template field .ordinal (use .Set, .Ordinal, .Name, .Service, .Replicas, .Ordinals or .Peers)",
 			`template.args[2]: invalid template: function "env" not defined`,
+		}},
+		{"templates in every string field", func(s *Set) {
+			s.Template.Healthcheck.Test = []string{"CMD", "check", "{{.Ordnal}}"}
+			s.Template.WorkingDir = "/{{.Name"
+			s.Template.VolumeMounts[0].Target = "/etc/{{index .Peers 3}}" // 3 replicas: 0 to 2
+			s.Template.Image = "x:{{.Ordinal}}"                           // used as written, and no template error
+		}, []string{
+			"template.workingDir: invalid template: unclosed action",
+			"template.healthcheck.test[2]: unknown template field .Ordnal (use .Set, .Ordinal, .Name, .Service, .Replicas, .Ordinals or .Peers)",
+			"template.volumeMounts[0].target: invalid template: error calling index: index out of range",
 		}},
 		{"ports", func(s *Set) {
 			s.Template.Ports = []Port{

@@ -24,6 +24,7 @@ import (
 // engine removes it). A container without that label whose name is <set>-<digits>
 // or <set>-<digits>-init-<name> is Foreign. Replicas and volumes carry their owner
 // labels; which of them the state directory owns is the engine's to decide.
+// A replica that is not ready is inspected to say why (Replica.NotReady).
 func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
 	list, err := r.cli.ContainerList(ctx, client.ContainerListOptions{All: true})
 	if err != nil {
@@ -39,6 +40,13 @@ func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOp
 	if opts.Timings {
 		for i := range obs.Replicas {
 			if err := r.fillReadySince(ctx, &obs.Replicas[i]); err != nil {
+				return engine.Observed{}, fmt.Errorf("observe set %s: %w", set, err)
+			}
+		}
+	}
+	for i := range obs.Replicas {
+		if !obs.Replicas[i].Ready() {
+			if err := r.fillNotReady(ctx, &obs.Replicas[i], opts.Logs); err != nil {
 				return engine.Observed{}, fmt.Errorf("observe set %s: %w", set, err)
 			}
 		}

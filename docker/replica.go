@@ -16,15 +16,16 @@ import (
 // cleanupTimeout bounds the removal of a container whose start failed.
 const cleanupTimeout = 30 * time.Second
 
-// CreateReplica ensures the spec's volumes and network, creates the container and
-// starts it. A container whose start fails is removed again, so a failed call
-// leaves no container behind (volumes it created stay: they carry the set label).
+// CreateReplica ensures the spec's volumes and network, creates the container,
+// gives new volumes their owner (see ownVolumes) and starts it. A container
+// whose start fails is removed again, so a failed call leaves no container
+// behind (volumes it created stay: they carry the set label).
 func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
 	opts, err := createOptions(spec)
 	if err != nil {
 		return engine.CreateResult{}, err
 	}
-	reused, err := r.ensureVolumes(ctx, spec)
+	reused, fresh, err := r.ensureVolumes(ctx, spec)
 	if err != nil {
 		return engine.CreateResult{}, fmt.Errorf("%s: %w", spec.Name, err)
 	}
@@ -39,6 +40,9 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (e
 	}
 	if err != nil {
 		return engine.CreateResult{}, fmt.Errorf("create container %s: %w", spec.Name, err)
+	}
+	if err := r.ownVolumes(ctx, created.ID, spec, fresh); err != nil {
+		return engine.CreateResult{}, r.discard(ctx, spec.Name, created.ID, err)
 	}
 	if _, err := r.cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
 		return engine.CreateResult{}, r.discard(ctx, spec.Name, created.ID, err)

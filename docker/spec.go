@@ -60,6 +60,7 @@ func createOptions(spec engine.ReplicaSpec) (client.ContainerCreateOptions, erro
 		Mounts:        mounts,
 		Resources:     container.Resources{NanoCPUs: spec.NanoCPUs, Memory: spec.MemoryBytes},
 	}
+	applySettings(cfg, host, spec.ContainerSettings)
 	return client.ContainerCreateOptions{Name: spec.Name, Config: cfg, HostConfig: host}, nil
 }
 

@@ -12,20 +12,23 @@ import (
 )
 
 // ensureVolumes creates the spec's per-ordinal volumes that do not exist and
-// returns those that already did. A volume that exists must carry the set, claim
-// and ordinal labels the spec asks for.
-func (r *Runtime) ensureVolumes(ctx context.Context, spec engine.ReplicaSpec) ([]engine.Volume, error) {
+// returns those that already did, and the names of those it created. A volume
+// that exists must carry the set, claim and ordinal labels the spec asks for.
+func (r *Runtime) ensureVolumes(ctx context.Context, spec engine.ReplicaSpec) ([]engine.Volume, map[string]bool, error) {
 	var reused []engine.Volume
+	created := map[string]bool{}
 	for _, vs := range spec.Volumes {
 		v, existed, err := r.ensureVolume(ctx, spec.Set, vs)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if existed {
 			reused = append(reused, toVolume(v))
+		} else {
+			created[vs.Name] = true
 		}
 	}
-	return reused, nil
+	return reused, created, nil
 }
 
 func (r *Runtime) ensureVolume(ctx context.Context, set string, vs engine.VolumeSpec) (volume.Volume, bool, error) {

@@ -93,8 +93,17 @@ func (c *Controller) ApplyImages(ctx context.Context, s config.Set, ids ImageIDs
 	var res ApplyResult
 	st, err := c.Store.Update(ctx, s.Name, func(st *State, exists bool) error {
 		var err error
-		res, err = st.Apply(s, ids, cause, c.now(), exists)
-		return err
+		if !exists {
+			// A set brought back after ostset down: what its kept volumes were
+			// last used by moves into its state.
+			if st.VolumeUse, err = c.Store.KeptVolumeUse(s.Name); err != nil {
+				return err
+			}
+		}
+		if res, err = st.Apply(s, ids, cause, c.now(), exists); err != nil || exists {
+			return err
+		}
+		return c.Store.ForgetVolumeUse(s.Name)
 	})
 	res.State = st
 	return res, err

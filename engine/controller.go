@@ -186,7 +186,7 @@ func (c *Controller) Status(ctx context.Context, name string) (Status, State, er
 	if err != nil {
 		return Status{}, st, err
 	}
-	ctx, obs, err := c.observe(ctx, name, st, ObserveOptions{Timings: st.Spec.MinReadySeconds > 0})
+	ctx, obs, err := c.observe(ctx, name, st, ObserveOptions{Timings: st.Spec.MinReadySeconds > 0, Logs: true})
 	if err != nil {
 		return Status{}, st, err
 	}
@@ -396,9 +396,9 @@ func (p *progress) observed(plan Plan) {
 		}
 	}
 	p.initFailures(plan.Status.Initializing)
-	if !slices.Equal(plan.Status.Waiting, p.waiting) {
+	if !slices.EqualFunc(plan.Status.Waiting, p.waiting, func(a, b string) bool { return sameWait(a) == sameWait(b) }) {
 		for _, w := range plan.Status.Waiting {
-			if !slices.Contains(p.waiting, w) {
+			if !slices.ContainsFunc(p.waiting, func(old string) bool { return sameWait(old) == sameWait(w) }) {
 				p.c.emit(p.set, "", "waiting: %s", w)
 			}
 		}
@@ -406,6 +406,7 @@ func (p *progress) observed(plan Plan) {
 		p.since, p.reminded = now, now
 		return
 	}
+	p.waiting = plan.Status.Waiting // the same waits, with the latest outputs
 	if len(p.waiting) > 0 && len(plan.Actions) == 0 && now.Sub(p.reminded) >= remindEvery {
 		p.reminded = now
 		p.c.report(p.set, "", "still waiting after %s: %s", now.Sub(p.since).Round(time.Second), strings.Join(p.waiting, "; "))

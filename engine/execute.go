@@ -166,12 +166,19 @@ func (c *Controller) finishDelete(ctx context.Context, st State) error {
 	}
 	replicas := slices.Clone(obs.Replicas)
 	slices.SortFunc(replicas, func(a, b Replica) int { return b.Ordinal - a.Ordinal })
+	// Recorded before the removals, so that a delete cut short keeps it.
+	if st.releaseVolumes(replicas, c.now()) {
+		if err := c.Store.Save(st); err != nil {
+			return err
+		}
+	}
 	for _, r := range replicas {
 		if err := c.Runtime.RemoveReplica(ctx, spec.Name, r.ID, spec.GracePeriod()); err != nil {
 			return err
 		}
 		c.emit(spec.Name, r.Name, "%s removed", r.Name)
 	}
+	kept := obs.Volumes
 	if st.Deleting.Volumes {
 		for _, v := range obs.Volumes {
 			if err := c.Runtime.RemoveVolume(ctx, spec.Name, v.Name); err != nil {
@@ -179,6 +186,7 @@ func (c *Controller) finishDelete(ctx context.Context, st State) error {
 			}
 			c.emit(spec.Name, "", "volume %s removed", v.Name)
 		}
+		kept = nil
 	} else if len(obs.Volumes) > 0 {
 		names := make([]string, len(obs.Volumes))
 		for i, v := range obs.Volumes {
@@ -188,6 +196,9 @@ func (c *Controller) finishDelete(ctx context.Context, st State) error {
 	}
 	c.leftAlone(spec.Name, obs.OwnedElsewhere)
 	if err := c.removeNetwork(ctx, spec); err != nil {
+		return err
+	}
+	if err := c.Store.KeepVolumeUse(spec.Name, st.keptUse(kept)); err != nil {
 		return err
 	}
 	return errors.Join(c.Store.Delete(spec.Name), c.Store.DeleteEvents(spec.Name))
@@ -304,5 +315,5 @@ func (c *Controller) RemoveKeptVolumes(ctx context.Context, name string) ([]stri
 		}
 		removed = append(removed, v.Name)
 	}
-	return removed, nil
+	return removed, c.Store.ForgetVolumeUse(name)
 }

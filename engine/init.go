@@ -116,7 +116,7 @@ func RenderInit(set config.Set, rev Revision, ordinal int, init string) (Replica
 	}
 	replica := ReplicaName(set.Name, ordinal)
 	c, err := config.ExpandInit(spec.Template.InitContainers[i], fmt.Sprintf("template.initContainers[%d]", i),
-		config.ReplicaVars{Set: set.Name, Ordinal: ordinal, Name: replica, Service: spec.ServiceName})
+		set.ReplicaVars(spec.ServiceName, ordinal))
 	if err != nil {
 		return ReplicaSpec{}, fmt.Errorf("%s: %w", name, err)
 	}

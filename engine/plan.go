@@ -242,11 +242,11 @@ func (p *planner) replicaInRange(ord int) bool {
 		return false
 	case health.Failed(hc(r)):
 		if after := p.in.RecreateAfter[ord]; p.in.Now.Before(after) {
-			p.wait("%s exited again; recreating it in %s (crash-loop back-off)", name, after.Sub(p.in.Now).Round(time.Second))
+			p.wait("%s exited again%s; recreating it in %s (crash-loop back-off)", name, parenthesised(r.waitDetail()), after.Sub(p.in.Now).Round(time.Second))
 			p.requeueAt(after)
 			return false
 		}
-		p.act(Action{Kind: ActDelete, Ordinal: ord, Name: name, ID: r.ID, Revision: r.Revision, Reason: "exited; it will be recreated", Failed: true})
+		p.act(Action{Kind: ActDelete, Ordinal: ord, Name: name, ID: r.ID, Revision: r.Revision, Reason: "exited" + parenthesised(r.waitDetail()) + "; it will be recreated", Failed: true})
 		return false
 	case r.State == StateRemoving:
 		p.wait("%s being removed", name)
@@ -403,10 +403,14 @@ func (p *planner) allUpdatedAndReady() bool {
 }
 
 func describeState(r Replica) string {
+	s := r.State
 	if r.State == StateRunning && r.Health != HealthNone {
-		return "health: " + r.Health
+		s = "health: " + r.Health
 	}
-	return r.State
+	if why := r.waitDetail(); why != "" {
+		s += ": " + why
+	}
+	return s
 }
 
 func shortID(id string) string {

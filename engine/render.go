@@ -13,11 +13,13 @@ import (
 )
 
 // Render turns a revision into the container of one ordinal: names, labels,
-// aliases, the OSTSET_* environment, per-ordinal volumes and ports.
+// aliases, the OSTSET_* environment, per-ordinal volumes and ports. Templates
+// are expanded with set as it is now ({{.Replicas}}, {{.Peers}}): a replica
+// keeps the values it was created with, since scaling recreates nothing.
 func Render(set config.Set, rev Revision, ordinal int) (ReplicaSpec, error) {
 	spec := rev.Spec
 	name := ReplicaName(set.Name, ordinal)
-	t, err := config.Expand(spec.Template, config.ReplicaVars{Set: set.Name, Ordinal: ordinal, Name: name, Service: spec.ServiceName})
+	t, err := config.Expand(spec.Template, set.ReplicaVars(spec.ServiceName, ordinal))
 	if err != nil {
 		return ReplicaSpec{}, fmt.Errorf("%s: %w", name, err)
 	}
@@ -43,9 +45,13 @@ func Render(set config.Set, rev Revision, ordinal int) (ReplicaSpec, error) {
 	}
 	for _, c := range spec.VolumeClaimTemplates {
 		vol := volumes.Name(c.Name, set.Name, ordinal)
+		owner, err := rootOwner(c)
+		if err != nil {
+			return ReplicaSpec{}, fmt.Errorf("%s: %w", name, err)
+		}
 		r.Volumes = append(r.Volumes, VolumeSpec{Name: vol, Driver: c.Driver, DriverOpts: c.DriverOpts, Labels: map[string]string{
 			LabelSet: set.Name, LabelOrdinal: strconv.Itoa(ordinal), LabelClaim: c.Name,
-		}})
+		}, MountPath: c.MountPath, RootOwner: owner})
 		r.Mounts = append(r.Mounts, Mount{Type: "volume", Source: vol, Target: c.MountPath})
 	}
 	if r.NanoCPUs, err = parseOptional(t.Resources.CPUs, config.ParseCPUs); err != nil {
@@ -53,6 +59,9 @@ func Render(set config.Set, rev Revision, ordinal int) (ReplicaSpec, error) {
 	}
 	if r.MemoryBytes, err = parseOptional(t.Resources.Memory, config.ParseMemory); err != nil {
 		return ReplicaSpec{}, fmt.Errorf("%s: resources.memory: %w", name, err)
+	}
+	if r.ContainerSettings, err = containerSettings(t); err != nil {
+		return ReplicaSpec{}, fmt.Errorf("%s: %w", name, err)
 	}
 	return r, nil
 }

@@ -40,6 +40,9 @@ type Replica struct {
 	// Owner is the state directory that created the container (zero: made
 	// before ostset labelled owners).
 	Owner Owner
+	// NotReady says why a replica that is not ready is not; nil for a ready
+	// one, or when the runtime could not tell.
+	NotReady *NotReadyDetail
 }
 
 // Foreign is a container without the set's labels that holds a name the set needs.
@@ -97,6 +100,9 @@ type Observed struct {
 type ObserveOptions struct {
 	// Timings asks for Replica.ReadySince (costs one inspect per ready container).
 	Timings bool
+	// Logs asks for the last log lines of the replicas that are not ready
+	// (NotReadyDetail.Logs).
+	Logs bool
 }
 
 // ReplicaSpec is everything needed to create one replica container.
@@ -126,6 +132,7 @@ type ReplicaSpec struct {
 	MemoryBytes int64
 	Restart     string // no, always, unless-stopped, on-failure[:N]
 	StopTimeout time.Duration
+	ContainerSettings
 }
 
 // PortBinding publishes one container port.
@@ -159,14 +166,23 @@ type VolumeSpec struct {
 	Driver     string
 	DriverOpts map[string]string
 	Labels     map[string]string
+	// MountPath is where the replica mounts the volume.
+	MountPath string
+	// RootOwner, if set, is given to the volume's root directory while the
+	// volume is new: created by this call, or still empty.
+	RootOwner *FileOwner
 }
+
+// FileOwner is a numeric user and group.
+type FileOwner struct{ UID, GID int }
 
 // Runtime is what the engine needs from a container engine. Implementations must
 // never remove or change an object that does not carry the set's io.ostset.set label,
 // nor one that CheckOwner refuses for the call's context (another state directory's).
 type Runtime interface {
 	// Observe lists the set's containers and volumes, and foreign containers named
-	// like the set's replicas (<set>-<digits>).
+	// like the set's replicas (<set>-<digits>). Replicas that are not ready carry
+	// why (Replica.NotReady).
 	Observe(ctx context.Context, set string, opts ObserveOptions) (Observed, error)
 	// EnsureNetwork returns the ID of the named network, creating a bridge labelled
 	// io.ostset.managed=true if none exists. It never creates a duplicate.
@@ -176,8 +192,10 @@ type Runtime interface {
 	RemoveNetwork(ctx context.Context, name string) (bool, error)
 	// CreateReplica ensures the spec's volumes (refusing volumes that exist without
 	// the set's labels), creates the container attached to the network with its
-	// aliases, and starts it. It reports which volumes already existed. An init
-	// container is created the same way, from a spec labelled io.ostset.init.
+	// aliases, gives each volume with a RootOwner that owner while the volume is
+	// new (created by the call, or empty), and starts it. It reports which
+	// volumes already existed. An init container is created the same way, from
+	// a spec labelled io.ostset.init.
 	CreateReplica(ctx context.Context, spec ReplicaSpec) (CreateResult, error)
 	// StartReplica starts a created or stopped container of the set.
 	StartReplica(ctx context.Context, set, id string) error

@@ -41,6 +41,10 @@ type ContainerStatus struct {
 	ID       string `json:"id"`
 	// Created is when the container was created.
 	Created time.Time `json:"created"`
+	// Reason is, for a replica that is not ready, why in short ("exit 1, 3
+	// restarts", `health: "connection refused"`), and NotReady all that is known.
+	Reason   string          `json:"reason,omitempty"`
+	NotReady *NotReadyDetail `json:"notReady,omitempty"`
 }
 
 // status counts what is observed. Replicas is the desired count; the counters
@@ -56,10 +60,14 @@ func (p *planner) status() Status {
 	}
 	for _, r := range p.in.Observed.Replicas {
 		ready := p.ready(r)
-		s.Containers = append(s.Containers, ContainerStatus{
+		cs := ContainerStatus{
 			Name: r.Name, Ordinal: r.Ordinal, Revision: r.Revision,
 			State: r.State, Health: r.Health, Ready: ready, ID: shortID(r.ID), Created: r.Created,
-		})
+		}
+		if !ready {
+			cs.Reason, cs.NotReady = r.Reason(), r.NotReady
+		}
+		s.Containers = append(s.Containers, cs)
 		if r.Revision == p.in.CurrentRevision {
 			s.CurrentReplicas++
 		}

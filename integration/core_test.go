@@ -115,7 +115,7 @@ func TestScaleUpHaltsWhileUnhealthy(t *testing.T) {
 	if h.exists(h.name(2)) {
 		t.Fatalf("%s created while %s is unhealthy", h.name(2), h.name(0))
 	}
-	if !strings.Contains(r.stdout, h.name(0)+" not ready (health: unhealthy)") {
+	if !strings.Contains(r.stdout, h.name(0)+` not ready (health: unhealthy: "web: health: 503 Service Unavailable")`) {
 		t.Errorf("output does not say what it waits for:\n%s", r)
 	}
 

@@ -137,3 +137,19 @@ func freePortRange(t *testing.T, n int) int {
 	t.Fatal("no free port range")
 	return 0
 }
+
+// down and up: the replicas come back to their kept volumes and say which
+// revision used them last, as after a scale-down and up.
+func TestDownUpReportsLastUse(t *testing.T) {
+	h := newHarness(t)
+	spec := h.writeSpec(scaledSpec(1, ""), imageV1)
+	rev := h.mustOstset("up", "-f", spec).stdout
+	h.mustOstset("down", h.set)
+	r := h.mustOstset("up", "-f", spec)
+	want := h.name(0) + " reuses volume data-" + h.name(0) + " (created "
+	i := strings.Index(r.stdout, want)
+	revision := strings.TrimSuffix(strings.Fields(strings.SplitN(rev, "(revision ", 2)[1])[0], ")")
+	if i < 0 || !strings.Contains(r.stdout[i:], ", last used by revision "+revision+" until ") {
+		t.Errorf("up after down does not say what used the volume last (revision %s):\n%s", revision, r)
+	}
+}

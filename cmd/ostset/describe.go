@@ -76,6 +76,7 @@ func (a *app) describe(st engine.State, s engine.Status, events []engine.Event) 
 		fmt.Fprintln(w, "Init containers:")
 		printInits(w, "  ", s.Initializing)
 	}
+	printNotReady(w, s.Containers)
 	printConflicts(w, "  ", s.ConflictDetails)
 	for _, wait := range s.Waiting {
 		fmt.Fprintf(w, "  waiting: %s\n", wait)

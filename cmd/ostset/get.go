@@ -99,13 +99,13 @@ func (a *app) printReplicas(s engine.Status, output string) error {
 	now := time.Now()
 	w := table(a.stdout)
 	if output == "wide" {
-		fmt.Fprintln(w, "NAME\tORDINAL\tREADY\tSTATE\tHEALTH\tREVISION\tAGE\tCONTAINER ID")
+		fmt.Fprintln(w, "NAME\tORDINAL\tREADY\tSTATE\tHEALTH\tREVISION\tAGE\tCONTAINER ID\tREASON")
 	} else {
 		fmt.Fprintln(w, "NAME\tREADY\tSTATE\tHEALTH\tAGE")
 	}
 	for _, r := range replicaRows(s) {
 		if output == "wide" {
-			fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.name, r.ordinal, r.ready, r.state, r.health, r.revision, age(r.created, now), r.id)
+			fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.name, r.ordinal, r.ready, r.state, r.health, r.revision, age(r.created, now), r.id, r.reason)
 		} else {
 			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.name, r.ready, r.state, r.health, age(r.created, now))
 		}
@@ -126,9 +126,9 @@ func (a *app) printReplicas(s engine.Status, output string) error {
 // replicaRow is one line of a set's replicas: a replica container, or an
 // ordinal whose init containers run.
 type replicaRow struct {
-	name, ready, state, health, revision, id string
-	ordinal                                  int
-	created                                  time.Time
+	name, ready, state, health, revision, id, reason string
+	ordinal                                          int
+	created                                          time.Time
 }
 
 // replicaRows lists the replicas and the initializing ordinals, by ordinal.
@@ -140,11 +140,11 @@ func replicaRows(s engine.Status) []replicaRow {
 			ready = "1/1"
 		}
 		rows = append(rows, replicaRow{name: c.Name, ordinal: c.Ordinal, ready: ready, state: c.State,
-			health: orDefault(c.Health, "-"), revision: c.Revision, created: c.Created, id: c.ID})
+			health: orDefault(c.Health, "-"), revision: c.Revision, created: c.Created, id: c.ID, reason: orDefault(c.Reason, "-")})
 	}
 	for _, i := range s.Initializing {
 		rows = append(rows, replicaRow{name: i.Replica, ordinal: i.Ordinal, ready: "0/1", state: initState(i),
-			health: "-", revision: i.Revision, created: i.Created, id: orDefault(i.ID, "-")})
+			health: "-", revision: i.Revision, created: i.Created, id: orDefault(i.ID, "-"), reason: initReason(i)})
 	}
 	slices.SortStableFunc(rows, func(a, b replicaRow) int { return a.ordinal - b.ordinal })
 	return rows

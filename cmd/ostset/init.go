@@ -59,3 +59,12 @@ func printOutput(w io.Writer, indent string, s engine.InitStatus) {
 		fmt.Fprintf(w, "%s  %s\n", indent, l)
 	}
 }
+
+// initReason is the REASON column of an initializing ordinal: which init
+// container failed, and how.
+func initReason(s engine.InitStatus) string {
+	if s.State == engine.InitFailed {
+		return fmt.Sprintf("init %s: exit %d", s.Init, s.ExitCode)
+	}
+	return "-"
+}

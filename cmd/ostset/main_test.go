@@ -44,6 +44,25 @@ func TestInvalidInputExitCodes(t *testing.T) {
 	}
 }
 
+// A variable that is not set is a warning on stderr, with file, line and
+// field, also when the file then fails to validate.
+func TestUpWarnsAboutUnsetVariables(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "set.yaml")
+	src := "name: web\ntemplate:\n  image: x\n  args: [\"$OSTSET_TEST_NEVER_SET_ORDINAL\", \"$DBNEEDS_NEVER_SET\"]\nreplica: 2\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	err := Run(context.Background(), []string{"up", "-f", file, "--state-dir", t.TempDir()}, &stdout, &stderr)
+	if exitCode(err) != exitInvalid {
+		t.Fatalf("exit %d (%v), want 2", exitCode(err), err)
+	}
+	want := "warning: " + file + `:4: template.args[1]: The "DBNEEDS_NEVER_SET" variable is not set. Defaulting to a blank string.` + "\n"
+	if stderr.String() != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", stderr.String(), want)
+	}
+}
+
 func TestRolloutLine(t *testing.T) {
 	three := 3
 	spec := config.Set{Name: "web", Replicas: &three, Template: config.Template{Image: "x"}}

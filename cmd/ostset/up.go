@@ -61,7 +61,7 @@ func newUpCmd(a *app) *cobra.Command {
 			if len(files) == 0 {
 				return invalidf("up: -f FILE is required")
 			}
-			sets, err := loadFiles(files)
+			sets, err := loadFiles(files, a.warn)
 			if err != nil {
 				return err
 			}
@@ -89,14 +89,15 @@ func newUpCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-// loadFiles parses every file; bind-mount sources are made absolute relative to
-// the file that names them.
-func loadFiles(files []string) ([]config.Set, error) {
+// loadFiles parses every file, telling warn about variables that are not set;
+// bind-mount sources are made absolute relative to the file that names them.
+func loadFiles(files []string, warn func(string)) ([]config.Set, error) {
 	var sets []config.Set
 	var errs []error // every file's problems, not only the first bad file's
 	seen := map[string]string{}
+	loader := config.Loader{LookupEnv: os.LookupEnv, Warn: warn}
 	for _, f := range files {
-		ss, err := config.Load(f, os.LookupEnv)
+		ss, err := loader.Load(f)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -132,6 +133,11 @@ func absolute(mounts []config.VolumeMount, dir string) {
 			}
 		}
 	}
+}
+
+// warn writes a warning to stderr, one line.
+func (a *app) warn(msg string) {
+	fmt.Fprintln(a.stderr, "warning:", msg)
 }
 
 func setNames(sets []config.Set) []string {

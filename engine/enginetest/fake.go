@@ -26,6 +26,8 @@ type Runtime struct {
 	volumes    map[string]engine.Volume
 	nextID     int
 	Log        []string
+	// Created holds the spec of every replica created, in order.
+	Created []engine.ReplicaSpec
 	// Unhealthy lists image IDs whose containers never pass their healthcheck.
 	Unhealthy map[string]bool
 	// Crashing lists image IDs whose containers exit as soon as they start.
@@ -129,6 +131,7 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (e
 		c.State = engine.StateExited
 	}
 	r.containers[spec.Name] = c
+	r.Created = append(r.Created, spec)
 	r.record("create %s %s", spec.Name, spec.Revision)
 	return engine.CreateResult{ID: id, ReusedVolumes: reused}, nil
 }

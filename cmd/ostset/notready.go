@@ -1,0 +1,35 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ostset/ostset/engine"
+)
+
+// printNotReady says, for each replica that is not ready, why: the short
+// reason, the last healthcheck output in full and its last log lines.
+func printNotReady(w io.Writer, containers []engine.ContainerStatus) {
+	for _, c := range containers {
+		d := c.NotReady
+		if c.Ready || d == nil {
+			continue
+		}
+		fmt.Fprintf(w, "  %s not ready: %s\n", c.Name, orDefault(c.Reason, c.State))
+		if d.HealthOutput != "" {
+			fmt.Fprintln(w, "    last healthcheck:")
+			printIndented(w, "      ", d.HealthOutput)
+		}
+		if len(d.Logs) > 0 {
+			fmt.Fprintln(w, "    last log lines:")
+			printIndented(w, "      ", strings.Join(d.Logs, "\n"))
+		}
+	}
+}
+
+func printIndented(w io.Writer, indent, text string) {
+	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		fmt.Fprintf(w, "%s%s\n", indent, line)
+	}
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/ostset/ostset/engine"
+)
+
+func notReadyStatus() engine.Status {
+	return engine.Status{Name: "web", Replicas: 2, Containers: []engine.ContainerStatus{
+		{Name: "web-0", Ordinal: 0, State: "running", Health: "healthy", Ready: true, ID: "aaa"},
+		{Name: "web-1", Ordinal: 1, State: "running", Health: "unhealthy", ID: "bbb", Reason: `2 restarts, health: "no response"`,
+			NotReady: &engine.NotReadyDetail{Restarts: 2, HealthOutput: "checking 127.0.0.1:5432\nno response", Logs: []string{"LOG: starting", "FATAL: lock file exists"}}},
+	}}
+}
+
+// get -o wide says in short why a replica is not ready.
+func TestGetWideReason(t *testing.T) {
+	var out bytes.Buffer
+	a := &app{stdout: &out, stderr: &out}
+	if err := a.printReplicas(notReadyStatus(), "wide"); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out.String(), "\n")
+	if !strings.HasSuffix(lines[0], "CONTAINER ID   REASON") || !strings.HasSuffix(lines[1], "aaa            -") ||
+		!strings.HasSuffix(lines[2], `bbb            2 restarts, health: "no response"`) {
+		t.Errorf("get -o wide:\n%s", out.String())
+	}
+}
+
+// describe says why in full: the whole probe output and the last log lines.
+func TestDescribeNotReady(t *testing.T) {
+	var out bytes.Buffer
+	a := &app{stdout: &out}
+	if err := a.describe(engine.State{}, notReadyStatus(), nil); err != nil {
+		t.Fatal(err)
+	}
+	want := `  web-1 not ready: 2 restarts, health: "no response"
+    last healthcheck:
+      checking 127.0.0.1:5432
+      no response
+    last log lines:
+      LOG: starting
+      FATAL: lock file exists
+`
+	if !strings.Contains(out.String(), want) || strings.Contains(out.String(), "web-0 not ready") {
+		t.Errorf("describe:\n%s\nwant:\n%s", out.String(), want)
+	}
+}

@@ -1,0 +1,55 @@
+package docker
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/moby/moby/api/types/container"
+
+	"github.com/ostset/ostset/engine"
+)
+
+func TestCreateOptionsSettings(t *testing.T) {
+	spec := engine.ReplicaSpec{Set: "db", Name: "db-0", Image: "sha256:x", ContainerSettings: engine.ContainerSettings{
+		StopSignal: "SIGINT",
+		ShmSize:    256 << 20,
+		Ulimits:    []engine.Ulimit{{Name: "nofile", Soft: 1024, Hard: 65536}},
+		Sysctls:    map[string]string{"net.core.somaxconn": "1024"},
+		Tmpfs:      map[string]string{"/run": "size=64m"},
+		CapAdd:     []string{"CAP_SYS_NICE"},
+		CapDrop:    []string{"CAP_NET_RAW"},
+		Init:       new(true),
+		ExtraHosts: []string{"backup:10.0.0.9"},
+	}}
+	opts, err := createOptions(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := opts.HostConfig
+	checks := []struct {
+		what      string
+		got, want any
+	}{
+		{"stop signal", opts.Config.StopSignal, "SIGINT"},
+		{"shm size", h.ShmSize, int64(256 << 20)},
+		{"ulimits", h.Ulimits, []*container.Ulimit{{Name: "nofile", Soft: 1024, Hard: 65536}}},
+		{"sysctls", h.Sysctls, map[string]string{"net.core.somaxconn": "1024"}},
+		{"tmpfs", h.Tmpfs, map[string]string{"/run": "size=64m"}},
+		{"cap add", h.CapAdd, []string{"CAP_SYS_NICE"}},
+		{"cap drop", h.CapDrop, []string{"CAP_NET_RAW"}},
+		{"init", *h.Init, true},
+		{"extra hosts", h.ExtraHosts, []string{"backup:10.0.0.9"}},
+	}
+	for _, c := range checks {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("%s: %#v, want %#v", c.what, c.got, c.want)
+		}
+	}
+	none, err := createOptions(engine.ReplicaSpec{Set: "db", Name: "db-0", Image: "sha256:x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := none.HostConfig; h.Init != nil || h.ShmSize != 0 || h.Ulimits != nil || h.Tmpfs != nil || none.Config.StopSignal != "" {
+		t.Errorf("no settings gave %+v", h)
+	}
+}

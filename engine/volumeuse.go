@@ -1,0 +1,114 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ostset/ostset/volumes"
+)
+
+// A deleted set's kept volumes outlive its state: so that the set brought back
+// can say which revision last used each one and until when, ostset down keeps
+// their VolumeUse in volume-use/<set>.json, and the up that creates the set
+// again takes it back into the state. Docker cannot relabel a volume, so the
+// memory cannot live on the volume itself.
+
+func (s Store) volumeUseFile(name string) string {
+	return filepath.Join(s.Dir, "volume-use", name+".json")
+}
+
+// KeepVolumeUse stores use, the last use of a deleted set's kept volumes; an
+// empty use removes what was kept. The caller holds the set's lock.
+func (s Store) KeepVolumeUse(name string, use map[string]VolumeUse) error {
+	if len(use) == 0 {
+		return s.ForgetVolumeUse(name)
+	}
+	data, err := json.MarshalIndent(use, "", "  ")
+	if err == nil {
+		err = writeFileAtomic(s.volumeUseFile(name), data)
+	}
+	if err != nil {
+		return fmt.Errorf("keep the volume use of %s: %w", name, err)
+	}
+	return nil
+}
+
+// KeptVolumeUse returns what KeepVolumeUse stored for the set, nil if nothing.
+func (s Store) KeptVolumeUse(name string) (map[string]VolumeUse, error) {
+	data, err := os.ReadFile(s.volumeUseFile(name))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	var use map[string]VolumeUse
+	if err == nil {
+		err = json.Unmarshal(data, &use)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the kept volume use of %s: %w", name, err)
+	}
+	return use, nil
+}
+
+// ForgetVolumeUse removes what KeepVolumeUse stored for the set.
+func (s Store) ForgetVolumeUse(name string) error {
+	if err := os.Remove(s.volumeUseFile(name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("forget the volume use of %s: %w", name, err)
+	}
+	return nil
+}
+
+// releaseVolumes records that the replicas, about to be removed with their
+// set, release their per-ordinal volumes at now. It reports whether it
+// changed anything.
+func (st *State) releaseVolumes(replicas []Replica, now time.Time) bool {
+	changed := false
+	for _, r := range replicas {
+		for _, claim := range st.Spec.VolumeClaimTemplates {
+			if st.VolumeUse == nil {
+				st.VolumeUse = map[string]VolumeUse{}
+			}
+			st.VolumeUse[volumes.Name(claim.Name, st.Spec.Name, r.Ordinal)] = VolumeUse{Revision: r.Revision, Until: now, Released: true}
+			changed = true
+		}
+	}
+	return changed
+}
+
+// keptUse is the use of the volumes a delete keeps, out of all st knows.
+func (st *State) keptUse(kept []Volume) map[string]VolumeUse {
+	out := map[string]VolumeUse{}
+	for _, v := range kept {
+		if u, ok := st.VolumeUse[v.Name]; ok {
+			out[v.Name] = u
+		}
+	}
+	return out
+}
+
+// writeFileAtomic writes data to path (mode 0600) through a synced temporary
+// file renamed over it, creating the directory (0700) if need be.
+func writeFileAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.Remove(tmp.Name()) }() // a no-op once renamed
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	return err
+}
