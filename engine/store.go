@@ -192,30 +192,9 @@ func (s Store) Save(st State) error {
 	if err := s.secure(); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("save state: %w", err)
-	}
 	data, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return fmt.Errorf("save state of %s: %w", st.Spec.Name, err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+st.Spec.Name+".*")
-	if err != nil {
-		return fmt.Errorf("save state of %s: %w", st.Spec.Name, err)
-	}
-	defer func() { _ = os.Remove(tmp.Name()) }() // a no-op once renamed
-	_, err = tmp.Write(data)
 	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err == nil {
-		err = syncDir(filepath.Dir(path)) // the rename itself survives a power loss
+		err = writeFileAtomic(path, data)
 	}
 	if err != nil {
 		return fmt.Errorf("save state of %s: %w", st.Spec.Name, err)

@@ -90,7 +90,8 @@ func (st *State) keptUse(kept []Volume) map[string]VolumeUse {
 }
 
 // writeFileAtomic writes data to path (mode 0600) through a synced temporary
-// file renamed over it, creating the directory (0700) if need be.
+// file renamed over it, then syncs the directory, creating it (0700) if need
+// be: a crash leaves the old file or the new one.
 func writeFileAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
@@ -109,6 +110,9 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	if err == nil {
 		err = os.Rename(tmp.Name(), path)
+	}
+	if err == nil {
+		err = syncDir(filepath.Dir(path)) // the rename itself survives a power loss
 	}
 	return err
 }
