@@ -483,3 +483,21 @@ func TestHostileFilesRefused(t *testing.T) {
 		t.Errorf("a 10 MB file: %v", err)
 	}
 }
+
+// Every example's set file loads as it is, with no variable set.
+func TestExamplesLoad(t *testing.T) {
+	files, err := filepath.Glob("../examples/*/set.yaml")
+	if err != nil || len(files) < 4 {
+		t.Fatalf("examples: %v %v", files, err)
+	}
+	for _, f := range files {
+		var warnings []string
+		sets, err := Loader{Warn: func(w string) { warnings = append(warnings, w) }}.Load(f)
+		if err != nil || len(sets) != 1 {
+			t.Errorf("%s: %d sets, %v", f, len(sets), err)
+		}
+		if len(warnings) > 0 {
+			t.Errorf("%s: warnings %q", f, warnings)
+		}
+	}
+}
