@@ -168,7 +168,16 @@ func TestExampleEtcd(t *testing.T) {
 	if vols := h.dockerLines("volume", "ls", "-q", "--filter", "name=^data-etcd-3$"); len(vols) != 0 {
 		t.Errorf("data-etcd-3 kept after scale-down with whenScaled: Delete")
 	}
-	h.etcdctl(1, "put", "after", "scale")
+	// Removing a member that led the cluster starts an election, and writes wait
+	// for its outcome: give the write the time one takes, as a client would.
+	if out, err := h.tryDocker("exec", h.name(1), "etcdctl", "--endpoints", "http://127.0.0.1:2379",
+		"--command-timeout", "30s", "put", "after", "scale"); err != nil {
+		for m := range 3 {
+			logs, _ := h.tryDocker("logs", "--tail", "15", h.name(m))
+			t.Logf("%s:\n%s", h.name(m), logs)
+		}
+		t.Fatalf("write after scaling down: %v\n%s", err, out)
+	}
 	if got := h.etcdctl(0, "get", "after", "--print-value-only"); got != "scale" {
 		t.Errorf("write after scaling down: %q", got)
 	}
