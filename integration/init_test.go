@@ -3,10 +3,7 @@
 package integration
 
 import (
-	"bufio"
 	"encoding/json"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -209,28 +206,9 @@ func TestKilledDuringInitContainerResumes(t *testing.T) {
       command: ["/web", "write", "/data/mark", "after wait"]`)
 	waitName := h.name(0) + "-init-wait"
 
-	cmd := exec.Command(ostsetBin, "up", "-f", file)
-	cmd.Env = append(os.Environ(), "OSTSET_STATE_DIR="+h.stateDir)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewScanner(out)
-	var seen []string
-	for lines.Scan() {
-		seen = append(seen, lines.Text())
-		if strings.Contains(lines.Text(), "init container wait running") {
-			break
-		}
-	}
+	cmd, _ := h.started("init container wait running", "up", "-f", file)
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
-	if !strings.Contains(strings.Join(seen, "\n"), "init container wait running") {
-		t.Fatalf("up never waited for the init container:\n%s", strings.Join(seen, "\n"))
-	}
 	id := h.docker("inspect", "-f", "{{.Id}} {{.State.Status}}", waitName)
 	if !strings.HasSuffix(id, " running") || h.exists(h.name(0)) {
 		t.Fatalf("after the kill: %s is %q, replica exists %v", waitName, id, h.exists(h.name(0)))

@@ -15,9 +15,9 @@ import (
 )
 
 // started runs ostset in the background with the test's state dir and returns
-// the command once a line of its output starts with prefix (the process is then
+// the command once a line of its output contains marker (the process is then
 // in the middle of what that line reports).
-func (h *harness) started(prefix string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+func (h *harness) started(marker string, args ...string) (*exec.Cmd, *bytes.Buffer) {
 	h.t.Helper()
 	cmd := exec.Command(ostsetBin, args...)
 	cmd.Env = append(os.Environ(), "OSTSET_STATE_DIR="+h.stateDir)
@@ -34,7 +34,7 @@ func (h *harness) started(prefix string, args ...string) (*exec.Cmd, *bytes.Buff
 	var seen []string
 	for lines.Scan() {
 		seen = append(seen, lines.Text())
-		if strings.HasPrefix(lines.Text(), prefix) {
+		if strings.Contains(lines.Text(), marker) {
 			go func() { // keep draining, so the process never blocks on a full pipe
 				for lines.Scan() {
 				}
@@ -43,7 +43,7 @@ func (h *harness) started(prefix string, args ...string) (*exec.Cmd, *bytes.Buff
 		}
 	}
 	_ = cmd.Wait()
-	h.t.Fatalf("ostset %v ended before printing %q:\n%s\n%s", args, prefix, strings.Join(seen, "\n"), stderr.String())
+	h.t.Fatalf("ostset %v ended before printing %q:\n%s\n%s", args, marker, strings.Join(seen, "\n"), stderr.String())
 	return nil, nil
 }
 
