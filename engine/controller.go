@@ -90,15 +90,11 @@ func (c *Controller) Pass(ctx context.Context, name string) (Plan, error) {
 // it. planned, if set, sees both before the plan's actions run (not when the
 // plan was thrown away).
 func (c *Controller) pass(ctx context.Context, name string, planned func(State, Plan)) (Plan, State, error) {
-	unlock, err := c.Store.Lock(ctx, name)
-	if err != nil {
-		return Plan{}, State{}, err
-	}
-	defer unlock()
-	st, err := c.Store.Load(name)
+	st, unlock, err := c.Store.lockAndLoad(ctx, name)
 	if err != nil {
 		return Plan{}, st, err
 	}
+	defer unlock()
 	if st.Deleting != nil {
 		if err := c.finishDelete(ctx, st); err != nil {
 			return Plan{}, st, err

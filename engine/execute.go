@@ -128,15 +128,11 @@ func staleVolume(replica string, v Volume, use VolumeUse) string {
 // (Ctrl-C, a crash, a volume in use) is finished by the next pass of any process
 // instead of being undone by it, then removes the set (see finishDelete).
 func (c *Controller) Delete(ctx context.Context, name string, removeVolumes bool) error {
-	unlock, err := c.Store.Lock(ctx, name)
+	st, unlock, err := c.Store.lockAndLoad(ctx, name)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	st, err := c.Store.Load(name)
-	if err != nil {
-		return err
-	}
 	if st.Deleting == nil || removeVolumes {
 		st.Deleting = &DeleteIntent{Volumes: removeVolumes || volumes.RemoveOnSetDelete(st.Spec.PersistentVolumeClaimRetentionPolicy.WhenDeleted, false)}
 		if err := c.Store.Save(st); err != nil {
@@ -234,17 +230,13 @@ func (c *Controller) ensureNetwork(ctx context.Context, name string) error {
 // creates them again, at the revision each should run: what deleting a pod does
 // in Kubernetes, and how an OnDelete set is updated one replica at a time.
 func (c *Controller) Recreate(ctx context.Context, name string, ordinals []int) error {
-	unlock, err := c.Store.Lock(ctx, name)
+	st, unlock, err := c.Store.lockAndLoad(ctx, name)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	st, err := c.Store.Load(name)
-	if err != nil {
-		return err
-	}
 	if st.Deleting != nil {
-		return fmt.Errorf("set %s is being deleted", name)
+		return fmt.Errorf("set %s is being deleted (an 'ostset down' did not finish): run 'ostset down %s' to finish, or 'ostset up -f FILE' to cancel the delete", name, name)
 	}
 	ctx, obs, err := c.observe(ctx, name, st, ObserveOptions{})
 	if err != nil {

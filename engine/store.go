@@ -228,6 +228,20 @@ func (s Store) List() ([]string, error) {
 	return names, nil
 }
 
+// lockAndLoad takes the set's lock and loads its state; the caller unlocks.
+func (s Store) lockAndLoad(ctx context.Context, name string) (State, func(), error) {
+	unlock, err := s.Lock(ctx, name)
+	if err != nil {
+		return State{}, nil, err
+	}
+	st, err := s.Load(name)
+	if err != nil {
+		unlock()
+		return st, nil, err
+	}
+	return st, unlock, nil
+}
+
 // Update runs fn on the set's state under its lock (waiting for it until ctx
 // ends) and saves the result.
 // fn gets exists=false (and a zero State) for a set the store does not hold.
