@@ -112,7 +112,8 @@ func (h *harness) etcdReconfigure(args ...string) {
 // etcdPut writes a key through member m as an etcd client must: a write that
 // was in flight when the leader changed is lost with the old leader and fails,
 // its outcome unknown ("request timed out, possibly due to previous leader
-// failure", "leader changed", or the client's own deadline), and is sent again.
+// failure", "request timed out", "leader changed", or the client's own
+// deadline), and is sent again, as during a rolling restart of the leader.
 // Removing a member that led the cluster does exactly that: seen here, the
 // election took 1 s, and the write proposed to the removed leader just before
 // failed after etcd's request timeout. Any other error fails the test, with
@@ -137,7 +138,10 @@ func (h *harness) etcdPut(m int, key, value string) {
 // leaderChange: etcdctl's output says a write's outcome is unknown because the
 // leader changed while it was in flight.
 func leaderChange(out string) bool {
-	for _, s := range []string{"previous leader failure", "leader changed", "context deadline exceeded"} {
+	// etcd's errors of unknown outcome: ErrTimeout, ErrTimeoutDueToLeaderFail,
+	// ErrLeaderChanged, a connection that closed under the request (gRPC
+	// Unavailable), and the client's own deadline.
+	for _, s := range []string{"request timed out", "leader changed", "code = Unavailable", "context deadline exceeded"} {
 		if strings.Contains(out, s) {
 			return true
 		}
@@ -162,7 +166,7 @@ func TestExampleEtcd(t *testing.T) {
 	// Writes in a loop, from a client on the set's network that knows every member.
 	endpoints := "http://etcd-0.etcd:2379,http://etcd-1.etcd:2379,http://etcd-2.etcd:2379"
 	writer := h.client("etcd-writer-"+filepath.Base(h.stateDir), etcdImage, "ostset",
-		`i=0; while [ ! -e /stop ]; do n=0; until etcdctl --endpoints `+endpoints+` --command-timeout 10s put w$i $i >/tmp/out 2>&1; do if grep -Eq "previous leader failure|leader changed|context deadline exceeded" /tmp/out && [ $n -lt 5 ]; then n=$((n+1)); sleep 1; else echo FAILED w$i; cat /tmp/out; break; fi; done; i=$((i+1)); done; echo WROTE $i`)
+		`i=0; while [ ! -e /stop ]; do n=0; until etcdctl --endpoints `+endpoints+` --command-timeout 10s put w$i $i >/tmp/out 2>&1; do if grep -Eq "request timed out|leader changed|code = Unavailable|context deadline exceeded" /tmp/out && [ $n -lt 5 ]; then n=$((n+1)); sleep 1; else echo FAILED w$i; cat /tmp/out; break; fi; done; i=$((i+1)); done; echo WROTE $i`)
 	h.mustOstset("rollout", "restart", "etcd", "--wait", "--timeout", "3m")
 	h.docker("exec", writer, "touch", "/stop")
 	h.docker("wait", writer)
