@@ -39,6 +39,11 @@ func newDaemonCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			release, err := a.store().HoldDaemon()
+			if err != nil {
+				return err
+			}
+			defer release()
 			return c.RunAll(cmd.Context())
 		},
 	}
