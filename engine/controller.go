@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +20,13 @@ type Event struct {
 	Set     string    `json:"set"`
 	Replica string    `json:"replica,omitempty"`
 	Message string    `json:"message"`
+	// PID is the process that recorded the event: who acted.
+	PID int `json:"pid,omitempty"`
+	// Observed marks what any process watching the set sees for itself (a
+	// replica became ready, a new reason to wait, a failed init container), as
+	// opposed to what the recording process did or decided. A follower prints
+	// its own observations, not these.
+	Observed bool `json:"observed,omitempty"`
 }
 
 // Controller runs observe → plan → execute passes for sets.
@@ -46,6 +54,8 @@ type Controller struct {
 	// createdAt remembers when this process created a replica (by container ID),
 	// more precise than Docker's creation time in seconds.
 	createdAt sync.Map
+	// pid is recorded in the events this controller appends (0: this process's).
+	pid int
 }
 
 func (c *Controller) now() time.Time {
@@ -57,10 +67,24 @@ func (c *Controller) now() time.Time {
 
 // emit reports an event and records it in the set's event log.
 func (c *Controller) emit(set, replica, format string, args ...any) {
-	e := c.report(set, replica, format, args...)
+	c.record(c.report(set, replica, format, args...))
+}
+
+// record appends an event to the set's event log, as this process's.
+func (c *Controller) record(e Event) {
+	e.PID = c.self()
 	if err := c.Store.AppendEvent(e); err != nil {
-		c.logger().Warn("event log", "set", set, "err", err)
+		c.logger().Warn("event log", "set", e.Set, "err", err)
 	}
+}
+
+// self is the process id the controller records in events and, following,
+// recognises as its own.
+func (c *Controller) self() int {
+	if c.pid != 0 {
+		return c.pid
+	}
+	return os.Getpid()
 }
 
 // report reports an event without recording it: for output only.
@@ -121,7 +145,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 		RecreateAfter:   st.crashBackoff(obs.Replicas),
 		InitContainers:  initNames(st),
 	})
-	rolledBack := c.record(&st, &plan)
+	rolledBack := c.fold(&st, &plan)
 	if !rolledBack { // a plan thrown away recreates nothing
 		st.noteCrashes(plan.Actions, c.now())
 	}
@@ -147,10 +171,10 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 	return plan, st, err
 }
 
-// record folds a plan into the set's state: the current revision, the observed
+// fold folds a plan into the set's state: the current revision, the observed
 // generation, rollout progress and, past the progress deadline, an automatic
 // rollback (after which the plan is stale and must not run).
-func (c *Controller) record(st *State, plan *Plan) (rolledBack bool) {
+func (c *Controller) fold(st *State, plan *Plan) (rolledBack bool) {
 	now := c.now()
 	st.CurrentRevision = plan.Status.CurrentRevision
 	st.ObservedGeneration = st.Generation
@@ -178,13 +202,20 @@ func (c *Controller) watchGap() time.Duration {
 
 // Status observes a set and returns its status without changing anything.
 func (c *Controller) Status(ctx context.Context, name string) (Status, State, error) {
+	st, plan, err := c.view(ctx, name)
+	return plan.Status, st, err
+}
+
+// view observes a set and plans for it without changing anything: the plan a
+// pass would make now, not executed, and its status.
+func (c *Controller) view(ctx context.Context, name string) (State, Plan, error) {
 	st, err := c.Store.Load(name)
 	if err != nil {
-		return Status{}, st, err
+		return st, Plan{}, err
 	}
 	ctx, obs, err := c.observe(ctx, name, st, ObserveOptions{Timings: st.Spec.MinReadySeconds > 0, Logs: true})
 	if err != nil {
-		return Status{}, st, err
+		return st, Plan{}, err
 	}
 	c.initLogs.fill(ctx, c.Runtime, name, &obs)
 	view := st
@@ -195,7 +226,7 @@ func (c *Controller) Status(ctx context.Context, name string) (Status, State, er
 	plan.Status.ObservedGeneration = st.ObservedGeneration
 	plan.Status.Conditions = Conditions(st, plan, c.now())
 	plan.Status.Deleting = st.Deleting
-	return plan.Status, st, nil
+	return st, plan, nil
 }
 
 // Converge runs passes until the set's rollout is complete or ctx ends. Runtime
@@ -221,8 +252,14 @@ func (c *Controller) loop(ctx context.Context, name string, untilComplete bool) 
 		// Passes report Docker failures with backoff; events are only a wake-up.
 		c.logger().Warn("docker events", "set", name, "err", err)
 	}
-	p := progress{c: c, set: name}
-	started := c.now()
+	return c.drive(ctx, &w, &progress{c: c, set: name}, untilComplete, start.UpdateRevision, c.now())
+}
+
+// drive runs passes, reporting through p, until the rollout is complete (if
+// untilComplete) or ctx ends. startRevision and started are the update revision
+// and the time the wait began with, to tell an automatic rollback since.
+func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, untilComplete bool, startRevision string, started time.Time) error {
+	name := p.set
 	backoff := time.Duration(0)
 	for {
 		plan, st, err := c.pass(ctx, name, func(st State, plan Plan) {
@@ -244,11 +281,8 @@ func (c *Controller) loop(ctx context.Context, name string, untilComplete bool) 
 		default:
 			backoff, p.lastErr = 0, ""
 			if untilComplete {
-				if plan.Complete {
-					return rolledBackSince(start.UpdateRevision, st, started)
-				}
-				if st.Progress.Late && st.RollingBackFrom == "" {
-					return &DeadlineError{Set: name, Revision: st.UpdateRevision, Deadline: st.Spec.ProgressDeadline(), Waiting: plan.Status.Waiting}
+				if done, err := finished(name, plan, st, startRevision, started); done {
+					return err
 				}
 			}
 			if err := heldElsewhere(name, plan); err != nil && untilComplete {
@@ -258,10 +292,23 @@ func (c *Controller) loop(ctx context.Context, name string, untilComplete bool) 
 				continue
 			}
 		}
-		if err := c.sleep(ctx, &w, plan.RequeueAt, backoff); err != nil {
+		if err := c.sleep(ctx, w, plan.RequeueAt, backoff); err != nil {
 			return p.stopped(err)
 		}
 	}
+}
+
+// finished says whether a wait for the set's rollout ends with this plan: the
+// rollout is complete (with a *RollbackError if it was rolled back since the wait
+// began), or it passed its progress deadline without a rollback (*DeadlineError).
+func finished(name string, plan Plan, st State, startRevision string, started time.Time) (bool, error) {
+	if plan.Complete {
+		return true, rolledBackSince(startRevision, st, started)
+	}
+	if st.Progress.Late && st.RollingBackFrom == "" {
+		return true, &DeadlineError{Set: name, Revision: st.UpdateRevision, Deadline: st.Spec.ProgressDeadline(), Waiting: plan.Status.Waiting}
+	}
+	return false, nil
 }
 
 // errReplan: the pass changed the update revision, so its plan must not run.
@@ -359,6 +406,9 @@ func (c *Controller) poll() time.Duration {
 type progress struct {
 	c   *Controller
 	set string
+	// following: what the set's controller records, this process only reports
+	// (observations are made and recorded by the process that drives the set).
+	following bool
 	// readySeen is nil until the first plan, whose ready replicas are not news.
 	readySeen map[string]bool
 	// failedSeen holds the failed init containers reported, by ID.
@@ -384,7 +434,7 @@ func (p *progress) observed(plan Plan) {
 		if cs.Ready && !p.readySeen[cs.ID] {
 			p.readySeen[cs.ID] = true
 			if !first {
-				p.c.emit(p.set, cs.Name, "%s ready (%s)", cs.Name, now.Sub(p.c.created(cs)).Round(100*time.Millisecond))
+				p.saw(cs.Name, "%s ready (%s)", cs.Name, now.Sub(p.c.created(cs)).Round(100*time.Millisecond))
 			}
 		}
 		if !cs.Ready {
@@ -395,7 +445,7 @@ func (p *progress) observed(plan Plan) {
 	if !slices.EqualFunc(plan.Status.Waiting, p.waiting, func(a, b string) bool { return sameWait(a) == sameWait(b) }) {
 		for _, w := range plan.Status.Waiting {
 			if !slices.ContainsFunc(p.waiting, func(old string) bool { return sameWait(old) == sameWait(w) }) {
-				p.c.emit(p.set, "", "waiting: %s", w)
+				p.saw("", "waiting: %s", w)
 			}
 		}
 		p.waiting = plan.Status.Waiting
@@ -425,14 +475,27 @@ func (p *progress) initFailures(inits []InitStatus) {
 		if len(s.Logs) > 0 {
 			msg += "; last output: " + strings.Join(s.Logs, " | ")
 		}
-		p.c.emit(p.set, s.Replica, "%s", msg)
+		p.saw(s.Replica, "%s", msg)
 	}
 	p.failedSeen = seen
+}
+
+// saw reports an observation and, unless following, records it, marked Observed.
+func (p *progress) saw(replica, format string, args ...any) {
+	e := p.c.report(p.set, replica, format, args...)
+	if !p.following {
+		e.Observed = true
+		p.c.record(e)
+	}
 }
 
 func (p *progress) failed(err error, retry time.Duration) {
 	if msg := err.Error(); msg != p.lastErr {
 		p.lastErr = msg
+		if p.following { // this process's own trouble observing, not the set's
+			p.c.report(p.set, "", "error: %s (retrying every %s at most)", msg, retry.Round(time.Millisecond))
+			return
+		}
 		p.c.emit(p.set, "", "error: %s (retrying every %s at most)", msg, retry.Round(time.Millisecond))
 	}
 }

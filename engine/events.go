@@ -54,8 +54,12 @@ func eventStep(step string) {
 
 func (s Store) eventFile(name string) string { return filepath.Join(s.Dir, "events", name+".jsonl") }
 
-// AppendEvent adds one event to the set's log, numbered one above its newest.
+// AppendEvent adds one event to the set's log, numbered one above its newest;
+// an event without a PID is recorded as this process's.
 func (s Store) AppendEvent(e Event) error {
+	if e.PID == 0 {
+		e.PID = os.Getpid()
+	}
 	return s.withEventLog(e.Set, func(f *os.File, size int64) error {
 		if size > 0 {
 			var last [1]byte
@@ -177,6 +181,28 @@ func (s Store) Events(name string, after int64) ([]Event, int64, error) {
 		return nil, after, fmt.Errorf("event log of %s: %w", name, err)
 	}
 	return events, newest, nil
+}
+
+// EventSeq returns the number of the set's newest event (0 for an empty log):
+// Events(name, EventSeq(name)) returns only the events recorded since.
+func (s Store) EventSeq(name string) (int64, error) {
+	f, err := os.Open(s.eventFile(name))
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("event log of %s: %w", name, err)
+	}
+	defer func() { _ = f.Close() }()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("event log of %s: %w", name, err)
+	}
+	_, newest, err := readEvents(f, st.Size(), math.MaxInt64)
+	if err != nil {
+		return 0, fmt.Errorf("event log of %s: %w", name, err)
+	}
+	return newest, nil
 }
 
 // readEvents reads the first size bytes of a log backwards from the end, down to

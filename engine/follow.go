@@ -1,0 +1,99 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Follow waits, as Converge does, for the set's rollout while a daemon drives
+// it: it observes and plans without executing, reports what Converge would
+// report, and ends as Converge ends (nil once complete, *RollbackError,
+// *DeadlineError, *StoppedError, an *OwnershipError, ErrUnknownSet).
+//
+// What the daemon does (creates, removals, rollbacks, its errors) it relays from
+// the set's event log: the events numbered above after that another process
+// recorded and that are not observations; the readiness and the waits it reports
+// from its own observation, as a driving loop does. A caller that changed the
+// set passes the log's number from before the change (Store.EventSeq), so that
+// nothing the daemon did since is missed.
+//
+// When no daemon holds the state directory (none was running, or it stopped),
+// Follow drives the rollout itself from there on, as Converge.
+func (c *Controller) Follow(ctx context.Context, name string, after int64) error {
+	start, err := c.Store.Load(name)
+	if err != nil {
+		return err
+	}
+	started := c.now()
+	w := watcher{c: c, set: name}
+	if err := w.subscribe(ctx); err != nil {
+		c.logger().Warn("docker events", "set", name, "err", err)
+	}
+	p := &progress{c: c, set: name, following: true}
+	daemon := 0
+	backoff := time.Duration(0)
+	for {
+		pid, running := c.Store.DaemonRunning()
+		if !running {
+			if daemon != 0 {
+				c.report(name, "", "the daemon (pid %d) stopped: going on with the rollout", daemon)
+			}
+			after = c.relay(name, after)
+			p.following = false
+			return c.drive(ctx, &w, p, true, start.UpdateRevision, started)
+		}
+		if pid != daemon {
+			c.report(name, "", "following the rollout that the daemon (pid %d) drives", pid)
+			daemon = pid
+		}
+		after = c.relay(name, after)
+		st, plan, err := c.view(ctx, name)
+		switch {
+		case errors.Is(err, ErrUnknownSet):
+			return err
+		case ctx.Err() != nil:
+			return p.stopped(ctx.Err())
+		case err != nil:
+			backoff = min(max(2*backoff, 500*time.Millisecond), 10*time.Second)
+			p.failed(err, backoff)
+		default:
+			backoff, p.lastErr = 0, ""
+			p.observed(plan)
+			if c.OnPlan != nil {
+				c.OnPlan(st, plan)
+			}
+			// The daemon has read the change (a pass recorded this generation):
+			// only then is a complete plan its rollout's end.
+			if st.ObservedGeneration >= st.Generation {
+				if done, err := finished(name, plan, st, start.UpdateRevision, started); done {
+					c.relay(name, after)
+					return err
+				}
+			}
+			if err := heldElsewhere(name, plan); err != nil {
+				return err
+			}
+		}
+		if err := c.sleep(ctx, &w, plan.RequeueAt, backoff); err != nil {
+			return p.stopped(err)
+		}
+	}
+}
+
+// relay reports the events of the set's log numbered above after that another
+// process recorded and that are not observations, and returns the number to pass
+// next time.
+func (c *Controller) relay(name string, after int64) int64 {
+	events, last, err := c.Store.Events(name, after)
+	if err != nil {
+		c.logger().Warn("event log", "set", name, "err", err)
+		return after
+	}
+	for _, e := range events {
+		if e.PID != c.self() && !e.Observed && c.Report != nil {
+			c.Report(e)
+		}
+	}
+	return last
+}

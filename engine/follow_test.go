@@ -1,0 +1,271 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/enginetest"
+)
+
+// watchOnly is a runtime that counts every call that would change something:
+// a follower must make none.
+type watchOnly struct {
+	engine.Runtime
+	mu      sync.Mutex
+	changes []string
+}
+
+func (w *watchOnly) changed(call string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.changes = append(w.changes, call)
+}
+
+func (w *watchOnly) calls() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.changes)
+}
+
+func (w *watchOnly) EnsureNetwork(ctx context.Context, name string) (string, error) {
+	w.changed("EnsureNetwork")
+	return w.Runtime.EnsureNetwork(ctx, name)
+}
+
+func (w *watchOnly) RemoveNetwork(ctx context.Context, name string) (bool, error) {
+	w.changed("RemoveNetwork")
+	return w.Runtime.RemoveNetwork(ctx, name)
+}
+
+func (w *watchOnly) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+	w.changed("CreateReplica " + spec.Name)
+	return w.Runtime.CreateReplica(ctx, spec)
+}
+
+func (w *watchOnly) StartReplica(ctx context.Context, set, id string) error {
+	w.changed("StartReplica")
+	return w.Runtime.StartReplica(ctx, set, id)
+}
+
+func (w *watchOnly) RemoveReplica(ctx context.Context, set, id string, grace time.Duration) error {
+	w.changed("RemoveReplica")
+	return w.Runtime.RemoveReplica(ctx, set, id, grace)
+}
+
+func (w *watchOnly) RemoveVolume(ctx context.Context, set, name string) error {
+	w.changed("RemoveVolume")
+	return w.Runtime.RemoveVolume(ctx, set, name)
+}
+
+// recorder collects reported events, safe for the goroutines of a test.
+type recorder struct {
+	mu     sync.Mutex
+	events []engine.Event
+}
+
+func (r *recorder) report(e engine.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, e)
+}
+
+func (r *recorder) messages() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, e := range r.events {
+		out = append(out, e.Message)
+	}
+	return out
+}
+
+func (r *recorder) has(prefix string) bool {
+	return slices.ContainsFunc(r.messages(), func(m string) bool { return strings.HasPrefix(m, prefix) })
+}
+
+// startDaemon runs a daemon on the store, recording its events as another
+// process's, until the test ends.
+func startDaemon(t *testing.T, rt engine.Runtime, store engine.Store, pid int) {
+	t.Helper()
+	release, err := store.HoldDaemon()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &engine.Controller{Runtime: rt, Store: store, Poll: 5 * time.Millisecond}
+	engine.SetPID(d, pid)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = d.RunAll(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done; release() })
+}
+
+// A follower reports the daemon's rollout, each line once, and acts on nothing.
+func TestFollowReportsTheDaemonsRolloutWithoutActing(t *testing.T) {
+	rt := enginetest.New()
+	store := engine.Store{Dir: t.TempDir()}
+	daemonPID := os.Getpid() + 1
+	startDaemon(t, rt, store, daemonPID)
+
+	after, err := store.EventSeq("web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, store, 3, "v1")
+	// This process's own line about the change is printed by whoever made it.
+	if err := store.AppendEvent(engine.Event{Time: time.Now(), Set: "web", Message: "applied by this process"}); err != nil {
+		t.Fatal(err)
+	}
+	watch := &watchOnly{Runtime: rt}
+	var rec recorder
+	f := &engine.Controller{Runtime: watch, Store: store, Poll: 5 * time.Millisecond, Report: rec.report}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := f.Follow(ctx, "web", after); err != nil {
+		t.Fatalf("Follow: %v", err)
+	}
+	if calls := watch.calls(); len(calls) > 0 {
+		t.Errorf("the follower acted: %v", calls)
+	}
+	if got := len(rt.Replicas()); got != 3 {
+		t.Fatalf("%d replicas once the follow ended, want 3", got)
+	}
+	msgs := rec.messages()
+	for _, r := range []string{"web-0", "web-1", "web-2"} {
+		for _, what := range []string{r + " created", r + " ready"} {
+			n := 0
+			for _, m := range msgs {
+				if strings.HasPrefix(m, what) {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Errorf("%q reported %d times, want once; reported:\n%s", what, n, strings.Join(msgs, "\n"))
+			}
+		}
+	}
+	if rec.has("applied by this process") {
+		t.Errorf("the follower relayed its own process's event:\n%s", strings.Join(msgs, "\n"))
+	}
+	if !rec.has("following the rollout that the daemon") {
+		t.Errorf("the follower did not say whom it follows:\n%s", strings.Join(msgs, "\n"))
+	}
+	// The log says who acted.
+	events, _, err := store.Events("web", after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range events {
+		if strings.Contains(e.Message, " created ") && e.PID != daemonPID {
+			t.Errorf("event %q recorded by pid %d, want the daemon's %d", e.Message, e.PID, daemonPID)
+		}
+	}
+}
+
+// While the daemon lock is held the follower only watches; once it is released
+// (the daemon died), the follower drives the rollout to its end.
+func TestFollowTakesOverWhenTheDaemonStops(t *testing.T) {
+	rt := enginetest.New()
+	store := engine.Store{Dir: t.TempDir()}
+	release, err := store.HoldDaemon() // a daemon that hangs: it holds the lock, drives nothing
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, store, 2, "v1")
+	var rec recorder
+	f := &engine.Controller{Runtime: rt, Store: store, Poll: 5 * time.Millisecond, Report: rec.report}
+	done := make(chan error, 1)
+	go func() { done <- f.Follow(context.Background(), "web", 0) }()
+
+	awaitCondition(t, func() bool { return rec.has("following the rollout") })
+	time.Sleep(50 * time.Millisecond) // ten polls: a follower that acted would have by now
+	if len(rt.Replicas()) != 0 {
+		t.Fatalf("the follower created %v while the daemon held the state directory", rt.Replicas())
+	}
+	release()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Follow after the daemon stopped: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the follower did not take over")
+	}
+	if len(rt.Replicas()) != 2 {
+		t.Errorf("replicas %v, want 2", rt.Replicas())
+	}
+	if !rec.has("the daemon (pid") || !rec.has("web-1 created") {
+		t.Errorf("reported:\n%s", strings.Join(rec.messages(), "\n"))
+	}
+}
+
+// A follow that times out says where the rollout stood, as a driving wait does.
+func TestFollowStopsWithWhereTheRolloutStood(t *testing.T) {
+	rt := enginetest.New()
+	store := engine.Store{Dir: t.TempDir()}
+	release, err := store.HoldDaemon()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	apply(t, store, 2, "v1")
+	f := &engine.Controller{Runtime: rt, Store: store, Poll: 5 * time.Millisecond}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	err = f.Follow(ctx, "web", 0)
+	var stopped *engine.StoppedError
+	if !errors.As(err, &stopped) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Follow: %v, want a StoppedError for the deadline", err)
+	}
+	if !strings.Contains(stopped.Where, "0 of 2 replicas") {
+		t.Errorf("where: %q", stopped.Where)
+	}
+}
+
+// A change that needs no action on the replicas is complete for a follower only
+// once the daemon has read it (a pass recorded its generation).
+func TestFollowEndsWhenTheDaemonHasReadTheChange(t *testing.T) {
+	rt := enginetest.New()
+	store := engine.Store{Dir: t.TempDir()}
+	apply(t, store, 1, "v1")
+	d := &engine.Controller{Runtime: rt, Store: store}
+	if err := d.Converge(context.Background(), "web"); err != nil {
+		t.Fatal(err)
+	}
+	release, err := store.HoldDaemon() // the daemon, between two passes
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	bump := func(st *engine.State, _ bool) error { st.Generation++; return nil }
+	if _, err := store.Update(context.Background(), "web", bump); err != nil {
+		t.Fatal(err)
+	}
+	var rec recorder
+	f := &engine.Controller{Runtime: rt, Store: store, Poll: 5 * time.Millisecond, Report: rec.report}
+	done := make(chan error, 1)
+	go func() { done <- f.Follow(context.Background(), "web", 0) }()
+	awaitCondition(t, func() bool { return rec.has("following the rollout") })
+	select {
+	case err := <-done:
+		t.Fatalf("Follow ended (%v) before the daemon read the change", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	if _, err := d.Pass(context.Background(), "web"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Follow did not end after the daemon's pass")
+	}
+}
