@@ -18,7 +18,7 @@ func TestDescribeConflictsAndAdopted(t *testing.T) {
 		{Kind: "volume", Name: "data-web-0", Message: "volume data-web-0 belongs to set web of state directory /a (id x), not to this one", Resolve: way},
 	}}
 	st := engine.State{AdoptedOwners: []engine.Owner{{ID: "y", Dir: "/b"}}}
-	if err := a.describe(st, s, nil); err != nil {
+	if err := a.describe(st, s, nil, daemonInfo{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{

@@ -32,14 +32,14 @@ func newDescribeCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.describe(st, s, events)
+			return a.describe(st, s, events, a.daemon())
 		},
 	}
 	cmd.ValidArgsFunction = a.completeSets
 	return cmd
 }
 
-func (a *app) describe(st engine.State, s engine.Status, events []engine.Event) error {
+func (a *app) describe(st engine.State, s engine.Status, events []engine.Event, d daemonInfo) error {
 	now := time.Now()
 	w := a.stdout
 	fmt.Fprintf(w, "Name:            %s\n", s.Name)
@@ -56,6 +56,7 @@ func (a *app) describe(st engine.State, s engine.Status, events []engine.Event) 
 		fmt.Fprintf(w, "Deleting:        %s\n", deletingNote(s.Name, s.Deleting))
 	}
 	printAdopted(w, "Adopted from:    ", st.AdoptedOwners)
+	fmt.Fprintf(w, "Daemon:          %s\n", d.note())
 
 	fmt.Fprintln(w, "Conditions:")
 	t := table(w)

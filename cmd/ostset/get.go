@@ -30,7 +30,11 @@ func newGetCmd(a *app) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return a.printReplicas(status, output)
+				if err := a.printReplicas(status, output); err != nil {
+					return err
+				}
+				a.noteDaemon(output)
+				return nil
 			}
 			names, err := a.store().List()
 			if err != nil {
@@ -44,12 +48,25 @@ func newGetCmd(a *app) *cobra.Command {
 				}
 				rows = append(rows, setRow{Status: status, Created: st.Created})
 			}
-			return a.printSets(rows, output)
+			if err := a.printSets(rows, output); err != nil {
+				return err
+			}
+			a.noteDaemon(output)
+			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "output format: wide, json or yaml (default: the output setting)")
 	cmd.ValidArgsFunction = a.completeSets
 	return cmd
+}
+
+// noteDaemon adds, under a table, whether a daemon runs (on stderr, with the
+// other notes); structured output leaves it out (status -o json has it).
+func (a *app) noteDaemon(output string) {
+	if output == "json" || output == "yaml" {
+		return
+	}
+	fmt.Fprintf(a.stderr, "note: %s\n", a.daemon().note())
 }
 
 type setRow struct {

@@ -47,7 +47,7 @@ func TestGetInitializing(t *testing.T) {
 func TestDescribeInitializing(t *testing.T) {
 	var out bytes.Buffer
 	a := &app{stdout: &out}
-	if err := a.describe(engine.State{}, initStatus(), nil); err != nil {
+	if err := a.describe(engine.State{}, initStatus(), nil, daemonInfo{}); err != nil {
 		t.Fatal(err)
 	}
 	want := "Init containers:\n" +

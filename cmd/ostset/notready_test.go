@@ -34,7 +34,7 @@ func TestGetWideReason(t *testing.T) {
 func TestDescribeNotReady(t *testing.T) {
 	var out bytes.Buffer
 	a := &app{stdout: &out}
-	if err := a.describe(engine.State{}, notReadyStatus(), nil); err != nil {
+	if err := a.describe(engine.State{}, notReadyStatus(), nil, daemonInfo{}); err != nil {
 		t.Fatal(err)
 	}
 	want := `  web-1 not ready: 2 restarts, health: "no response"

@@ -94,3 +94,22 @@ func (a *app) format(cmd *cobra.Command, flag string, supported ...string) strin
 	}
 	return flag
 }
+
+// daemonInfo says whether a daemon keeps the state directory's sets converged.
+type daemonInfo struct {
+	Running bool `json:"running"`
+	PID     int  `json:"pid,omitempty"`
+}
+
+func (a *app) daemon() daemonInfo {
+	pid, running := a.store().DaemonRunning()
+	return daemonInfo{Running: running, PID: pid}
+}
+
+// daemonNote says in one line what a daemon, or its absence, means for the sets.
+func (d daemonInfo) note() string {
+	if d.Running {
+		return fmt.Sprintf("daemon running (pid %d): it carries changes out and recreates replicas that go missing", d.PID)
+	}
+	return "no daemon runs: changes wait for the next ostset command, and nothing recreates a replica removed by hand (see 'ostset daemon install')"
+}

@@ -33,13 +33,14 @@ revision. The replicas must belong to one set.`,
 			}
 			ctx, cancel := w.bound(cmd.Context())
 			defer cancel()
+			a.mark(set)
 			if err := c.Recreate(ctx, set, ordinals); err != nil {
 				return err
 			}
 			return w.then(cmd.Context(), a, nil, set)
 		},
 	}
-	w.register(cmd, true)
+	w.register(cmd)
 	cmd.ValidArgsFunction = a.completeSetsAndReplicas
 	return cmd
 }

@@ -29,6 +29,7 @@ func newRolloutCmd(a *app) *cobra.Command {
 // refused: a change would be lost when the delete finishes.
 func (a *app) change(ctx context.Context, name string, fn func(st *engine.State) (string, error)) error {
 	var msg string
+	a.mark(name)
 	_, err := a.store().Update(ctx, name, func(st *engine.State, exists bool) error {
 		if !exists {
 			return a.store().Unknown(name)
@@ -166,7 +167,7 @@ func newRolloutUndoCmd(a *app) *cobra.Command {
 		},
 	}
 	cmd.Flags().IntVar(&to, "to-revision", 0, "the revision number to roll back to (default: the previous one)")
-	w.register(cmd, false)
+	w.register(cmd)
 	cmd.ValidArgsFunction = a.completeSets
 	return cmd
 }
@@ -190,7 +191,7 @@ func newRolloutRestartCmd(a *app) *cobra.Command {
 			return w.then(cmd.Context(), a, err, args...)
 		},
 	}
-	w.register(cmd, false)
+	w.register(cmd)
 	cmd.ValidArgsFunction = a.completeSets
 	return cmd
 }
@@ -223,23 +224,27 @@ func newRolloutPartitionCmd(a *app) *cobra.Command {
 			return w.then(cmd.Context(), a, err, args[0])
 		},
 	}
-	w.register(cmd, false)
+	w.register(cmd)
 	cmd.ValidArgsFunction = a.completeSets
 	return cmd
 }
 
-// newRolloutPauseCmd makes `rollout pause` (pause=true) or `rollout resume`.
+// newRolloutPauseCmd makes `rollout pause` (pause=true) or `rollout resume`,
+// which waits for the resumed rollout as the other changes do.
 func newRolloutPauseCmd(a *app, pause bool) *cobra.Command {
-	use, short, msg := "resume SET", "Resume replacing replicas", "rollout resumed"
+	use, short, msg := "resume SET", "Resume replacing replicas and wait for the rollout", "rollout resumed"
 	if pause {
 		use, short, msg = "pause SET", "Stop replacing replicas for updates until resumed (scaling goes on)", "rollout paused"
 	}
+	var w waitFlags
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: short,
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.change(cmd.Context(), args[0], func(st *engine.State) (string, error) {
+			ctx, cancel := w.bound(cmd.Context())
+			defer cancel()
+			err := a.change(ctx, args[0], func(st *engine.State) (string, error) {
 				if st.Paused != pause {
 					st.Paused = pause
 					st.Generation++
@@ -248,7 +253,14 @@ func newRolloutPauseCmd(a *app, pause bool) *cobra.Command {
 				}
 				return msg, nil
 			})
+			if pause { // nothing to carry out: replicas are left as they are
+				return err
+			}
+			return w.then(cmd.Context(), a, err, args[0])
 		},
+	}
+	if !pause {
+		w.register(cmd)
 	}
 	cmd.ValidArgsFunction = a.completeSets
 	return cmd

@@ -24,10 +24,19 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 	rt     *docker.Runtime
+	// engineRT, when set (by tests), is the runtime controllers use instead of Docker.
+	engineRT engine.Runtime
+	// marks holds, by set, the number of the set's newest event from before this
+	// command changed the set: a wait that follows the daemon relays what the
+	// daemon recorded after it.
+	marks map[string]int64
 }
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
-	a := &app{v: viper.New(), stdout: stdout, stderr: stderr}
+	return newRootFor(&app{v: viper.New(), stdout: stdout, stderr: stderr})
+}
+
+func newRootFor(a *app) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "ostset",
 		Short:         "Kubernetes StatefulSet semantics on plain Docker",
@@ -45,8 +54,8 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
 	root.PersistentFlags().String("state-dir", "", "where desired specs and revision history live (env OSTSET_STATE_DIR)")
 	root.PersistentFlags().String("config", "", "settings file (default $XDG_CONFIG_HOME/ostset/config.yaml)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return invalid(err) })
@@ -127,9 +136,13 @@ func (a *app) close() {
 
 // controller builds a controller whose progress lines go to stdout.
 func (a *app) controller() (*engine.Controller, error) {
-	rt, err := a.runtime()
-	if err != nil {
-		return nil, err
+	rt := a.engineRT
+	if rt == nil {
+		d, err := a.runtime()
+		if err != nil {
+			return nil, err
+		}
+		rt = d
 	}
 	return &engine.Controller{
 		Runtime: rt,

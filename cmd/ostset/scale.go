@@ -43,6 +43,6 @@ func newScaleCmd(a *app) *cobra.Command {
 		},
 	}
 	cmd.Flags().IntVar(&replicas, "replicas", 0, "the new replica count")
-	w.register(cmd, true)
+	w.register(cmd)
 	return cmd
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ostset/ostset/engine"
 )
 
 func newStatusCmd(a *app) *cobra.Command {
@@ -27,7 +29,10 @@ func newStatusCmd(a *app) *cobra.Command {
 				return err
 			}
 			if output != "" {
-				return printStructured(a.stdout, output, s)
+				return printStructured(a.stdout, output, struct {
+					engine.Status
+					Daemon daemonInfo `json:"daemon"`
+				}{s, a.daemon()})
 			}
 			fmt.Fprintf(a.stdout, "%s: %d desired, %d ready, %d available, %d current, %d updated\n",
 				s.Name, s.Replicas, s.ReadyReplicas, s.AvailableReplicas, s.CurrentReplicas, s.UpdatedReplicas)
@@ -39,6 +44,7 @@ func newStatusCmd(a *app) *cobra.Command {
 				fmt.Fprintf(a.stdout, "deleting: %s\n", deletingNote(s.Name, s.Deleting))
 			}
 			printConflicts(a.stdout, "", s.ConflictDetails)
+			fmt.Fprintln(a.stdout, a.daemon().note())
 			return nil
 		},
 	}

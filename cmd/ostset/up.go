@@ -21,8 +21,10 @@ type waitFlags struct {
 	timeout time.Duration
 }
 
-func (w *waitFlags) register(cmd *cobra.Command, defaultWait bool) {
-	cmd.Flags().BoolVar(&w.wait, "wait", defaultWait, "wait until the rollout is complete")
+// register adds --wait (on by default: without a daemon, nothing carries a
+// change out once the command exits) and --timeout.
+func (w *waitFlags) register(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&w.wait, "wait", true, "wait until the rollout is complete (with a daemon running, follow its progress); --wait=false only stores the change")
 	timeoutFlag(cmd, &w.timeout)
 }
 
@@ -41,12 +43,38 @@ func (w *waitFlags) bound(ctx context.Context) (context.Context, context.CancelF
 	return context.WithCancel(ctx)
 }
 
-// then waits for the sets' rollouts when asked to, after a change that succeeded.
+// then waits for the sets' rollouts when asked to, after a change that succeeded;
+// not waiting, it says so when no daemon will carry the change out.
 func (w *waitFlags) then(ctx context.Context, a *app, err error, names ...string) error {
-	if err != nil || !w.wait {
+	if err != nil {
 		return err
 	}
+	if !w.wait {
+		a.hintNoDaemon(names)
+		return nil
+	}
 	return a.waitAll(ctx, w.timeout, names)
+}
+
+// hintNoDaemon says, when no daemon runs, that a stored change waits for a command.
+func (a *app) hintNoDaemon(names []string) {
+	if _, running := a.store().DaemonRunning(); running {
+		return
+	}
+	fmt.Fprintf(a.stderr, "note: no daemon runs: the change is stored, not carried out; run 'ostset reconcile %s' or keep 'ostset daemon' running\n", strings.Join(names, " "))
+}
+
+// mark remembers where the sets' event logs stand before this command changes
+// them (see app.marks).
+func (a *app) mark(names ...string) {
+	if a.marks == nil {
+		a.marks = map[string]int64{}
+	}
+	for _, name := range names {
+		if seq, err := a.store().EventSeq(name); err == nil {
+			a.marks[name] = seq
+		}
+	}
 }
 
 func newUpCmd(a *app) *cobra.Command {
@@ -72,6 +100,7 @@ func newUpCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			a.mark(setNames(sets)...)
 			for _, s := range sets {
 				if err := a.apply(ctx, s, cause); err != nil {
 					return err
@@ -85,7 +114,7 @@ func newUpCmd(a *app) *cobra.Command {
 	}
 	cmd.Flags().StringArrayVarP(&files, "file", "f", nil, "set file (YAML, one or more documents)")
 	cmd.Flags().BoolVar(&adopt, "adopt", false, "take over the sets' containers and volumes that another state directory created")
-	w.register(cmd, true)
+	w.register(cmd)
 	return cmd
 }
 
@@ -173,7 +202,8 @@ func (a *app) apply(ctx context.Context, s config.Set, cause string) error {
 	return nil
 }
 
-// waitAll converges the named sets concurrently until complete or timeout.
+// waitAll waits for the named sets concurrently until complete or timeout:
+// following the daemon's progress when one runs, driving the rollouts otherwise.
 func (a *app) waitAll(ctx context.Context, timeout time.Duration, names []string) error {
 	c, err := a.controller()
 	if err != nil {
@@ -188,10 +218,19 @@ func (a *app) converge(ctx context.Context, c *engine.Controller, timeout time.D
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
+	_, daemon := a.store().DaemonRunning()
 	g, gctx := errgroup.WithContext(ctx)
 	for _, name := range names {
+		wait := c.Converge
+		if daemon {
+			after, marked := a.marks[name]
+			if !marked {
+				after, _ = c.Store.EventSeq(name)
+			}
+			wait = func(ctx context.Context, name string) error { return c.Follow(ctx, name, after) }
+		}
 		g.Go(func() error {
-			if err := c.Converge(gctx, name); err != nil {
+			if err := wait(gctx, name); err != nil {
 				return waitError(name, timeout, err)
 			}
 			if sayComplete {
