@@ -59,9 +59,11 @@ func newRootFor(a *app) *cobra.Command {
 	root.PersistentFlags().String("state-dir", "", "where desired specs and revision history live (env OSTSET_STATE_DIR)")
 	root.PersistentFlags().String("config", "", "settings file (default $XDG_CONFIG_HOME/ostset/config.yaml)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return invalid(err) })
+	daemon := newDaemonCmd(a)
+	daemon.AddCommand(newDaemonInstallCmd(a), newDaemonUninstallCmd(a))
 	root.AddCommand(
 		newUpCmd(a), newScaleCmd(a), newGetCmd(a), newStatusCmd(a), newDownCmd(a),
-		newReconcileCmd(a), newDaemonCmd(a), newVersionCmd(a),
+		newReconcileCmd(a), daemon, newVersionCmd(a),
 		newLogsCmd(a), newRolloutCmd(a), newDescribeCmd(a), newEventsCmd(a), newRecreateCmd(a),
 	)
 	return root

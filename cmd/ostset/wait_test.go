@@ -164,3 +164,42 @@ func TestWaitFollowsWhenADaemonRuns(t *testing.T) {
 		t.Errorf("replicas %v, want 3", f.rt.Replicas())
 	}
 }
+
+// get, describe and status say whether a daemon runs, and its pid.
+func TestCommandsSayWhetherADaemonRuns(t *testing.T) {
+	f := newFakeCLI(t)
+	f.up(1)
+	none := "no daemon runs: changes wait for the next ostset command, and nothing recreates a replica removed by hand"
+	check := func(want, wantJSON string) {
+		t.Helper()
+		for _, args := range [][]string{{"get"}, {"get", "web"}} {
+			if out, stderr, err := f.run(context.Background(), args...); err != nil || !strings.Contains(stderr, "note: "+want) || strings.Contains(out, want) {
+				t.Errorf("ostset %v: %v; stderr %q, want the note %q there only", args, err, stderr, want)
+			}
+		}
+		if _, stderr, _ := f.run(context.Background(), "get", "-o", "json"); stderr != "" {
+			t.Errorf("get -o json: stderr %q", stderr)
+		}
+		for _, args := range [][]string{{"describe", "web"}, {"status", "web"}} {
+			if out, _, err := f.run(context.Background(), args...); err != nil || !strings.Contains(out, want) {
+				t.Errorf("ostset %v: %v; want %q in:\n%s", args, err, want, out)
+			}
+		}
+		if out, _, err := f.run(context.Background(), "status", "web", "-o", "json"); err != nil || !strings.Contains(out, wantJSON) {
+			t.Errorf("status -o json: %v; want %s in:\n%s", err, wantJSON, out)
+		}
+	}
+	check(none, `"daemon": {
+    "running": false
+  }`)
+	release, err := f.store.HoldDaemon()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	pid := strconv.Itoa(os.Getpid())
+	check("daemon running (pid "+pid+")", `"daemon": {
+    "running": true,
+    "pid": `+pid+`
+  }`)
+}
