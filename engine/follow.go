@@ -47,8 +47,10 @@ func (c *Controller) Follow(ctx context.Context, name string, after int64) error
 			c.report(name, "", "following the rollout that the daemon (pid %d) drives", pid)
 			daemon = pid
 		}
-		after = c.relay(name, after)
+		// What the view shows the daemon did, it recorded just before: relaying
+		// after the view keeps the daemon's lines ahead of what they caused.
 		st, plan, err := c.view(ctx, name)
+		after = c.relay(name, after)
 		switch {
 		case errors.Is(err, ErrUnknownSet):
 			return err

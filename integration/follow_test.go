@@ -1,0 +1,163 @@
+//go:build integration
+
+package integration
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// startDaemon runs `ostset daemon` on the test's state directory until the test
+// ends, and returns it once it holds the state directory.
+func (h *harness) startDaemon() *exec.Cmd {
+	h.t.Helper()
+	d := exec.Command(ostsetBin, "daemon")
+	d.Env = append(os.Environ(), "OSTSET_STATE_DIR="+h.stateDir)
+	var out bytes.Buffer
+	d.Stdout, d.Stderr = &out, &out
+	if err := d.Start(); err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() {
+		_ = d.Process.Signal(syscall.SIGTERM)
+		_ = d.Wait()
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, _ := os.ReadFile(filepath.Join(h.stateDir, "daemon.lock"))
+		if string(b) == strconv.Itoa(d.Process.Pid) {
+			return d
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("the daemon did not take the state directory:\n%s", out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// progressLines are a command's output lines with what differs from run to run
+// (set name, durations) blanked, sorted.
+func (h *harness) progressLines(out string) []string {
+	dur := regexp.MustCompile(`\([0-9.]+m?s\)`)
+	rev := regexp.MustCompile(`SET-[0-9a-f]{5,}`)
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if strings.Contains(l, "following the rollout that the daemon") {
+			continue
+		}
+		l = rev.ReplaceAllString(strings.ReplaceAll(l, h.set, "SET"), "SET-REV")
+		lines = append(lines, dur.ReplaceAllString(l, "(T)"))
+	}
+	slices.Sort(lines)
+	return lines
+}
+
+// With a daemon running, `ostset up` follows it: the daemon creates the replicas,
+// the command prints the progress lines it prints when it drives, and exits 0.
+func TestUpFollowsTheDaemon(t *testing.T) {
+	alone := newHarness(t)
+	driven := alone.mustOstset("up", "-f", alone.writeSpec(scaledSpec(2, ""), imageV1))
+
+	h := newHarness(t)
+	d := h.startDaemon()
+	r := h.mustOstset("up", "-f", h.writeSpec(scaledSpec(2, ""), imageV1))
+	if want := "following the rollout that the daemon (pid " + strconv.Itoa(d.Process.Pid) + ") drives"; !strings.Contains(r.stdout, want) {
+		t.Errorf("up does not say that it follows the daemon:\n%s", r)
+	}
+	if got, want := h.progressLines(r.stdout), alone.progressLines(driven.stdout); !slices.Equal(got, want) {
+		t.Errorf("following, up printed\n%s\nwant, as when it drives,\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if n := len(h.replicaNames()); n != 2 {
+		t.Errorf("%d replicas, want 2", n)
+	}
+	// The event log says who acted: the daemon created every replica.
+	created := 0
+	for _, e := range h.events() {
+		if strings.Contains(e.Message, " created (revision ") {
+			created++
+			if e.PID != d.Process.Pid {
+				t.Errorf("%q recorded by pid %d, want the daemon's %d", e.Message, e.PID, d.Process.Pid)
+			}
+		}
+	}
+	if created != 2 {
+		t.Errorf("%d replicas created according to the event log, want 2", created)
+	}
+	if r := h.mustOstset("get"); !strings.Contains(r.stderr, "daemon running (pid "+strconv.Itoa(d.Process.Pid)+")") {
+		t.Errorf("get does not name the daemon:\n%s", r)
+	}
+}
+
+// A command following the daemon goes on with the rollout itself when the daemon
+// dies.
+func TestFollowerTakesOverFromADeadDaemon(t *testing.T) {
+	h := newHarness(t)
+	d := h.startDaemon()
+	h.mustOstset("up", "-f", h.writeSpec(scaledSpec(2, ""), imageV1))
+	before := h.revisions()
+
+	cmd := exec.Command(ostsetBin, "rollout", "restart", h.set, "--timeout", "2m")
+	cmd.Env = append(os.Environ(), "OSTSET_STATE_DIR="+h.stateDir)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() {
+		out = append(out, lines.Text())
+		if strings.Contains(lines.Text(), "following the rollout that the daemon") {
+			_ = d.Process.Kill()
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("rollout restart: %v\n%s\n%s", err, strings.Join(out, "\n"), stderr.String())
+	}
+	text := strings.Join(out, "\n")
+	for _, want := range []string{"the daemon (pid " + strconv.Itoa(d.Process.Pid) + ") stopped: going on with the rollout", h.set + ": rollout complete"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("rollout restart output lacks %q:\n%s", want, text)
+		}
+	}
+	after := h.revisions()
+	for name, rev := range after {
+		if rev == before[name] {
+			t.Errorf("%s still at %s after the restart", name, rev)
+		}
+	}
+}
+
+// loggedEvent is one line of `ostset events SET -o json`.
+type loggedEvent struct {
+	Message string `json:"message"`
+	PID     int    `json:"pid"`
+}
+
+func (h *harness) events() []loggedEvent {
+	h.t.Helper()
+	var evs []loggedEvent
+	for _, l := range strings.Split(strings.TrimSpace(h.mustOstset("events", h.set, "-o", "json").stdout), "\n") {
+		var e loggedEvent
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			h.t.Fatalf("events -o json: %v: %s", err, l)
+		}
+		evs = append(evs, e)
+	}
+	return evs
+}
