@@ -36,10 +36,10 @@ func (c *Controller) Follow(ctx context.Context, name string, after int64) error
 	for {
 		pid, running := c.Store.DaemonRunning()
 		if !running {
+			c.relay(name, after) // the daemon's last lines first
 			if daemon != 0 {
 				c.report(name, "", "the daemon (pid %d) stopped: going on with the rollout", daemon)
 			}
-			after = c.relay(name, after)
 			p.following = false
 			return c.drive(ctx, &w, p, true, start.UpdateRevision, started)
 		}
