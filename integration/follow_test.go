@@ -18,12 +18,13 @@ import (
 	"time"
 )
 
-// followSpec is a set without a healthcheck: its replicas are ready once they
-// run, so what these tests compare does not hang on probe timing.
+// followSpec is a set whose replicas have no healthcheck (the image's is
+// disabled): they are ready once they run, so what these tests compare does not
+// hang on probe timing.
 func followSpec(replicas int) string {
 	spec := scaledSpec(replicas, "")
 	i, j := strings.Index(spec, "  healthcheck:"), strings.Index(spec, "volumeClaimTemplates:")
-	return spec[:i] + spec[j:]
+	return spec[:i] + "  healthcheck:\n    test: [\"NONE\"]\n" + spec[j:]
 }
 
 // startDaemon runs `ostset daemon` on the test's state directory until the test
