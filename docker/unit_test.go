@@ -2,6 +2,7 @@ package docker
 
 import (
 	"context"
+	"maps"
 	"reflect"
 	"strings"
 	"testing"
@@ -303,5 +304,40 @@ func TestCreateOptionsInit(t *testing.T) {
 	}
 	if ep := opts.NetworkingConfig.EndpointsConfig["netid"]; ep == nil || len(ep.Aliases) != 0 {
 		t.Errorf("aliases %+v", ep)
+	}
+}
+
+// Only a container carrying every identity label a create would give it is
+// taken for that create's own: set, ordinal, revision, init container, owner.
+func TestNotCreatedFor(t *testing.T) {
+	spec := engine.ReplicaSpec{Set: "web", Ordinal: 1, Revision: "web-abc", Labels: map[string]string{
+		engine.LabelSet: "web", engine.LabelOrdinal: "1", engine.LabelRevision: "web-abc", engine.LabelOwner: "own1",
+	}}
+	ours := map[string]string{engine.LabelSet: "web", engine.LabelOrdinal: "1", engine.LabelRevision: "web-abc", engine.LabelOwner: "own1", "user": "x"}
+	if why := notCreatedFor(spec, ours); why != "" {
+		t.Fatalf("our own container refused: %s", why)
+	}
+	for _, tc := range []struct {
+		name, key, value, want string
+	}{
+		{"unlabelled", engine.LabelSet, "", `no io.ostset.set label`},
+		{"another set", engine.LabelSet, "db", `label io.ostset.set is "db", not "web"`},
+		{"another ordinal", engine.LabelOrdinal, "2", `label io.ostset.ordinal is "2"`},
+		{"another revision", engine.LabelRevision, "web-old", `label io.ostset.revision is "web-old"`},
+		{"another owner", engine.LabelOwner, "own2", `label io.ostset.owner is "own2"`},
+		{"an init container", engine.LabelInit, "clone", `label io.ostset.init is "clone", not ""`},
+	} {
+		labels := maps.Clone(ours)
+		if tc.value == "" {
+			delete(labels, tc.key)
+		} else {
+			labels[tc.key] = tc.value
+		}
+		if why := notCreatedFor(spec, labels); !strings.Contains(why, tc.want) {
+			t.Errorf("%s: %q, want it to say %q", tc.name, why, tc.want)
+		}
+	}
+	if why := notCreatedFor(engine.ReplicaSpec{Name: "web-1", Ordinal: 1}, map[string]string{}); why == "" {
+		t.Error("a spec without identity labels took an unlabelled container for its own")
 	}
 }

@@ -254,3 +254,33 @@ func TestCrashLoopBackoff(t *testing.T) {
 		t.Fatalf("log %v, want %v", rt.Log, want)
 	}
 }
+
+// A network the engine will not remove for stale endpoints does not keep a
+// delete from finishing: it is left behind with a warning that says how to
+// clear it. Any other failure to remove the network still fails the delete.
+func TestDeleteLeavesANetworkWithStaleEndpoints(t *testing.T) {
+	rt := enginetest.New()
+	c, events := newController(t, rt, 2, "v1")
+	converge(t, c)
+	refused := errors.New("error while removing network: network ostset id 0123456789abcdef has active endpoints")
+	rt.RemoveNetworkErr = &engine.StaleEndpointsError{Network: "ostset", ID: "0123456789abcdef", Err: refused}
+	if err := c.Delete(context.Background(), "web", false); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	if _, err := c.Store.Load("web"); !errors.Is(err, engine.ErrUnknownSet) {
+		t.Fatalf("after the delete the set is still stored: %v", err)
+	}
+	if !slices.ContainsFunc(*events, func(e string) bool {
+		return strings.Contains(e, "network ostset (id 0123456789ab) left behind") &&
+			strings.Contains(e, "docker network inspect ostset") && strings.Contains(e, "docker network disconnect -f ostset")
+	}) {
+		t.Fatalf("no warning naming the network and the way to clear it in %q", *events)
+	}
+
+	apply(t, c.Store, 1, "v1")
+	converge(t, c)
+	rt.RemoveNetworkErr = errors.New("engine unreachable")
+	if err := c.Delete(context.Background(), "web", false); err == nil {
+		t.Fatal("delete succeeded although the network could not be removed")
+	}
+}

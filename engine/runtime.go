@@ -188,7 +188,8 @@ type Runtime interface {
 	// io.ostset.managed=true if none exists. It never creates a duplicate.
 	EnsureNetwork(ctx context.Context, name string) (string, error)
 	// RemoveNetwork removes the network if ostset created it and nothing is attached;
-	// it reports whether it removed it.
+	// it reports whether it removed it. A network the engine refuses to remove for
+	// active endpoints while no container is attached is a *StaleEndpointsError.
 	RemoveNetwork(ctx context.Context, name string) (bool, error)
 	// CreateReplica ensures the spec's volumes (refusing volumes that exist without
 	// the set's labels), creates the container attached to the network with its

@@ -36,6 +36,8 @@ type Runtime struct {
 	FailRemove string
 	// FailCreate makes the n-th CreateReplica call fail (1-based; 0: never).
 	FailCreate int
+	// RemoveNetworkErr is what RemoveNetwork returns.
+	RemoveNetworkErr error
 	creates    int
 	// Local maps the image references present locally to their IDs. While it
 	// is nil, every reference is present with the ID "sha256:<ref>".
@@ -89,8 +91,13 @@ func (r *Runtime) Observe(_ context.Context, set string, _ engine.ObserveOptions
 // EnsureNetwork implements engine.Runtime.
 func (r *Runtime) EnsureNetwork(context.Context, string) (string, error) { return "net", nil }
 
-// RemoveNetwork implements engine.Runtime.
-func (r *Runtime) RemoveNetwork(context.Context, string) (bool, error) { return false, nil }
+// RemoveNetwork implements engine.Runtime. It removes nothing and returns
+// RemoveNetworkErr.
+func (r *Runtime) RemoveNetwork(context.Context, string) (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return false, r.RemoveNetworkErr
+}
 
 // CreateReplica implements engine.Runtime.
 func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
