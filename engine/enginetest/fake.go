@@ -38,7 +38,7 @@ type Runtime struct {
 	FailCreate int
 	// RemoveNetworkErr is what RemoveNetwork returns.
 	RemoveNetworkErr error
-	creates    int
+	creates          int
 	// Local maps the image references present locally to their IDs. While it
 	// is nil, every reference is present with the ID "sha256:<ref>".
 	Local map[string]string
