@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/api/types/volume"
 
 	"github.com/ostset/ostset/engine"
@@ -50,7 +51,7 @@ func TestClassify(t *testing.T) {
 		{ID: "h", Names: []string{"/db-0"}, Labels: map[string]string{engine.LabelSet: "db", engine.LabelOrdinal: "0"}},
 		{ID: "i", Names: []string{"/web-5"}, Labels: map[string]string{engine.LabelSet: "web", engine.LabelOrdinal: "5", engine.LabelOwner: "o1", engine.LabelStateDir: "/s"}},
 	} {
-		classify(&obs, "web", c)
+		classify(&obs, "web", "", c)
 	}
 	want := []engine.Replica{
 		{ID: "a", Name: "web-1", Ordinal: 1, Revision: "web-1a", State: "running", Health: "healthy", Created: time.Unix(100, 0)},
@@ -255,7 +256,7 @@ func TestClassifyInitContainers(t *testing.T) {
 		{ID: "d", Names: []string{"/web-0-init-clone"}},
 		{ID: "e", Names: []string{"/web-0-initial"}},
 	} {
-		classify(&obs, "web", c)
+		classify(&obs, "web", "", c)
 	}
 	want := []engine.InitContainer{
 		{ID: "a", Name: "web-1-init-clone", Ordinal: 1, Init: "clone", Revision: "web-1a", State: "exited", ExitCode: 3, Created: time.Unix(100, 0), Owner: engine.Owner{ID: "o1"}},
@@ -339,5 +340,33 @@ func TestNotCreatedFor(t *testing.T) {
 	}
 	if why := notCreatedFor(engine.ReplicaSpec{Name: "web-1", Ordinal: 1}, map[string]string{}); why == "" {
 		t.Error("a spec without identity labels took an unlabelled container for its own")
+	}
+}
+
+// A running replica without an endpoint on the set's network is detached; a
+// stopped one, or one observed without a network to judge by, is not.
+func TestClassifyDetached(t *testing.T) {
+	on := &container.NetworkSettingsSummary{Networks: map[string]*network.EndpointSettings{"net": {}}}
+	off := &container.NetworkSettingsSummary{Networks: map[string]*network.EndpointSettings{"bridge": {}}}
+	labels := map[string]string{engine.LabelSet: "web", engine.LabelOrdinal: "0"}
+	for _, tc := range []struct {
+		name    string
+		state   container.ContainerState
+		ns      *container.NetworkSettingsSummary
+		network string
+		want    bool
+	}{
+		{"attached", container.StateRunning, on, "net", false},
+		{"on another network only", container.StateRunning, off, "net", true},
+		{"no network at all", container.StateRunning, &container.NetworkSettingsSummary{}, "net", true},
+		{"stopped", container.StateExited, off, "net", false},
+		{"no network asked", container.StateRunning, off, "", false},
+		{"no settings", container.StateRunning, nil, "net", false},
+	} {
+		var obs engine.Observed
+		classify(&obs, "web", tc.network, container.Summary{ID: "a", Names: []string{"/web-0"}, Labels: labels, State: tc.state, NetworkSettings: tc.ns})
+		if len(obs.Replicas) != 1 || obs.Replicas[0].Detached != tc.want {
+			t.Errorf("%s: %+v, want detached %v", tc.name, obs.Replicas, tc.want)
+		}
 	}
 }

@@ -284,3 +284,30 @@ func TestDeleteLeavesANetworkWithStaleEndpoints(t *testing.T) {
 		t.Fatal("delete succeeded although the network could not be removed")
 	}
 }
+
+// A container that is not the set's holding a replica's name ends a wait with
+// a *ConflictError once nothing else is left to do, instead of waiting for a
+// person; the set's other replicas are created first. Once the name is free,
+// the set converges.
+func TestConvergeStopsAtAForeignContainer(t *testing.T) {
+	rt := enginetest.New()
+	rt.Foreign = []engine.Foreign{{ID: "0123456789abcdef", Name: "web-1"}}
+	c, _ := newController(t, rt, 3, "v1")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := c.Converge(ctx, "web")
+	var conflict *engine.ConflictError
+	if !errors.As(err, &conflict) {
+		t.Fatalf("converge: %v, want a *ConflictError", err)
+	}
+	for _, want := range []string{"rollout of web cannot go on", "web-1: the name is held by container 0123456789ab", "remove or rename it"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if len(rt.Log) != 1 || !prefixes(rt.Log, []string{"create web-0"}) {
+		t.Fatalf("log %v, want only web-0 created", rt.Log)
+	}
+	rt.Foreign = nil
+	converge(t, c)
+}

@@ -38,7 +38,9 @@ type Runtime struct {
 	FailCreate int
 	// RemoveNetworkErr is what RemoveNetwork returns.
 	RemoveNetworkErr error
-	creates          int
+	// Foreign are containers without the set's labels that Observe reports.
+	Foreign []engine.Foreign
+	creates int
 	// Local maps the image references present locally to their IDs. While it
 	// is nil, every reference is present with the ID "sha256:<ref>".
 	Local map[string]string
@@ -67,7 +69,7 @@ func (r *Runtime) record(format string, args ...any) {
 func (r *Runtime) Observe(_ context.Context, set string, _ engine.ObserveOptions) (engine.Observed, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var o engine.Observed
+	o := engine.Observed{Foreign: slices.Clone(r.Foreign)}
 	for _, c := range r.containers {
 		o.Replicas = append(o.Replicas, c)
 	}
