@@ -288,6 +288,9 @@ func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, untilCo
 			if err := heldElsewhere(name, plan); err != nil && untilComplete {
 				return err
 			}
+			if err := blockedByConflict(name, plan); err != nil && untilComplete {
+				return err
+			}
 			if len(plan.Actions) > 0 {
 				continue
 			}
