@@ -182,11 +182,33 @@ func expandString(s string, v ReplicaVars) (string, error) {
 	if err != nil {
 		return "", templateError(err)
 	}
-	var b strings.Builder
+	b := limitedBuilder{limit: MaxExpandedLength}
 	if err := tmpl.Execute(&b, v); err != nil {
+		if errors.Is(err, errTooLong) {
+			return "", fmt.Errorf("the template expands to more than %d bytes", MaxExpandedLength)
+		}
 		return "", templateError(err)
 	}
 	return b.String(), nil
+}
+
+// MaxExpandedLength bounds what one templated string expands to: nested
+// {{range .Peers}} or a wide printf could otherwise fill the memory.
+const MaxExpandedLength = 1 << 20
+
+var errTooLong = errors.New("expansion too long")
+
+// limitedBuilder is a strings.Builder that refuses to grow beyond limit.
+type limitedBuilder struct {
+	strings.Builder
+	limit int
+}
+
+func (b *limitedBuilder) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > b.limit {
+		return 0, errTooLong
+	}
+	return b.Builder.Write(p)
 }
 
 var (
@@ -206,5 +228,7 @@ func templateError(err error) error {
 	msg = templatePrefixRe.ReplaceAllString(msg, "")
 	// text/template lets an index one past the end through to reflect.
 	msg = strings.Replace(msg, "reflect: slice index out of range", "index out of range", 1)
+	// A message quotes the template, which may span lines: keep it one line.
+	msg = strings.NewReplacer("\r\n", `\n`, "\n", `\n`, "\r", `\r`).Replace(msg)
 	return fmt.Errorf("invalid template: %s", msg)
 }
