@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"text/template"
+	"text/template/parse"
 )
 
 // ReplicaVars are the values a per-replica template ({{...}}) may use.
@@ -182,6 +183,12 @@ func expandString(s string, v ReplicaVars) (string, error) {
 	if err != nil {
 		return "", templateError(err)
 	}
+	if len(tmpl.Templates()) > 1 {
+		return "", errors.New("invalid template: {{define}} and {{block}} are not supported")
+	}
+	if err := checkActions(tmpl.Root, false); err != nil {
+		return "", fmt.Errorf("invalid template: %w", err)
+	}
 	b := limitedBuilder{limit: MaxExpandedLength}
 	if err := tmpl.Execute(&b, v); err != nil {
 		if errors.Is(err, errTooLong) {
@@ -190,6 +197,65 @@ func expandString(s string, v ReplicaVars) (string, error) {
 		return "", templateError(err)
 	}
 	return b.String(), nil
+}
+
+// checkActions refuses what could make a template run without end: calling a
+// template ({{template}}, which may recurse), and a {{range}} over anything but
+// the replicas (.Peers, .Ordinals: {{range 1000000000}} is a loop) or inside
+// another {{range}}. What is left runs in time linear in the replica count.
+func checkActions(n parse.Node, inRange bool) error {
+	switch n := n.(type) {
+	case *parse.ListNode:
+		if n == nil {
+			return nil
+		}
+		for _, c := range n.Nodes {
+			if err := checkActions(c, inRange); err != nil {
+				return err
+			}
+		}
+	case *parse.TemplateNode:
+		return errors.New("{{template}} is not supported")
+	case *parse.IfNode:
+		return checkBranches(&n.BranchNode, inRange)
+	case *parse.WithNode:
+		return checkBranches(&n.BranchNode, inRange)
+	case *parse.RangeNode:
+		if inRange {
+			return errors.New("{{range}} may not be nested in another {{range}}")
+		}
+		if !overReplicas(n.Pipe) {
+			return errors.New("{{range}} goes over .Peers or .Ordinals only")
+		}
+		return checkBranches(&n.BranchNode, true)
+	}
+	return nil
+}
+
+func checkBranches(b *parse.BranchNode, inRange bool) error {
+	if err := checkActions(b.List, inRange); err != nil {
+		return err
+	}
+	return checkActions(b.ElseList, inRange)
+}
+
+// overReplicas reports whether a {{range}} pipeline is .Peers or .Ordinals
+// (or $.Peers, $.Ordinals), with or without variables declared.
+func overReplicas(p *parse.PipeNode) bool {
+	if p == nil || len(p.Cmds) != 1 || len(p.Cmds[0].Args) != 1 {
+		return false
+	}
+	var idents []string
+	switch a := p.Cmds[0].Args[0].(type) {
+	case *parse.FieldNode:
+		idents = a.Ident
+	case *parse.VariableNode:
+		if len(a.Ident) != 2 || a.Ident[0] != "$" {
+			return false
+		}
+		idents = a.Ident[1:]
+	}
+	return len(idents) == 1 && (idents[0] == "Peers" || idents[0] == "Ordinals")
 }
 
 // MaxExpandedLength bounds what one templated string expands to: nested

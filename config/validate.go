@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/distribution/reference"
 )
 
 // FieldError is one validation problem: the field path as written in the set
@@ -49,8 +51,9 @@ const (
 	maxVolumeNameLength = 255 // what Docker's volume drivers accept portably
 	maxPort             = 65535
 	// MaxReplicas bounds replicas: every replica is a container on one
-	// engine, and a per-replica template sees all of them (.Peers).
-	MaxReplicas = 10_000
+	// engine, attached to one bridge network, which takes at most 1024
+	// ports; and a per-replica template sees all of them (.Peers).
+	MaxReplicas = 1000
 	// MaxOrdinalStart bounds ordinals.start, so that ordinals and the host
 	// ports derived from them stay small numbers.
 	MaxOrdinalStart = 1_000_000_000
@@ -159,9 +162,7 @@ func (v *validator) templates(s Set, first, last int) {
 // template checks the replica container and returns the mount targets it uses
 // (target -> field path), for the claim checks.
 func (v *validator) template(t Template, first, last int) map[string]string {
-	if t.Image == "" {
-		v.add("template.image", "is required")
-	}
+	v.image("template.image", t.Image)
 	if t.ImagePullPolicy != "" {
 		v.oneOf("template.imagePullPolicy", t.ImagePullPolicy, PullIfNotPresent, PullAlways, PullNever)
 	}
@@ -348,6 +349,18 @@ func (v *validator) nonNegative(p string, n int) {
 }
 
 // absolutePath checks a mount target: see mountTargetError.
+// image checks an image reference as docker run takes it: a name with an
+// optional tag and digest ("redis:7", "ghcr.io/o/r@sha256:..."), or an image ID.
+func (v *validator) image(p, ref string) {
+	if ref == "" {
+		v.add(p, "is required")
+		return
+	}
+	if _, err := reference.ParseAnyReference(ref); err != nil {
+		v.add(p, "%q is not a valid image reference: %v", ref, err)
+	}
+}
+
 func (v *validator) atMost(p string, n, limit int) {
 	if n > limit {
 		v.add(p, "must be at most %d, got %d", limit, n)
