@@ -126,8 +126,9 @@ func FuzzExpand(f *testing.F) {
 		doc, mErr := yaml.Marshal(map[string]any{"name": "web", "replicas": n, "ordinals": map[string]int{"start": first},
 			"template": map[string]any{"image": "x", "args": []string{tmpl}, "env": map[string]string{"A": tmpl},
 				"volumeMounts": []map[string]string{{"source": "v", "target": "/d/" + tmpl}}}})
-		if mErr != nil {
-			return
+		var check any
+		if mErr != nil || yaml.Unmarshal(doc, &check) != nil {
+			return // yaml does not read back all it writes ("\n0" in a list)
 		}
 		_, pErr := Parse("set.yaml", doc, nil)
 		if (pErr == nil) != (err == nil) {
