@@ -258,6 +258,68 @@ func overReplicas(p *parse.PipeNode) bool {
 	return len(idents) == 1 && (idents[0] == "Peers" || idents[0] == "Ordinals")
 }
 
+// perReplica reports whether the template s may expand differently from one
+// replica to another: only .Ordinal and .Name differ, so a template that uses
+// neither (outside {{range}}, where the dot is a peer) nor the whole of the
+// dot expands alike for all. A template that does not parse counts as
+// differing.
+func perReplica(s string) bool {
+	tmpl, err := template.New("t").Parse(s)
+	if err != nil {
+		return true
+	}
+	return usesReplica(tmpl.Root, false)
+}
+
+func usesReplica(n parse.Node, inRange bool) bool {
+	some := func(nodes ...parse.Node) bool {
+		for _, c := range nodes {
+			if c != nil && !reflect.ValueOf(c).IsNil() && usesReplica(c, inRange) {
+				return true
+			}
+		}
+		return false
+	}
+	perField := func(idents []string) bool {
+		return len(idents) == 0 || idents[0] == "Ordinal" || idents[0] == "Name"
+	}
+	switch n := n.(type) {
+	case *parse.ListNode:
+		return some(n.Nodes...)
+	case *parse.ActionNode:
+		return some(n.Pipe)
+	case *parse.IfNode:
+		return some(n.Pipe, n.List, n.ElseList)
+	case *parse.WithNode:
+		return some(n.Pipe, n.List, n.ElseList)
+	case *parse.RangeNode:
+		if some(n.Pipe) {
+			return true
+		}
+		inRange = true
+		return some(n.List, n.ElseList)
+	case *parse.PipeNode:
+		nodes := make([]parse.Node, 0, len(n.Cmds))
+		for _, c := range n.Cmds {
+			nodes = append(nodes, c)
+		}
+		return some(nodes...)
+	case *parse.CommandNode:
+		return some(n.Args...)
+	case *parse.ChainNode:
+		return some(n.Node)
+	case *parse.DotNode:
+		return !inRange
+	case *parse.FieldNode:
+		return !inRange && perField(n.Ident)
+	case *parse.VariableNode:
+		return n.Ident[0] == "$" && perField(n.Ident[1:])
+	case *parse.TemplateNode:
+		return true
+	}
+	return false
+}
+
 // MaxExpandedLength bounds what one templated string expands to: nested
 // {{range .Peers}} or a wide printf could otherwise fill the memory.
 const MaxExpandedLength = 1 << 20

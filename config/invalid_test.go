@@ -247,3 +247,19 @@ func loadInvalid(t *testing.T, files []file) []string {
 	}
 	return lines
 }
+
+// Inputs near the edges that are valid: a partition above the replica count
+// holds a rollout back, as in Kubernetes; the largest set with a template over
+// all its peers loads; x- keys are ignored wherever a field name goes.
+func TestEdgeInputsAccepted(t *testing.T) {
+	for name, src := range map[string]string{
+		"partition above replicas": base + "replicas: 2\nupdateStrategy: {rollingUpdate: {partition: 5}}\n",
+		"largest set, templated":   "name: web\nreplicas: 1000\nordinals: {start: 1000000000}\ntemplate:\n  image: x\n  args: ['{{range $i, $p := .Peers}}{{if $i}},{{end}}{{$p.Host}}{{end}}', '{{index .Ordinals (len .Peers | printf \"%d\" | len)}}']\n",
+		"x- keys":                  "x-a: 1\nname: web\ntemplate:\n  x-b: {c: d}\n  image: x\n  healthcheck: {x-c: 1, test: [NONE]}\n",
+		"image by digest and ID":   "name: web\ntemplate:\n  image: ghcr.io/o/r:1@sha256:" + strings.Repeat("a", 64) + "\n  initContainers: [{name: i, image: " + strings.Repeat("b", 64) + "}]\n",
+	} {
+		if _, err := Parse("set.yaml", []byte(src), nil); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

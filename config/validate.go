@@ -118,16 +118,20 @@ func (s Set) validate() []FieldError {
 // templates checks every per-replica template ({{...}}) of s by expanding it
 // for each replica (a set of 0 replicas as if it had 1), so that one that
 // fails only for some ordinal ({{if eq .Ordinal 2}}...) is refused when the
-// file is loaded, not when that replica is created. Each field is reported
+// file is loaded, not when that replica is created (one that expands alike for
+// all, see perReplica, is expanded once). Each field is reported
 // once, for the first replica it fails for. The mount targets a template
 // yields must be valid targets too.
 func (v *validator) templates(s Set, first, last int) {
-	type field struct{ path, text string }
+	type field struct {
+		path, text string
+		perReplica bool
+	}
 	var fields []field
 	t := s.Template
 	walkStrings(reflect.ValueOf(&t).Elem(), "template", func(p, str string) (string, bool) {
 		if strings.Contains(str, "{{") {
-			fields = append(fields, field{p, str})
+			fields = append(fields, field{p, str, perReplica(str)})
 		}
 		return str, false
 	})
@@ -140,7 +144,7 @@ func (v *validator) templates(s Set, first, last int) {
 	for ord := first; ord <= last && len(failed) < len(fields); ord++ {
 		vars.Ordinal, vars.Name = ord, replicaName(s.Name, ord)
 		for _, f := range fields {
-			if failed[f.path] {
+			if failed[f.path] || ord > first && !f.perReplica {
 				continue
 			}
 			out, err := expandString(f.text, vars)
