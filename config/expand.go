@@ -320,9 +320,11 @@ func usesReplica(n parse.Node, inRange bool) bool {
 	return false
 }
 
-// MaxExpandedLength bounds what one templated string expands to: nested
-// {{range .Peers}} or a wide printf could otherwise fill the memory.
-const MaxExpandedLength = 1 << 20
+// MaxExpandedLength bounds what one templated string expands to, as Linux
+// bounds one argument or environment string of a process (MAX_ARG_STRLEN,
+// 128 KiB): a {{range .Peers}} or a wide printf could otherwise take the
+// memory and time of loading the file.
+const MaxExpandedLength = 128 << 10
 
 var errTooLong = errors.New("expansion too long")
 

@@ -153,8 +153,8 @@ func TestInvalidInputs(t *testing.T) {
 			`set.yaml:4: template.env.ID: unknown template field .Index (use .Set, .Ordinal, .Name, .Service, .Replicas, .Ordinals or .Peers)`}},
 		{"template failing for a later replica", one("name: web\nreplicas: 3\ntemplate:\n  image: x\n  args: ['{{if eq .Ordinal 1}}{{index .Peers 5}}{{end}}']\n"), []string{
 			`set.yaml:5: template.args[0]: replica 1: invalid template: error calling index: index out of range: 5`}},
-		{"template expanding without bound", one("name: web\nreplicas: 3\ntemplate:\n  image: x\n  args: ['{{range .Peers}}{{printf \"%900000d\" 1}}{{end}}']\n"), []string{
-			`set.yaml:5: template.args[0]: the template expands to more than 1048576 bytes`}},
+		{"template expanding without bound", one("name: web\nreplicas: 3\ntemplate:\n  image: x\n  args: ['{{range .Peers}}{{printf \"%90000d\" 1}}{{end}}']\n"), []string{
+			`set.yaml:5: template.args[0]: the template expands to more than 131072 bytes`}},
 		{"nested ranges", one(base + "  args: ['{{range .Peers}}{{range $.Ordinals}}x{{end}}{{end}}']\n"), []string{
 			`set.yaml:4: template.args[0]: invalid template: {{range}} may not be nested in another {{range}}`}},
 		{"range over a number", one(base + "  args: ['{{range 1000000000}}{{end}}']\n"), []string{
