@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"text/template"
+	"text/template/parse"
 )
 
 // ReplicaVars are the values a per-replica template ({{...}}) may use.
@@ -182,11 +183,162 @@ func expandString(s string, v ReplicaVars) (string, error) {
 	if err != nil {
 		return "", templateError(err)
 	}
-	var b strings.Builder
+	if len(tmpl.Templates()) > 1 {
+		return "", errors.New("invalid template: {{define}} and {{block}} are not supported")
+	}
+	if err := checkActions(tmpl.Root, false); err != nil {
+		return "", fmt.Errorf("invalid template: %w", err)
+	}
+	b := limitedBuilder{limit: MaxExpandedLength}
 	if err := tmpl.Execute(&b, v); err != nil {
+		if errors.Is(err, errTooLong) {
+			return "", fmt.Errorf("the template expands to more than %d bytes", MaxExpandedLength)
+		}
 		return "", templateError(err)
 	}
 	return b.String(), nil
+}
+
+// checkActions refuses what could make a template run without end: calling a
+// template ({{template}}, which may recurse), and a {{range}} over anything but
+// the replicas (.Peers, .Ordinals: {{range 1000000000}} is a loop) or inside
+// another {{range}}. What is left runs in time linear in the replica count.
+func checkActions(n parse.Node, inRange bool) error {
+	switch n := n.(type) {
+	case *parse.ListNode:
+		if n == nil {
+			return nil
+		}
+		for _, c := range n.Nodes {
+			if err := checkActions(c, inRange); err != nil {
+				return err
+			}
+		}
+	case *parse.TemplateNode:
+		return errors.New("{{template}} is not supported")
+	case *parse.IfNode:
+		return checkBranches(&n.BranchNode, inRange)
+	case *parse.WithNode:
+		return checkBranches(&n.BranchNode, inRange)
+	case *parse.RangeNode:
+		if inRange {
+			return errors.New("{{range}} may not be nested in another {{range}}")
+		}
+		if !overReplicas(n.Pipe) {
+			return errors.New("{{range}} goes over .Peers or .Ordinals only")
+		}
+		return checkBranches(&n.BranchNode, true)
+	}
+	return nil
+}
+
+func checkBranches(b *parse.BranchNode, inRange bool) error {
+	if err := checkActions(b.List, inRange); err != nil {
+		return err
+	}
+	return checkActions(b.ElseList, inRange)
+}
+
+// overReplicas reports whether a {{range}} pipeline is .Peers or .Ordinals
+// (or $.Peers, $.Ordinals), with or without variables declared.
+func overReplicas(p *parse.PipeNode) bool {
+	if p == nil || len(p.Cmds) != 1 || len(p.Cmds[0].Args) != 1 {
+		return false
+	}
+	var idents []string
+	switch a := p.Cmds[0].Args[0].(type) {
+	case *parse.FieldNode:
+		idents = a.Ident
+	case *parse.VariableNode:
+		if len(a.Ident) != 2 || a.Ident[0] != "$" {
+			return false
+		}
+		idents = a.Ident[1:]
+	}
+	return len(idents) == 1 && (idents[0] == "Peers" || idents[0] == "Ordinals")
+}
+
+// perReplica reports whether the template s may expand differently from one
+// replica to another: only .Ordinal and .Name differ, so a template that uses
+// neither (outside {{range}}, where the dot is a peer) nor the whole of the
+// dot expands alike for all. A template that does not parse counts as
+// differing.
+func perReplica(s string) bool {
+	tmpl, err := template.New("t").Parse(s)
+	if err != nil {
+		return true
+	}
+	return usesReplica(tmpl.Root, false)
+}
+
+func usesReplica(n parse.Node, inRange bool) bool {
+	some := func(nodes ...parse.Node) bool {
+		for _, c := range nodes {
+			if c != nil && !reflect.ValueOf(c).IsNil() && usesReplica(c, inRange) {
+				return true
+			}
+		}
+		return false
+	}
+	perField := func(idents []string) bool {
+		return len(idents) == 0 || idents[0] == "Ordinal" || idents[0] == "Name"
+	}
+	switch n := n.(type) {
+	case *parse.ListNode:
+		return some(n.Nodes...)
+	case *parse.ActionNode:
+		return some(n.Pipe)
+	case *parse.IfNode:
+		return some(n.Pipe, n.List, n.ElseList)
+	case *parse.WithNode:
+		return some(n.Pipe, n.List, n.ElseList)
+	case *parse.RangeNode:
+		if some(n.Pipe) {
+			return true
+		}
+		inRange = true
+		return some(n.List, n.ElseList)
+	case *parse.PipeNode:
+		nodes := make([]parse.Node, 0, len(n.Cmds))
+		for _, c := range n.Cmds {
+			nodes = append(nodes, c)
+		}
+		return some(nodes...)
+	case *parse.CommandNode:
+		return some(n.Args...)
+	case *parse.ChainNode:
+		return some(n.Node)
+	case *parse.DotNode:
+		return !inRange
+	case *parse.FieldNode:
+		return !inRange && perField(n.Ident)
+	case *parse.VariableNode:
+		return n.Ident[0] == "$" && perField(n.Ident[1:])
+	case *parse.TemplateNode:
+		return true
+	}
+	return false
+}
+
+// MaxExpandedLength bounds what one templated string expands to, as Linux
+// bounds one argument or environment string of a process (MAX_ARG_STRLEN,
+// 128 KiB): a {{range .Peers}} or a wide printf could otherwise take the
+// memory and time of loading the file.
+const MaxExpandedLength = 128 << 10
+
+var errTooLong = errors.New("expansion too long")
+
+// limitedBuilder is a strings.Builder that refuses to grow beyond limit.
+type limitedBuilder struct {
+	strings.Builder
+	limit int
+}
+
+func (b *limitedBuilder) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > b.limit {
+		return 0, errTooLong
+	}
+	return b.Builder.Write(p)
 }
 
 var (
@@ -206,5 +358,7 @@ func templateError(err error) error {
 	msg = templatePrefixRe.ReplaceAllString(msg, "")
 	// text/template lets an index one past the end through to reflect.
 	msg = strings.Replace(msg, "reflect: slice index out of range", "index out of range", 1)
+	// A message quotes the template, which may span lines: keep it one line.
+	msg = strings.NewReplacer("\r\n", `\n`, "\n", `\n`, "\r", `\r`).Replace(msg)
 	return fmt.Errorf("invalid template: %s", msg)
 }

@@ -143,3 +143,19 @@ func TestExpandErrors(t *testing.T) {
 		}
 	}
 }
+
+// Only a template that reads the replica's own values (.Ordinal, .Name, the
+// whole dot) outside {{range}} is checked for every replica.
+func TestPerReplica(t *testing.T) {
+	for s, want := range map[string]bool{
+		"{{.Ordinal}}": true, "{{.Name}}": true, "{{.}}": true, "{{printf \"%v\" .}}": true, "{{$.Name}}": true,
+		"{{range .Peers}}{{$.Ordinal}}{{end}}": true, "{{if eq .Ordinal 1}}x{{end}}": true, "{{with .Peers}}{{.}}{{end}}": true,
+		"{{(.Name)}}": true, "{{$x := .}}{{$x.Set}}": true, "{{.Ordinal": true,
+		"{{.Set}}": false, "{{.Replicas}}-{{.Service}}": false, "{{range $i, $p := .Peers}}{{$p.Name}}{{$p.Ordinal}}{{.Host}}{{.}}{{end}}": false,
+		"{{index .Peers 2}}": false, "{{len .Ordinals}}": false,
+	} {
+		if got := perReplica(s); got != want {
+			t.Errorf("perReplica(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -86,9 +86,7 @@ func (v *validator) initContainers(s Set) {
 			}
 			names[c.Name] = p
 		}
-		if c.Image == "" {
-			v.add(p+".image", "is required")
-		}
+		v.image(p+".image", c.Image)
 		if c.ImagePullPolicy != "" {
 			v.oneOf(p+".imagePullPolicy", c.ImagePullPolicy, PullIfNotPresent, PullAlways, PullNever)
 		}

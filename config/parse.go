@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -76,9 +77,8 @@ func (l Loader) Parse(filename string, data []byte) ([]Set, error) {
 		lookupEnv = func(string) (string, bool) { return "", false }
 	}
 	var (
-		sets    []Set
-		errs    []error
-		defined = map[string]string{} // set name -> source
+		sets []Set
+		errs []error
 	)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for {
@@ -106,14 +106,9 @@ func (l Loader) Parse(filename string, data []byte) ([]Set, error) {
 			errs = append(errs, docErrs...)
 			continue
 		}
-		if first, dup := defined[set.Name]; dup {
-			errs = append(errs, fmt.Errorf("%s:%d: name: set %q is already defined at %s",
-				filename, indexLines(root).lineOf("name"), set.Name, first))
-			continue
-		}
-		defined[set.Name] = set.Source
 		sets = append(sets, set)
 	}
+	errs = append(errs, checkSets(sets)...)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -155,6 +150,7 @@ func parseDocument(filename string, root *yaml.Node, lookupEnv func(string) (str
 	s.Source = fmt.Sprintf("%s:%d", filename, root.Line)
 	lines := indexLines(root)
 	s.Written = lines.written()
+	s.Lines = lines.lines
 	s.ApplyDefaults()
 	for _, fe := range s.validate() {
 		if !within(fe.Path, bad) {
@@ -236,6 +232,22 @@ func within(path string, paths []string) bool {
 
 var yamlLineRe = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 
+// parserMessages are the errors of yaml's parser (as opposed to its scanner).
+// yaml numbers their lines from 0, and leaves "line 0" out: they are moved to
+// the line numbers of everything else here, which count from 1.
+var parserMessages = map[string]bool{
+	"did not find expected key":              true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected node content":     true,
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected <document start>": true,
+	"found undefined tag handle":             true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found duplicate %TAG directive":         true,
+}
+
 // yamlErrors rewrites yaml's "yaml: line 7: message" as "FILE:7: message".
 func yamlErrors(filename string, err error) []error {
 	msgs := []string{err.Error()}
@@ -245,7 +257,13 @@ func yamlErrors(filename string, err error) []error {
 	errs := make([]error, 0, len(msgs))
 	for _, msg := range msgs {
 		if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
-			errs = append(errs, fmt.Errorf("%s:%s: %s", filename, m[1], m[2]))
+			line, _ := strconv.Atoi(m[1])
+			if parserMessages[m[2]] {
+				line++
+			}
+			errs = append(errs, fmt.Errorf("%s:%d: %s", filename, line, m[2]))
+		} else if parserMessages[strings.TrimPrefix(msg, "yaml: ")] {
+			errs = append(errs, fmt.Errorf("%s:1: %s", filename, strings.TrimPrefix(msg, "yaml: ")))
 		} else {
 			errs = append(errs, fmt.Errorf("%s: %s", filename, strings.TrimPrefix(msg, "yaml: ")))
 		}

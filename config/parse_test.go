@@ -102,7 +102,7 @@ func TestParseContractExample(t *testing.T) {
 		t.Errorf("written fields %v lack replicas and the partition", sets[0].Written)
 	}
 	if len(sets) == 1 {
-		sets[0].Written = nil
+		sets[0].Written, sets[0].Lines = nil, nil
 	}
 	if len(sets) != 1 || !reflect.DeepEqual(sets[0], want) {
 		t.Errorf("got  %+v\nwant %+v", sets, want)
@@ -119,7 +119,7 @@ func TestParseDefaults(t *testing.T) {
 	if s.Written["replicas"] || !s.Written["template.image"] {
 		t.Errorf("written fields %v: want template.image and not replicas", s.Written)
 	}
-	s.Written = nil
+	s.Written, s.Lines = nil, nil
 	want := Set{
 		Name:                                 "db",
 		Replicas:                             ptr(1),
@@ -271,7 +271,7 @@ func TestParseErrors(t *testing.T) {
 		name: "unknown field",
 		src:  "name: web\nreplica: 3\ntemplate:\n  image: x\n  imagePullSecrets: [x]\n  Env: {}\n",
 		want: []string{
-			`set.yaml:2: unknown field "replica"`,
+			`set.yaml:2: unknown field "replica" (did you mean "replicas"?)`,
 			`set.yaml:5: template: unknown field "imagePullSecrets"`,
 			`set.yaml:6: template: unknown field "Env" (did you mean "env"?)`,
 		},

@@ -164,13 +164,41 @@ func kindName(k yaml.Kind, value string) string {
 	return "something else"
 }
 
+// unknownField words an unknown key, suggesting the field it most likely
+// misspells: one that differs in case only, or by at most two letters.
 func unknownField(name string, fields map[string]reflect.Type) string {
+	best, bestDist := "", 3
 	for f := range fields {
-		if strings.EqualFold(f, name) {
-			return fmt.Sprintf("unknown field %q (did you mean %q?)", name, f)
+		d := editDistance(strings.ToLower(f), strings.ToLower(name))
+		if d < bestDist || d == bestDist && f < best {
+			best, bestDist = f, d
 		}
 	}
+	if best != "" && bestDist < len(name) { // "ab" is two edits from any short field
+		return fmt.Sprintf("unknown field %q (did you mean %q?)", name, best)
+	}
 	return fmt.Sprintf("unknown field %q", name)
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // yamlFields maps the yaml names of t's fields to their types.

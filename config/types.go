@@ -51,6 +51,10 @@ type Set struct {
 	// "updateStrategy.rollingUpdate.partition"), so that a field the file
 	// leaves out can keep a value a command set. Nil for a set not read from a file.
 	Written map[string]bool `yaml:"-" json:"-"`
+	// Lines holds the line of each field the file wrote, by the same paths,
+	// for problems found across sets (CheckSets). Nil for a set not read
+	// from a file.
+	Lines map[string]int `yaml:"-" json:"-"`
 }
 
 // UpdateStrategy says how replicas move to a new revision.

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/distribution/reference"
 )
 
 // FieldError is one validation problem: the field path as written in the set
@@ -48,6 +50,13 @@ const (
 	maxLabelLength      = 63  // DNS-1123 label, and so container name and hostname
 	maxVolumeNameLength = 255 // what Docker's volume drivers accept portably
 	maxPort             = 65535
+	// MaxReplicas bounds replicas: every replica is a container on one
+	// engine, attached to one bridge network, which takes at most 1024
+	// ports; and a per-replica template sees all of them (.Peers).
+	MaxReplicas = 1000
+	// MaxOrdinalStart bounds ordinals.start, so that ordinals and the host
+	// ports derived from them stay small numbers.
+	MaxOrdinalStart = 1_000_000_000
 )
 
 type validator struct{ errs []FieldError }
@@ -61,9 +70,9 @@ func (s Set) validate() []FieldError {
 	s.ApplyDefaults()
 	var v validator
 	replicas := *s.Replicas
-	first := max(s.Ordinals.Start, 0)
+	first := min(max(s.Ordinals.Start, 0), MaxOrdinalStart)
 	// The highest ordinal in use decides name lengths and port ranges.
-	last := first + max(replicas, 1) - 1
+	last := first + min(max(replicas, 1), MaxReplicas) - 1
 
 	if v.dnsLabel("name", s.Name) {
 		if n := fmt.Sprintf("%s-%d", s.Name, last); len(n) > maxLabelLength {
@@ -80,9 +89,8 @@ func (s Set) validate() []FieldError {
 		// Only user-defined networks give replicas DNS names.
 		v.add("network", "%q is a predefined Docker network; use a user-defined network such as %q", s.Network, DefaultNetwork)
 	}
-	if replicas < 0 {
-		v.add("replicas", "must be >= 0, got %d", replicas)
-	}
+	v.nonNegative("replicas", replicas)
+	v.atMost("replicas", replicas, MaxReplicas)
 	v.oneOf("podManagementPolicy", s.PodManagementPolicy, OrderedReady, Parallel)
 	v.oneOf("updateStrategy.type", s.UpdateStrategy.Type, RollingUpdate, OnDelete)
 	v.nonNegative("updateStrategy.rollingUpdate.partition", s.UpdateStrategy.RollingUpdate.Partition)
@@ -95,37 +103,70 @@ func (s Set) validate() []FieldError {
 	v.nonNegative("minReadySeconds", s.MinReadySeconds)
 	v.nonNegative("revisionHistoryLimit", *s.RevisionHistoryLimit)
 	v.nonNegative("ordinals.start", s.Ordinals.Start)
+	v.atMost("ordinals.start", s.Ordinals.Start, MaxOrdinalStart)
 	v.oneOf("persistentVolumeClaimRetentionPolicy.whenDeleted", s.PersistentVolumeClaimRetentionPolicy.WhenDeleted, Retain, Delete)
 	v.oneOf("persistentVolumeClaimRetentionPolicy.whenScaled", s.PersistentVolumeClaimRetentionPolicy.WhenScaled, Retain, Delete)
 	v.nonNegative("terminationGracePeriodSeconds", *s.TerminationGracePeriodSeconds)
 
 	mounts := v.template(s.Template, first, last)
-	v.templates(s)
+	v.templates(s, first, last)
 	v.claims(s, last, mounts)
 	v.initContainers(s)
 	return v.errs
 }
 
 // templates checks every per-replica template ({{...}}) of s by expanding it
-// with the values of its first replica (a set of 0 replicas as if it had 1).
-func (v *validator) templates(s Set) {
-	s.Replicas = ptr(max(s.DesiredReplicas(), 1))
-	vars := s.ReplicaVars(s.ServiceName, s.FirstOrdinal())
+// for each replica (a set of 0 replicas as if it had 1), so that one that
+// fails only for some ordinal ({{if eq .Ordinal 2}}...) is refused when the
+// file is loaded, not when that replica is created (one that expands alike for
+// all, see perReplica, is expanded once). Each field is reported
+// once, for the first replica it fails for. The mount targets a template
+// yields must be valid targets too.
+func (v *validator) templates(s Set, first, last int) {
+	type field struct {
+		path, text string
+		perReplica bool
+	}
+	var fields []field
 	t := s.Template
 	walkStrings(reflect.ValueOf(&t).Elem(), "template", func(p, str string) (string, bool) {
-		if _, err := expandString(str, vars); err != nil {
-			v.add(p, "%v", err)
+		if strings.Contains(str, "{{") {
+			fields = append(fields, field{p, str, perReplica(str)})
 		}
 		return str, false
 	})
+	if len(fields) == 0 {
+		return
+	}
+	s.Ordinals.Start, s.Replicas = first, ptr(last-first+1)
+	vars := s.ReplicaVars(s.ServiceName, first)
+	failed := map[string]bool{}
+	for ord := first; ord <= last && len(failed) < len(fields); ord++ {
+		vars.Ordinal, vars.Name = ord, replicaName(s.Name, ord)
+		for _, f := range fields {
+			if failed[f.path] || ord > first && !f.perReplica {
+				continue
+			}
+			out, err := expandString(f.text, vars)
+			if err == nil && strings.HasPrefix(f.path, "template.volumeMounts[") && strings.HasSuffix(f.path, ".target") {
+				err = mountTargetError(out)
+			}
+			if err != nil {
+				failed[f.path] = true
+				if ord == first {
+					v.add(f.path, "%v", err)
+				} else {
+					v.add(f.path, "replica %d: %v", ord, err)
+				}
+			}
+		}
+	}
 }
 
 // template checks the replica container and returns the mount targets it uses
 // (target -> field path), for the claim checks.
 func (v *validator) template(t Template, first, last int) map[string]string {
-	if t.Image == "" {
-		v.add("template.image", "is required")
-	}
+	v.image("template.image", t.Image)
 	if t.ImagePullPolicy != "" {
 		v.oneOf("template.imagePullPolicy", t.ImagePullPolicy, PullIfNotPresent, PullAlways, PullNever)
 	}
@@ -311,16 +352,52 @@ func (v *validator) nonNegative(p string, n int) {
 	}
 }
 
-func (v *validator) absolutePath(p, s string) bool {
-	switch {
-	case s == "":
+// absolutePath checks a mount target: see mountTargetError.
+// image checks an image reference as docker run takes it: a name with an
+// optional tag and digest ("redis:7", "ghcr.io/o/r@sha256:..."), or an image ID.
+func (v *validator) image(p, ref string) {
+	if ref == "" {
 		v.add(p, "is required")
-	case !path.IsAbs(s):
-		v.add(p, "%q must be an absolute path", s)
-	default:
+		return
+	}
+	if _, err := reference.ParseAnyReference(ref); err != nil {
+		v.add(p, "%q is not a valid image reference: %v", ref, err)
+	}
+}
+
+func (v *validator) atMost(p string, n, limit int) {
+	if n > limit {
+		v.add(p, "must be at most %d, got %d", limit, n)
+	}
+}
+
+func (v *validator) absolutePath(p, s string) bool {
+	if s == "" {
+		v.add(p, "is required")
+		return false
+	}
+	if strings.Contains(s, "{{") { // checked per replica once expanded (templates)
 		return true
 	}
-	return false
+	if err := mountTargetError(s); err != nil {
+		v.add(p, "%v", err)
+		return false
+	}
+	return true
+}
+
+// mountTargetError says what is wrong with a mount target in the container:
+// it must be absolute, may not climb with "..", and may not be the root.
+func mountTargetError(s string) error {
+	switch {
+	case !path.IsAbs(s):
+		return fmt.Errorf("%q must be an absolute path", s)
+	case slices.Contains(strings.Split(s, "/"), ".."):
+		return fmt.Errorf("%q must not contain \"..\"", s)
+	case path.Clean(s) == "/":
+		return fmt.Errorf("%q would mount over the container's root", s)
+	}
+	return nil
 }
 
 // uniqueMount records a mount target: Docker refuses two mounts on one path.

@@ -180,8 +180,9 @@ func TestValidateRejects(t *testing.T) {
 			s.Template.Healthcheck.Test = []string{"CMD", "check", "{{.Ordnal}}"}
 			s.Template.WorkingDir = "/{{.Name"
 			s.Template.VolumeMounts[0].Target = "/etc/{{index .Peers 3}}" // 3 replicas: 0 to 2
-			s.Template.Image = "x:{{.Ordinal}}"                           // used as written, and no template error
+			s.Template.Image = "x:{{.Ordinal}}"                           // used as written: not a reference
 		}, []string{
+			`template.image: "x:{{.Ordinal}}" is not a valid image reference: invalid reference format`,
 			"template.workingDir: invalid template: unclosed action",
 			"template.healthcheck.test[2]: unknown template field .Ordnal (use .Set, .Ordinal, .Name, .Service, .Replicas, .Ordinals or .Peers)",
 			"template.volumeMounts[0].target: invalid template: error calling index: index out of range",

@@ -218,3 +218,22 @@ func TestEveryFilesErrorsReported(t *testing.T) {
 		t.Fatalf("two bad files: %v", err)
 	}
 }
+
+// The sets of all the files are checked together: one name, and host ports.
+func TestFilesCheckedTogether(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.yaml"), filepath.Join(dir, "b.yaml")
+	if err := os.WriteFile(a, []byte("name: web\ntemplate: {image: x, ports: [{containerPort: 80, hostPort: 8080}]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, []byte("name: web\ntemplate: {image: x}\n---\nname: db\ntemplate:\n  image: x\n  ports: [{containerPort: 5432, hostPort: 8080}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	err := Run(context.Background(), []string{"up", "-f", a, "-f", b, "--state-dir", t.TempDir()}, &stdout, &stderr)
+	want := b + `:1: name: set "web" is already defined at ` + a + ":1\n" +
+		b + `:7: template.ports[0].hostPort: host ports 8080-8080 overlap 8080-8080 of set "web" (` + a + ":2)"
+	if exitCode(err) != exitInvalid || err.Error() != want {
+		t.Fatalf("two files with one set name and one host port: %v\nwant:\n%s", err, want)
+	}
+}

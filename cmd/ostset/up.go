@@ -123,7 +123,6 @@ func newUpCmd(a *app) *cobra.Command {
 func loadFiles(files []string, warn func(string)) ([]config.Set, error) {
 	var sets []config.Set
 	var errs []error // every file's problems, not only the first bad file's
-	seen := map[string]string{}
 	loader := config.Loader{LookupEnv: os.LookupEnv, Warn: warn}
 	for _, f := range files {
 		ss, err := loader.Load(f)
@@ -132,14 +131,13 @@ func loadFiles(files []string, warn func(string)) ([]config.Set, error) {
 			continue
 		}
 		for _, s := range ss {
-			if prev, dup := seen[s.Name]; dup {
-				errs = append(errs, fmt.Errorf("%s: name: set %q is also defined at %s", s.Source, s.Name, prev))
-				continue
-			}
-			seen[s.Name] = s.Source
 			absoluteBindSources(&s, filepath.Dir(f))
 			sets = append(sets, s)
 		}
+	}
+	// Across files: one name per set, and no host port published twice.
+	if err := config.CheckSets(sets); err != nil {
+		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
 		return nil, invalid(errors.Join(errs...))
