@@ -221,3 +221,21 @@ type CreateResult struct {
 	ID            string
 	ReusedVolumes []Volume
 }
+
+// SetEvent is one Docker event about a container that carries a set's label.
+type SetEvent struct {
+	Set    string
+	Name   string // the container's name
+	Action string // as Docker names it: create, destroy, die, "health_status: healthy", …
+	// Time is when Docker says it happened.
+	Time time.Time
+}
+
+// EventSource streams the container events of every set on one subscription:
+// what the daemon watches, instead of one subscription per set.
+type EventSource interface {
+	// WatchSets opens the subscription; it is open when WatchSets returns, so
+	// nothing that happens afterwards is missed. The channel is closed when ctx
+	// ends or the stream fails (the engine restarted, the connection dropped).
+	WatchSets(ctx context.Context) (<-chan SetEvent, error)
+}
