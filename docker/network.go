@@ -18,6 +18,8 @@ import (
 // caller must hold the lock that serialises EnsureNetwork calls for a name; two
 // networks with the name are reported as ambiguous, never guessed between.
 func (r *Runtime) EnsureNetwork(ctx context.Context, name string) (string, error) {
+	ctx, cancel := r.bound(ctx, 0)
+	defer cancel()
 	found, err := r.networksNamed(ctx, name)
 	if err != nil {
 		return "", err
@@ -41,6 +43,8 @@ func (r *Runtime) EnsureNetwork(ctx context.Context, name string) (string, error
 // RemoveNetwork removes the network called name if ostset created it (label
 // io.ostset.managed=true) and no container is attached. It reports whether it did.
 func (r *Runtime) RemoveNetwork(ctx context.Context, name string) (bool, error) {
+	ctx, cancel := r.bound(ctx, 0)
+	defer cancel()
 	found, err := r.networksNamed(ctx, name)
 	if err != nil {
 		return false, err

@@ -26,6 +26,8 @@ import (
 // labels; which of them the state directory owns is the engine's to decide.
 // A replica that is not ready is inspected to say why (Replica.NotReady).
 func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
+	ctx, cancel := r.bound(ctx, 0)
+	defer cancel()
 	list, err := r.cli.ContainerList(ctx, client.ContainerListOptions{All: true})
 	if err != nil {
 		return engine.Observed{}, fmt.Errorf("observe set %s: list containers: %w", set, err)

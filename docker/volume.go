@@ -82,6 +82,8 @@ func checkVolume(ctx context.Context, v volume.Volume, set string, want map[stri
 
 // RemoveVolume removes a volume of the set; one already gone is not an error.
 func (r *Runtime) RemoveVolume(ctx context.Context, set, name string) error {
+	ctx, cancel := r.bound(ctx, 0)
+	defer cancel()
 	res, err := r.cli.VolumeInspect(ctx, name, client.VolumeInspectOptions{})
 	if cerrdefs.IsNotFound(err) {
 		return nil
