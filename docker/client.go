@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/moby/moby/client"
@@ -21,6 +22,8 @@ type Runtime struct {
 	cli *client.Client
 	// callTimeout bounds each operation on the engine (default CallTimeout).
 	callTimeout time.Duration
+	// networks caches network IDs by name (see EnsureNetwork).
+	networks sync.Map
 }
 
 // CallTimeout is how long one operation on the engine (an observation, a

@@ -41,6 +41,9 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (e
 		return engine.CreateResult{}, fmt.Errorf("create container %s: the name is already in use by another container: %w", spec.Name, err)
 	}
 	if err != nil {
+		if cerrdefs.IsNotFound(err) {
+			r.forgetNetwork(spec.Network) // perhaps removed since it was cached: the retry looks again
+		}
 		return engine.CreateResult{}, fmt.Errorf("create container %s: %w", spec.Name, err)
 	}
 	if err := r.ownVolumes(ctx, created.ID, spec, fresh); err != nil {
