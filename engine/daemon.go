@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"os"
 	"sync"
 	"time"
 )
@@ -201,6 +202,9 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 // event not yet answered by a pass was seen (the reaction time starts there).
 func (d *Daemon) event(e SetEvent) {
 	now := time.Now()
+	if _, err := os.Stat(d.Controller.Store.file(e.Set)); err != nil {
+		return // another state directory's set (a new set of this one comes through the state watch)
+	}
 	d.mu.Lock()
 	s := d.setLocked(e.Set)
 	if s.seen.IsZero() {

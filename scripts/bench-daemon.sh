@@ -120,12 +120,20 @@ write_set "$tmp/d.yaml" "$dset" 5 1s
 write_set "$tmp/f.yaml" "$fset" 5 1s
 OSTSET_STATE_DIR=$tmp/daemon-state "$ostset" up -f "$tmp/d.yaml" --timeout 120s >/dev/null
 OSTSET_STATE_DIR=$tmp/floor-state "$ostset" up -f "$tmp/f.yaml" --timeout 120s >/dev/null
-OSTSET_STATE_DIR=$tmp/daemon-state "$ostset" daemon --log-level warn 2>"$tmp/daemon.log" &
+OSTSET_STATE_DIR=$tmp/daemon-state "$ostset" daemon 2>"$tmp/daemon.log" &
 daemon_pid=$!
 "$tmp/floor" react -label "io.ostset.set=$fset" 2>"$tmp/floor.log" &
 floor_pid=$!
-sleep 1 # both subscribed (the daemon logs it; the floor prints it)
-grep -q watching "$tmp/floor.log" || die "the floor did not start: $(cat "$tmp/floor.log")"
+# await_line FILE TEXT: until FILE holds TEXT (30 s at most): both say when they are subscribed.
+await_line() {
+	local deadline=$((SECONDS + 30))
+	until grep -q "$2" "$1"; do
+		((SECONDS < deadline)) || die "no '$2' in $1 after 30 s: $(tail -n 5 "$1")"
+		sleep 0.1
+	done
+}
+await_line "$tmp/daemon.log" "docker events subscribed"
+await_line "$tmp/floor.log" "watching"
 
 since=$(date +%s.%N)
 for ((i = 1; i <= removals; i++)); do

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,6 +16,7 @@ import (
 
 func newDaemonCmd(a *app) *cobra.Command {
 	var logFormat, logLevel, metricsAddr string
+	var resync time.Duration
 	cmd := &cobra.Command{
 		Use:   "daemon",
 		Short: "Run the controller continuously for every set, reacting to Docker events",
@@ -27,12 +29,18 @@ says so, and at least every 30s. SIGTERM or SIGINT finishes the passes in flight
 			if err != nil {
 				return invalid(err)
 			}
-			return a.runDaemon(cmd.Context(), log, metricsAddr)
+			if resync < time.Second {
+				return invalidf("--resync: %s is shorter than 1s", resync)
+			}
+			return a.runDaemon(cmd.Context(), log, metricsAddr, resync)
 		},
 	}
 	cmd.Flags().StringVar(&logFormat, "log-format", "text", "log format: text or json (to stderr)")
 	cmd.Flags().StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve /metrics (Prometheus) and /healthz on HOST:PORT (default: off)")
+	// For tests that must tell a reaction from the safety net.
+	cmd.Flags().DurationVar(&resync, "resync", 30*time.Second, "the longest a set goes without a pass")
+	_ = cmd.Flags().MarkHidden("resync")
 	return cmd
 }
 
@@ -52,7 +60,7 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format: %q is not text or json", format)
 }
 
-func (a *app) runDaemon(ctx context.Context, log *slog.Logger, metricsAddr string) error {
+func (a *app) runDaemon(ctx context.Context, log *slog.Logger, metricsAddr string, resync time.Duration) error {
 	rt, err := a.runtime()
 	if err != nil {
 		return err
@@ -71,7 +79,7 @@ func (a *app) runDaemon(ctx context.Context, log *slog.Logger, metricsAddr strin
 			log.Info(e.Message, "set", e.Set, "replica", e.Replica)
 		},
 	}
-	d := &engine.Daemon{Controller: c, Events: rt}
+	d := &engine.Daemon{Controller: c, Events: rt, Resync: resync}
 	if metricsAddr != "" {
 		m := metrics.New()
 		addr, served, err := m.Serve(ctx, metricsAddr)
