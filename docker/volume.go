@@ -18,6 +18,13 @@ func (r *Runtime) ensureVolumes(ctx context.Context, spec engine.ReplicaSpec) ([
 	var reused []engine.Volume
 	created := map[string]bool{}
 	for _, vs := range spec.Volumes {
+		if vs.Observed != nil && vs.Observed.Name == vs.Name {
+			// Seen with the set's labels by the observation of this pass: not
+			// looked up again. Should it be removed in between, the create makes
+			// it again with its labels (see volumeOptions), not bare.
+			reused = append(reused, *vs.Observed)
+			continue
+		}
 		v, existed, err := r.ensureVolume(ctx, spec.Set, vs)
 		if err != nil {
 			return nil, nil, err

@@ -150,7 +150,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 	for _, a := range plan.Actions {
 		c.logger().Info("action", "set", name, "action", a.String())
 	}
-	err = c.execute(ctx, &st, plan.Actions)
+	err = c.execute(ctx, &st, plan.Actions, obs.Volumes)
 	t.mark(&t.executed)
 	err = errors.Join(err, save())
 	t.mark(&t.saved)

@@ -171,6 +171,10 @@ type VolumeSpec struct {
 	// RootOwner, if set, is given to the volume's root directory while the
 	// volume is new: created by this call, or still empty.
 	RootOwner *FileOwner
+	// Observed is the volume as the pass that asks for the create observed it,
+	// carrying the set's labels and owned by the state directory; nil if it was
+	// not there. CreateReplica may take it as it is rather than look it up again.
+	Observed *Volume
 }
 
 // FileOwner is a numeric user and group.
