@@ -9,12 +9,12 @@
 # Reaction: two 5-replica sets of BENCH_IMAGE with the same template (healthcheck every 1 s, a
 # volume per ordinal), one kept by `ostset daemon`, the other by `floor react`, each with its own
 # state directory. Then BENCH_REMOVALS times, alternating: `docker rm -f` of a random replica of
-# the daemon's set, wait until it is back and healthy; the same on the floor's set. The latency of
+# the daemon's set, wait until it is back and running; the same on the floor's set. The latency of
 # one removal is read from Docker's own event timestamps: `destroy` of the container to the next
 # `create` of the same name. Prints p50 and p99 of each side and their ratios.
 #
 # Idle: BENCH_IDLE_SETS sets (default 10) of 10 replicas with a healthcheck every 10 s, kept by the
-# daemon; once all are healthy, the daemon's CPU time (utime + stime in /proc/PID/stat) over
+# daemon (`up --wait=false`: the daemon creates them); once all are healthy, the daemon's CPU time (utime + stime in /proc/PID/stat) over
 # BENCH_IDLE_SECONDS (default 60) as a percentage of one core, and its RSS (VmRSS).
 #
 # Everything is named after bd-<random> and labelled (io.ostset.set), and removed on exit, failure
@@ -101,12 +101,21 @@ volumeClaimTemplates:
 EOF
 }
 
-# wait_healthy CONTAINER: until it runs and is healthy (60 s at most).
-wait_healthy() {
-	local deadline=$((SECONDS + 60))
-	until [[ $(docker inspect -f '{{.State.Running}} {{if .State.Health}}{{.State.Health.Status}}{{end}}' "$1" 2>/dev/null) == "true healthy" ]]; do
-		((SECONDS < deadline)) || die "$1 not back and healthy after 60 s"
+# wait_running CONTAINER: until it exists and runs (120 s at most).
+wait_running() {
+	local deadline=$((SECONDS + 120))
+	until [[ $(docker inspect -f '{{.State.Running}}' "$1" 2>/dev/null) == true ]]; do
+		((SECONDS < deadline)) || die "$1 not back and running after 120 s"
 		sleep 0.05
+	done
+}
+
+# wait_all_healthy N: until N containers of the benchmark are healthy (15 min at most).
+wait_all_healthy() {
+	local deadline=$((SECONDS + 900))
+	until (($(docker ps -q --filter "label=bench.ostset=$name" --filter health=healthy | wc -l) >= $1)); do
+		((SECONDS < deadline)) || die "fewer than $1 containers healthy after 15 min"
+		sleep 1
 	done
 }
 
@@ -118,8 +127,8 @@ echo "# names: $name-*; $removals removals per side, alternating"
 
 write_set "$tmp/d.yaml" "$dset" 5 1s
 write_set "$tmp/f.yaml" "$fset" 5 1s
-OSTSET_STATE_DIR=$tmp/daemon-state "$ostset" up -f "$tmp/d.yaml" --timeout 120s >/dev/null
-OSTSET_STATE_DIR=$tmp/floor-state "$ostset" up -f "$tmp/f.yaml" --timeout 120s >/dev/null
+OSTSET_STATE_DIR=$tmp/daemon-state "$ostset" up -f "$tmp/d.yaml" --timeout 600s >/dev/null
+OSTSET_STATE_DIR=$tmp/floor-state "$ostset" up -f "$tmp/f.yaml" --timeout 600s >/dev/null
 OSTSET_STATE_DIR=$tmp/daemon-state "$ostset" daemon 2>"$tmp/daemon.log" &
 daemon_pid=$!
 "$tmp/floor" react -label "io.ostset.set=$fset" 2>"$tmp/floor.log" &
@@ -140,7 +149,7 @@ for ((i = 1; i <= removals; i++)); do
 	for set in "$dset" "$fset"; do
 		c=$set-$((RANDOM % 5))
 		docker rm -f "$c" >/dev/null
-		wait_healthy "$c"
+		wait_running "$c"
 	done
 done
 until=$(date +%s.%N)
@@ -174,9 +183,10 @@ kill -TERM "$floor_pid" && wait "$floor_pid" || true
 floor_pid=
 for ((s = 0; s < idle_sets; s++)); do
 	write_set "$tmp/i$s.yaml" "$name-i$s" 10 10s
-	OSTSET_STATE_DIR=$tmp/daemon-state "$ostset" up -f "$tmp/i$s.yaml" --timeout 300s >/dev/null
+	OSTSET_STATE_DIR=$tmp/daemon-state "$ostset" up -f "$tmp/i$s.yaml" --wait=false >/dev/null
 done
-sleep 15 # the last passes and health events settle
+wait_all_healthy "$((idle_sets * 10 + 10))" # the daemon creates them; both 5-replica sets too
+sleep 15                                    # the last passes and health events settle
 hz=$(getconf CLK_TCK)
 cpu() { awk '{ print $14 + $15 }' "/proc/$daemon_pid/stat"; }
 c0=$(cpu) t0=$(date +%s.%N)
