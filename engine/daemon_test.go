@@ -149,7 +149,12 @@ func TestDaemonBacksOffOnFailure(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- d.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
 	apply(t, engine.Store{Dir: c.Store.Dir}, 1, "v1")
 	awaitCondition(t, func() bool { return m.get().errors == 1 && ev.subscriptions() == 1 })
 	failedAt := time.Now()

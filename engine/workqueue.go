@@ -12,17 +12,16 @@ import (
 // worker has it, it is queued again once that worker is done); and a name can
 // be added for later (addAfter), the earliest time winning.
 type workQueue struct {
-	mu      sync.Mutex
-	cond    *sync.Cond
-	queue   []string
-	queued  map[string]bool // in queue
-	active  map[string]bool // taken by a worker, not done
-	dirty   map[string]bool // added while active: queue again at done
-	later   laterHeap
-	at      map[string]time.Time // each name's earliest time in later
-	wake    chan struct{}        // the earliest time in later changed
-	closed  bool
-	timerOn bool
+	mu     sync.Mutex
+	cond   *sync.Cond
+	queue  []string
+	queued map[string]bool // in queue
+	active map[string]bool // taken by a worker, not done
+	dirty  map[string]bool // added while active: queue again at done
+	later  laterHeap
+	at     map[string]time.Time // each name's earliest time in later
+	wake   chan struct{}        // the earliest time in later changed
+	closed bool
 }
 
 func newWorkQueue() *workQueue {
