@@ -89,12 +89,33 @@ func (r *Runtime) RemoveNetwork(ctx context.Context, name string) (bool, error) 
 		return false, nil
 	}
 	if _, err := r.cli.NetworkRemove(ctx, id, client.NetworkRemoveOptions{}); err != nil {
-		if cerrdefs.IsNotFound(err) {
+		switch {
+		case cerrdefs.IsNotFound(err):
 			return false, nil
+		case strings.Contains(err.Error(), "has active endpoints"):
+			return r.activeEndpoints(ctx, name, id, err)
 		}
 		return false, fmt.Errorf("remove network %s: %w", name, err)
 	}
 	return true, nil
+}
+
+// activeEndpoints sorts out a removal refused for active endpoints: a container
+// attached since the inspect means the network is in use (not removed, no
+// error); none attached means stale endpoints the engine kept, an
+// *engine.StaleEndpointsError.
+func (r *Runtime) activeEndpoints(ctx context.Context, name, id string, refused error) (bool, error) {
+	res, err := r.cli.NetworkInspect(ctx, id, client.NetworkInspectOptions{})
+	if cerrdefs.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("inspect network %s: %w", name, err)
+	}
+	if len(res.Network.Containers) > 0 {
+		return false, nil
+	}
+	return false, &engine.StaleEndpointsError{Network: name, ID: id, Err: refused}
 }
 
 // networksNamed lists the networks whose name is exactly name (Docker's name

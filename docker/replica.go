@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,9 +39,15 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (e
 	attach(&opts, netID, spec.Aliases)
 	created, err := r.cli.ContainerCreate(ctx, opts)
 	if cerrdefs.IsConflict(err) {
-		return engine.CreateResult{}, fmt.Errorf("create container %s: the name is already in use by another container: %w", spec.Name, err)
-	}
-	if err != nil {
+		id, started, adoptErr := r.adoptCreated(ctx, spec, err)
+		if adoptErr != nil {
+			return engine.CreateResult{}, adoptErr
+		}
+		if started {
+			return engine.CreateResult{ID: id, ReusedVolumes: reused}, nil
+		}
+		created.ID = id
+	} else if err != nil {
 		if cerrdefs.IsNotFound(err) {
 			r.forgetNetwork(spec.Network) // perhaps removed since it was cached: the retry looks again
 		}
@@ -53,6 +60,61 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (e
 		return engine.CreateResult{}, r.discard(ctx, spec.Name, created.ID, err)
 	}
 	return engine.CreateResult{ID: created.ID, ReusedVolumes: reused}, nil
+}
+
+// adoptCreated handles a create refused because the name is taken. A container
+// that carries exactly the labels this create would have given it (set,
+// ordinal, revision, init container, owner) is one an earlier call created
+// while its answer was lost, or while the engine was slow to show it: it is
+// adopted (its ID returned; started reports whether it has left the created
+// state, so the caller does not start it again). Any other holder of the name
+// is a conflict, left alone.
+func (r *Runtime) adoptCreated(ctx context.Context, spec engine.ReplicaSpec, conflict error) (id string, started bool, err error) {
+	res, err := r.cli.ContainerInspect(ctx, spec.Name, client.ContainerInspectOptions{})
+	if err != nil {
+		return "", false, fmt.Errorf("create container %s: %w (and inspecting the holder of the name failed: %w)", spec.Name, conflict, err)
+	}
+	c := res.Container
+	var labels map[string]string
+	if c.Config != nil {
+		labels = c.Config.Labels
+	}
+	if why := notCreatedFor(spec, labels); why != "" {
+		return "", false, fmt.Errorf("create container %s: the name is already in use by container %s, which this create did not make (%s); ostset leaves it alone", spec.Name, shortID(c.ID), why)
+	}
+	return c.ID, c.State == nil || c.State.Status != container.StateCreated, nil
+}
+
+// notCreatedFor says which identity label of labels differs from what spec
+// gives a container it creates; "" if none does.
+func notCreatedFor(spec engine.ReplicaSpec, labels map[string]string) string {
+	want := []struct{ key, value string }{
+		{engine.LabelSet, spec.Set},
+		{engine.LabelOrdinal, strconv.Itoa(spec.Ordinal)},
+		{engine.LabelRevision, spec.Revision},
+		{engine.LabelInit, spec.Labels[engine.LabelInit]},
+		{engine.LabelOwner, spec.Labels[engine.LabelOwner]},
+	}
+	for _, w := range want {
+		got, ok := labels[w.key]
+		if got != w.value || w.value == "" && ok {
+			if !ok {
+				return fmt.Sprintf("no %s label", w.key)
+			}
+			return fmt.Sprintf("label %s is %q, not %q", w.key, got, w.value)
+		}
+	}
+	if spec.Set == "" || spec.Revision == "" {
+		return "the create names no set or revision"
+	}
+	return ""
+}
+
+func shortID(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
 }
 
 // discard removes a container that failed to start and returns the start error.

@@ -416,3 +416,51 @@ func TestLogs(t *testing.T) {
 		t.Errorf("followed logs %q, want the last line so far and then the shutdown line", all)
 	}
 }
+
+// A create whose answer was lost left a container behind: the next create of
+// the same replica adopts it (and starts it) instead of failing on the name,
+// while a create for another revision reports the name as taken and leaves the
+// container alone.
+func TestCreateReplicaAdoptsItsLostCreate(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t)
+	set := newSet(t)
+	spec := replicaSpec(set, 0)
+	spec.Labels = map[string]string{testLabel: set, engine.LabelSet: set, engine.LabelOrdinal: "0", engine.LabelRevision: spec.Revision}
+	if _, err := rt.EnsureNetwork(ctx, spec.Network); err != nil {
+		t.Fatal(err)
+	}
+	// What the engine holds after a create whose answer never arrived.
+	opts, err := createOptions(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost, err := rt.cli.ContainerCreate(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := rt.CreateReplica(ctx, spec)
+	if err != nil {
+		t.Fatalf("create after a lost create: %v", err)
+	}
+	if res.ID != lost.ID {
+		t.Fatalf("create returned %s, want the container already created %s", res.ID, lost.ID)
+	}
+	if c := inspect(t, ctx, lost.ID); !c.State.Running {
+		t.Fatalf("the adopted container was not started: %+v", c.State)
+	}
+	// Again, now that it runs: still adopted, not restarted.
+	again, err := rt.CreateReplica(ctx, spec)
+	if err != nil || again.ID != lost.ID {
+		t.Fatalf("create of a running replica: %v, %v", again.ID, err)
+	}
+
+	other := spec
+	other.Revision = set + "-def456"
+	other.Labels = map[string]string{testLabel: set, engine.LabelSet: set, engine.LabelOrdinal: "0", engine.LabelRevision: other.Revision}
+	_, err = rt.CreateReplica(ctx, other)
+	mustContain(t, err, "create container "+spec.Name, "already in use by container "+lost.ID[:12], "label io.ostset.revision is \""+spec.Revision+"\"")
+	if c := inspect(t, ctx, lost.ID); !c.State.Running || c.Config.Labels[engine.LabelRevision] != spec.Revision {
+		t.Fatalf("the container changed: %+v", c.State)
+	}
+}

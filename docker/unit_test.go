@@ -2,12 +2,14 @@ package docker
 
 import (
 	"context"
+	"maps"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/api/types/volume"
 
 	"github.com/ostset/ostset/engine"
@@ -49,7 +51,7 @@ func TestClassify(t *testing.T) {
 		{ID: "h", Names: []string{"/db-0"}, Labels: map[string]string{engine.LabelSet: "db", engine.LabelOrdinal: "0"}},
 		{ID: "i", Names: []string{"/web-5"}, Labels: map[string]string{engine.LabelSet: "web", engine.LabelOrdinal: "5", engine.LabelOwner: "o1", engine.LabelStateDir: "/s"}},
 	} {
-		classify(&obs, "web", c)
+		classify(&obs, "web", "", c)
 	}
 	want := []engine.Replica{
 		{ID: "a", Name: "web-1", Ordinal: 1, Revision: "web-1a", State: "running", Health: "healthy", Created: time.Unix(100, 0)},
@@ -254,7 +256,7 @@ func TestClassifyInitContainers(t *testing.T) {
 		{ID: "d", Names: []string{"/web-0-init-clone"}},
 		{ID: "e", Names: []string{"/web-0-initial"}},
 	} {
-		classify(&obs, "web", c)
+		classify(&obs, "web", "", c)
 	}
 	want := []engine.InitContainer{
 		{ID: "a", Name: "web-1-init-clone", Ordinal: 1, Init: "clone", Revision: "web-1a", State: "exited", ExitCode: 3, Created: time.Unix(100, 0), Owner: engine.Owner{ID: "o1"}},
@@ -327,5 +329,68 @@ func TestCreateOptionsVolumeLabels(t *testing.T) {
 	}
 	if m[1].VolumeOptions != nil {
 		t.Errorf("shared volume mount given options: %+v", m[1].VolumeOptions)
+	}
+}
+
+// Only a container carrying every identity label a create would give it is
+// taken for that create's own: set, ordinal, revision, init container, owner.
+func TestNotCreatedFor(t *testing.T) {
+	spec := engine.ReplicaSpec{Set: "web", Ordinal: 1, Revision: "web-abc", Labels: map[string]string{
+		engine.LabelSet: "web", engine.LabelOrdinal: "1", engine.LabelRevision: "web-abc", engine.LabelOwner: "own1",
+	}}
+	ours := map[string]string{engine.LabelSet: "web", engine.LabelOrdinal: "1", engine.LabelRevision: "web-abc", engine.LabelOwner: "own1", "user": "x"}
+	if why := notCreatedFor(spec, ours); why != "" {
+		t.Fatalf("our own container refused: %s", why)
+	}
+	for _, tc := range []struct {
+		name, key, value, want string
+	}{
+		{"unlabelled", engine.LabelSet, "", `no io.ostset.set label`},
+		{"another set", engine.LabelSet, "db", `label io.ostset.set is "db", not "web"`},
+		{"another ordinal", engine.LabelOrdinal, "2", `label io.ostset.ordinal is "2"`},
+		{"another revision", engine.LabelRevision, "web-old", `label io.ostset.revision is "web-old"`},
+		{"another owner", engine.LabelOwner, "own2", `label io.ostset.owner is "own2"`},
+		{"an init container", engine.LabelInit, "clone", `label io.ostset.init is "clone", not ""`},
+	} {
+		labels := maps.Clone(ours)
+		if tc.value == "" {
+			delete(labels, tc.key)
+		} else {
+			labels[tc.key] = tc.value
+		}
+		if why := notCreatedFor(spec, labels); !strings.Contains(why, tc.want) {
+			t.Errorf("%s: %q, want it to say %q", tc.name, why, tc.want)
+		}
+	}
+	if why := notCreatedFor(engine.ReplicaSpec{Name: "web-1", Ordinal: 1}, map[string]string{}); why == "" {
+		t.Error("a spec without identity labels took an unlabelled container for its own")
+	}
+}
+
+// A running replica without an endpoint on the set's network is detached; a
+// stopped one, or one observed without a network to judge by, is not.
+func TestClassifyDetached(t *testing.T) {
+	on := &container.NetworkSettingsSummary{Networks: map[string]*network.EndpointSettings{"net": {}}}
+	off := &container.NetworkSettingsSummary{Networks: map[string]*network.EndpointSettings{"bridge": {}}}
+	labels := map[string]string{engine.LabelSet: "web", engine.LabelOrdinal: "0"}
+	for _, tc := range []struct {
+		name    string
+		state   container.ContainerState
+		ns      *container.NetworkSettingsSummary
+		network string
+		want    bool
+	}{
+		{"attached", container.StateRunning, on, "net", false},
+		{"on another network only", container.StateRunning, off, "net", true},
+		{"no network at all", container.StateRunning, &container.NetworkSettingsSummary{}, "net", true},
+		{"stopped", container.StateExited, off, "net", false},
+		{"no network asked", container.StateRunning, off, "", false},
+		{"no settings", container.StateRunning, nil, "net", false},
+	} {
+		var obs engine.Observed
+		classify(&obs, "web", tc.network, container.Summary{ID: "a", Names: []string{"/web-0"}, Labels: labels, State: tc.state, NetworkSettings: tc.ns})
+		if len(obs.Replicas) != 1 || obs.Replicas[0].Detached != tc.want {
+			t.Errorf("%s: %+v, want detached %v", tc.name, obs.Replicas, tc.want)
+		}
 	}
 }

@@ -22,6 +22,9 @@ func (c *Controller) observe(ctx context.Context, name string, st State, opts Ob
 	if err != nil {
 		return ctx, Observed{}, err
 	}
+	if opts.Network == "" {
+		opts.Network = st.Spec.Network
+	}
 	obs, err := c.Runtime.Observe(ctx, name, opts)
 	if err != nil {
 		return ctx, Observed{}, err

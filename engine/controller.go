@@ -278,6 +278,9 @@ func (c *Controller) loop(ctx context.Context, name string, untilComplete bool) 
 			if err := heldElsewhere(name, plan); err != nil && untilComplete {
 				return err
 			}
+			if err := blockedByConflict(name, plan); err != nil && untilComplete {
+				return err
+			}
 			if len(plan.Actions) > 0 {
 				continue
 			}

@@ -254,3 +254,60 @@ func TestCrashLoopBackoff(t *testing.T) {
 		t.Fatalf("log %v, want %v", rt.Log, want)
 	}
 }
+
+// A network the engine will not remove for stale endpoints does not keep a
+// delete from finishing: it is left behind with a warning that says how to
+// clear it. Any other failure to remove the network still fails the delete.
+func TestDeleteLeavesANetworkWithStaleEndpoints(t *testing.T) {
+	rt := enginetest.New()
+	c, events := newController(t, rt, 2, "v1")
+	converge(t, c)
+	refused := errors.New("error while removing network: network ostset id 0123456789abcdef has active endpoints")
+	rt.RemoveNetworkErr = &engine.StaleEndpointsError{Network: "ostset", ID: "0123456789abcdef", Err: refused}
+	if err := c.Delete(context.Background(), "web", false); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	if _, err := c.Store.Load("web"); !errors.Is(err, engine.ErrUnknownSet) {
+		t.Fatalf("after the delete the set is still stored: %v", err)
+	}
+	if !slices.ContainsFunc(*events, func(e string) bool {
+		return strings.Contains(e, "network ostset (id 0123456789ab) left behind") &&
+			strings.Contains(e, "docker network inspect ostset") && strings.Contains(e, "docker network disconnect -f ostset")
+	}) {
+		t.Fatalf("no warning naming the network and the way to clear it in %q", *events)
+	}
+
+	apply(t, c.Store, 1, "v1")
+	converge(t, c)
+	rt.RemoveNetworkErr = errors.New("engine unreachable")
+	if err := c.Delete(context.Background(), "web", false); err == nil {
+		t.Fatal("delete succeeded although the network could not be removed")
+	}
+}
+
+// A container that is not the set's holding a replica's name ends a wait with
+// a *ConflictError once nothing else is left to do, instead of waiting for a
+// person; the set's other replicas are created first. Once the name is free,
+// the set converges.
+func TestConvergeStopsAtAForeignContainer(t *testing.T) {
+	rt := enginetest.New()
+	rt.Foreign = []engine.Foreign{{ID: "0123456789abcdef", Name: "web-1"}}
+	c, _ := newController(t, rt, 3, "v1")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := c.Converge(ctx, "web")
+	var conflict *engine.ConflictError
+	if !errors.As(err, &conflict) {
+		t.Fatalf("converge: %v, want a *ConflictError", err)
+	}
+	for _, want := range []string{"rollout of web cannot go on", "web-1: the name is held by container 0123456789ab", "remove or rename it"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if len(rt.Log) != 1 || !prefixes(rt.Log, []string{"create web-0"}) {
+		t.Fatalf("log %v, want only web-0 created", rt.Log)
+	}
+	rt.Foreign = nil
+	converge(t, c)
+}

@@ -213,6 +213,12 @@ func (c *Controller) removeNetwork(ctx context.Context, spec config.Set) error {
 	}
 	defer unlock()
 	removed, err := c.Runtime.RemoveNetwork(ctx, spec.Network)
+	if stale := (*StaleEndpointsError)(nil); errors.As(err, &stale) {
+		// The set's own containers are gone: the delete is done, the engine's
+		// leftovers are for a person to clear.
+		c.emit(spec.Name, "", "%s", stale.Warning())
+		return nil
+	}
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func (p *planner) initialized(ord int) bool {
 		case !ok:
 			container := InitContainerName(p.set.Name, ord, name)
 			if f, taken := p.foreignInits[container]; taken {
-				p.wait("%s", foreignConflict(p.set.Name, f).Message)
+				p.blocked(f)
 				return false
 			}
 			p.act(Action{Kind: ActCreateInit, Ordinal: ord, Name: container, Init: name, Revision: rev,

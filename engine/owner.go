@@ -269,3 +269,33 @@ func CheckOwner(ctx context.Context, owner Owner) error {
 	}
 	return fmt.Errorf("it belongs to %s, not to this one", o.holder(owner))
 }
+
+// ConflictError says that a rollout cannot go on because containers that do
+// not belong to the set hold names it needs. A waiting command stops with it
+// rather than wait for a person; a daemon keeps waiting, and the set resumes
+// once the names are free.
+type ConflictError struct {
+	Set       string
+	Conflicts []Conflict
+}
+
+func (e *ConflictError) Error() string {
+	msgs := make([]string, 0, len(e.Conflicts)+1)
+	var ways []string
+	for _, c := range e.Conflicts {
+		msgs = append(msgs, c.Message)
+		if c.Resolve != "" && !slices.Contains(ways, c.Resolve) {
+			ways = append(ways, c.Resolve)
+		}
+	}
+	return fmt.Sprintf("rollout of %s cannot go on: %s", e.Set, strings.Join(append(msgs, ways...), "; "))
+}
+
+// blockedByConflict is the *ConflictError of a plan that has nothing left to do
+// or wait for but names held by containers that are not the set's, or nil.
+func blockedByConflict(set string, plan Plan) error {
+	if len(plan.Actions) > 0 || len(plan.Blocked) == 0 || len(plan.Waiting) > len(plan.Blocked) {
+		return nil
+	}
+	return &ConflictError{Set: set, Conflicts: plan.Blocked}
+}

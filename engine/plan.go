@@ -88,6 +88,9 @@ type Plan struct {
 	// Held says what a paused rollout holds back; it does not keep the plan from
 	// being complete, since only a resume can change it.
 	Held string
+	// Blocked lists the containers without the set's label that hold a name the
+	// plan needs (each also a line of Waiting): only a person can clear them.
+	Blocked []Conflict
 }
 
 // String renders the plan for golden tests and debugging.
@@ -210,6 +213,15 @@ func (p *planner) wait(format string, args ...any) {
 	p.plan.Waiting = append(p.plan.Waiting, fmt.Sprintf(format, args...))
 }
 
+// blocked waits for a container that holds a name the set needs without
+// belonging to it: ostset never touches it, so the wait lasts until a person
+// removes or renames it.
+func (p *planner) blocked(f Foreign) {
+	c := foreignConflict(p.set.Name, f)
+	p.wait("%s", c.Message)
+	p.plan.Blocked = append(p.plan.Blocked, c)
+}
+
 // replicasInRange walks the desired ordinals upwards, creating what is missing and
 // recreating what failed. It reports whether the later phases may run: in
 // OrderedReady only when every ordinal is available and nothing was done.
@@ -232,7 +244,7 @@ func (p *planner) replicaInRange(ord int) bool {
 	switch {
 	case !ok:
 		if f, taken := p.foreign[ord]; taken {
-			p.wait("%s", foreignConflict(p.set.Name, f).Message)
+			p.blocked(f)
 			return false
 		}
 		if !p.initialized(ord) {
@@ -250,6 +262,10 @@ func (p *planner) replicaInRange(ord int) bool {
 		return false
 	case r.State == StateRemoving:
 		p.wait("%s being removed", name)
+		return false
+	case r.Detached:
+		p.act(Action{Kind: ActDelete, Ordinal: ord, Name: name, ID: r.ID, Revision: r.Revision,
+			Reason: fmt.Sprintf("not attached to network %s (removed, or disconnected by hand); it will be recreated on it", p.set.Network)})
 		return false
 	case !p.ready(r) && p.stuckOnOldRevision(r):
 		p.act(Action{Kind: ActDelete, Ordinal: ord, Name: name, ID: r.ID, Revision: r.Revision,

@@ -40,6 +40,12 @@ func rep(ord int, rev, state, health string) Replica {
 
 func ok(ord int, rev string) Replica { return rep(ord, rev, StateRunning, HealthHealthy) }
 
+func detachedRep(ord int, rev string) Replica {
+	r := ok(ord, rev)
+	r.Detached = true
+	return r
+}
+
 func okN(n int, rev string) []Replica {
 	var rs []Replica
 	for i := range n {
@@ -76,6 +82,13 @@ func TestPlan(t *testing.T) {
 		{name: "parallel does not wait for unready replicas",
 			set: testSet(parallel), cur: "b", obs: Observed{Replicas: []Replica{rep(0, "b", StateRunning, HealthStarting)}},
 			want: "create web-1 at b: missing\ncreate web-2 at b: missing\nwait web-0 not ready (health: starting)\n"},
+		{name: "a replica detached from the set's network is recreated on it",
+			set: testSet(), cur: "b", obs: Observed{Replicas: append(okN(1, "b"), detachedRep(1, "b"), ok(2, "b"))},
+			want: "delete web-1: not attached to network ostset (removed, or disconnected by hand); it will be recreated on it\n"},
+		{name: "parallel recreates every detached replica at once",
+			set: testSet(parallel), cur: "b", obs: Observed{Replicas: []Replica{detachedRep(0, "b"), ok(1, "b"), detachedRep(2, "b")}},
+			want: "delete web-0: not attached to network ostset (removed, or disconnected by hand); it will be recreated on it\n" +
+				"delete web-2: not attached to network ostset (removed, or disconnected by hand); it will be recreated on it\n"},
 		{name: "ordered scale down removes the highest ordinal first, one at a time",
 			set: testSet(), cur: "b", obs: Observed{Replicas: okN(5, "b")},
 			want: "delete web-4: scale down\n"},

@@ -43,6 +43,10 @@ type Replica struct {
 	// NotReady says why a replica that is not ready is not; nil for a ready
 	// one, or when the runtime could not tell.
 	NotReady *NotReadyDetail
+	// Detached: the container runs without an endpoint on the set's network
+	// (ObserveOptions.Network), so no other replica can reach it by name: the
+	// network was removed or the container disconnected from it by hand.
+	Detached bool
 }
 
 // Foreign is a container without the set's labels that holds a name the set needs.
@@ -103,6 +107,9 @@ type ObserveOptions struct {
 	// Logs asks for the last log lines of the replicas that are not ready
 	// (NotReadyDetail.Logs).
 	Logs bool
+	// Network is the set's network; running replicas without an endpoint on
+	// it are marked Detached. Empty: none is.
+	Network string
 }
 
 // ReplicaSpec is everything needed to create one replica container.
@@ -192,7 +199,8 @@ type Runtime interface {
 	// io.ostset.managed=true if none exists. It never creates a duplicate.
 	EnsureNetwork(ctx context.Context, name string) (string, error)
 	// RemoveNetwork removes the network if ostset created it and nothing is attached;
-	// it reports whether it removed it.
+	// it reports whether it removed it. A network the engine refuses to remove for
+	// active endpoints while no container is attached is a *StaleEndpointsError.
 	RemoveNetwork(ctx context.Context, name string) (bool, error)
 	// CreateReplica ensures the spec's volumes (refusing volumes that exist without
 	// the set's labels), creates the container attached to the network with its

@@ -5,11 +5,9 @@ package integration
 import (
 	"bytes"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -17,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ostset/ostset/internal/faultproxy"
 )
 
 // daemon is a running `ostset daemon` of a test.
@@ -172,19 +172,29 @@ func TestDaemonKilledAndRestartedConvergesWithoutDuplicates(t *testing.T) {
 // without waiting for the resync (here 10 minutes away).
 func TestDaemonReconnectsAndResyncs(t *testing.T) {
 	h := newHarness(t)
-	p := newSocketProxy(t, dockerSocket(t))
-	d := h.startDaemon([]string{"DOCKER_HOST=unix://" + p.path}, "--resync", "10m")
+	dir, err := os.MkdirTemp("", "ofp") // short: a socket path has a length limit
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := faultproxy.Start("/var/run/docker.sock", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close(); _ = os.RemoveAll(dir) })
+	d := h.startDaemon([]string{"DOCKER_HOST=" + p.Host()}, "--resync", "10m")
 	h.mustOstset("up", "-f", h.writeSpec(daemonSpec(2), imageV1), "--wait=false")
 	h.awaitReady(2)
 	old := h.inspect(h.name(0)).ID
 
-	p.cut()
+	p.Cut()
 	d.await("docker event stream ended")
 	h.docker("rm", "-f", h.name(0)) // directly on the engine: the daemon cannot see it
 	if h.exists(h.name(0)) {
 		t.Fatalf("%s still exists", h.name(0))
 	}
-	p.restore()
+	if err := p.Restore(); err != nil {
+		t.Fatal(err)
+	}
 	h.awaitReady(2)
 	if h.inspect(h.name(0)).ID == old {
 		t.Errorf("%s was not recreated", h.name(0))
@@ -204,86 +214,6 @@ func get(t *testing.T, url string) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-// dockerSocket is the engine's Unix socket, from DOCKER_HOST or the default.
-func dockerSocket(t *testing.T) string {
-	host := os.Getenv("DOCKER_HOST")
-	if host == "" {
-		return "/var/run/docker.sock"
-	}
-	path, ok := strings.CutPrefix(host, "unix://")
-	if !ok {
-		t.Skipf("the reconnect test needs a Unix socket engine, DOCKER_HOST is %s", host)
-	}
-	return path
-}
-
-// socketProxy forwards a Unix socket to the engine's, and can cut every
-// connection and refuse new ones until restored: what a restarting engine
-// looks like to a client.
-type socketProxy struct {
-	path   string
-	mu     sync.Mutex
-	down   bool
-	conns  []net.Conn
-	target string
-}
-
-func newSocketProxy(t *testing.T, target string) *socketProxy {
-	t.Helper()
-	p := &socketProxy{path: filepath.Join(t.TempDir(), "docker.sock"), target: target}
-	ln, err := net.Listen("unix", p.path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close(); p.cut() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go p.serve(c)
-		}
-	}()
-	return p
-}
-
-func (p *socketProxy) serve(c net.Conn) {
-	p.mu.Lock()
-	if p.down {
-		p.mu.Unlock()
-		_ = c.Close()
-		return
-	}
-	up, err := net.Dial("unix", p.target)
-	if err != nil {
-		p.mu.Unlock()
-		_ = c.Close()
-		return
-	}
-	p.conns = append(p.conns, c, up)
-	p.mu.Unlock()
-	go func() { _, _ = io.Copy(up, c); _ = up.Close() }()
-	_, _ = io.Copy(c, up)
-	_ = c.Close()
-}
-
-func (p *socketProxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.down = true
-	for _, c := range p.conns {
-		_ = c.Close()
-	}
-	p.conns = nil
-}
-
-func (p *socketProxy) restore() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.down = false
 }
 
 // awaitReady polls the set's status until n replicas are ready (a generous

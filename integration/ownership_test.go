@@ -26,12 +26,18 @@ func TestForeignContainerIsReportedNotTouched(t *testing.T) {
 	}
 	foreignID := foreign.GetContainerID()
 
-	r := h.ostset("up", "-f", h.writeSpec(baseSpec, imageV1), "--timeout", "5s")
-	if r.code != 3 {
-		t.Fatalf("up with a foreign %s: want exit 3 (timeout), got %s", h.name(1), r)
+	// up stops once only the conflict is left, without waiting for a timeout.
+	r := h.ostset("up", "-f", h.writeSpec(baseSpec, imageV1), "--timeout", "2m")
+	if r.code != 1 {
+		t.Fatalf("up with a foreign %s: want exit 1 (a conflict only a person can clear), got %s", h.name(1), r)
 	}
-	if !strings.Contains(r.stdout, h.name(1)+": the name is held by container "+foreignID[:12]) {
-		t.Errorf("up output does not report the conflict:\n%s", r)
+	held := h.name(1) + ": the name is held by container " + foreignID[:12]
+	if !strings.Contains(r.stdout, held) || !strings.Contains(r.stderr, "rollout of "+h.set+" cannot go on: "+held) ||
+		!strings.Contains(r.stderr, "remove or rename it") {
+		t.Errorf("up output does not report the conflict and the way out:\n%s", r)
+	}
+	if d := h.mustOstset("describe", h.set); !strings.Contains(d.stdout, "conflict: "+held) {
+		t.Errorf("describe does not report the conflict:\n%s", d)
 	}
 	var status struct{ Conflicts []string }
 	if err := json.Unmarshal([]byte(h.mustOstset("status", h.set, "-o", "json").stdout), &status); err != nil {

@@ -36,7 +36,11 @@ type Runtime struct {
 	FailRemove string
 	// FailCreate makes the n-th CreateReplica call fail (1-based; 0: never).
 	FailCreate int
-	creates    int
+	// RemoveNetworkErr is what RemoveNetwork returns.
+	RemoveNetworkErr error
+	// Foreign are containers without the set's labels that Observe reports.
+	Foreign []engine.Foreign
+	creates int
 	// Local maps the image references present locally to their IDs. While it
 	// is nil, every reference is present with the ID "sha256:<ref>".
 	Local map[string]string
@@ -65,7 +69,7 @@ func (r *Runtime) record(format string, args ...any) {
 func (r *Runtime) Observe(_ context.Context, set string, _ engine.ObserveOptions) (engine.Observed, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var o engine.Observed
+	o := engine.Observed{Foreign: slices.Clone(r.Foreign)}
 	for _, c := range r.containers {
 		o.Replicas = append(o.Replicas, c)
 	}
@@ -89,8 +93,13 @@ func (r *Runtime) Observe(_ context.Context, set string, _ engine.ObserveOptions
 // EnsureNetwork implements engine.Runtime.
 func (r *Runtime) EnsureNetwork(context.Context, string) (string, error) { return "net", nil }
 
-// RemoveNetwork implements engine.Runtime.
-func (r *Runtime) RemoveNetwork(context.Context, string) (bool, error) { return false, nil }
+// RemoveNetwork implements engine.Runtime. It removes nothing and returns
+// RemoveNetworkErr.
+func (r *Runtime) RemoveNetwork(context.Context, string) (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return false, r.RemoveNetworkErr
+}
 
 // CreateReplica implements engine.Runtime.
 func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
