@@ -50,7 +50,7 @@ name=bd-$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ostset-bench-daemon.XXXXXX")
 dset=$name-d # kept by the daemon
 fset=$name-f # kept by the floor
-daemon_pid= floor_pid=
+daemon_pid= floor_pid= events_pid=
 
 cleanup() {
 	local status=$? ids
@@ -58,6 +58,7 @@ cleanup() {
 	set +e
 	[[ -n $daemon_pid ]] && kill -TERM "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null
 	[[ -n $floor_pid ]] && kill -TERM "$floor_pid" 2>/dev/null && wait "$floor_pid" 2>/dev/null
+	[[ -n $events_pid ]] && kill "$events_pid" 2>/dev/null && wait "$events_pid" 2>/dev/null
 	if ((status != 0)) && [[ -s $tmp/daemon.log ]]; then
 		echo "--- daemon log (last lines):" >&2
 		tail -n 20 "$tmp/daemon.log" >&2
@@ -144,7 +145,12 @@ await_line() {
 await_line "$tmp/daemon.log" "docker events subscribed"
 await_line "$tmp/floor.log" "watching"
 
-since=$(date +%s.%N)
+# Docker's events, recorded as they come: the engine keeps only its last 256, and a busy engine
+# (healthchecks are events too) would have dropped the first removals' by the end.
+docker events --filter type=container --filter "label=bench.ostset=$name" --filter event=destroy --filter event=create \
+	--format '{{.TimeNano}} {{.Action}} {{index .Actor.Attributes "name"}}' >"$tmp/events" &
+events_pid=$!
+sleep 1 # subscribed
 for ((i = 1; i <= removals; i++)); do
 	for set in "$dset" "$fset"; do
 		c=$set-$((RANDOM % 5))
@@ -152,11 +158,11 @@ for ((i = 1; i <= removals; i++)); do
 		wait_running "$c"
 	done
 done
-until=$(date +%s.%N)
+sleep 1 # the last create's event is written
+kill "$events_pid" && wait "$events_pid" || true
+events_pid=
 
 # destroy -> next create of the same name, from Docker's timestamps (ns).
-docker events --since "$since" --until "$until" --filter type=container --filter "label=bench.ostset=$name" \
-	--filter event=destroy --filter event=create --format '{{.TimeNano}} {{.Action}} {{index .Actor.Attributes "name"}}' >"$tmp/events"
 awk -v d="$dset" -v f="$fset" '
 	$2 == "destroy" { gone[$3] = $1 }
 	$2 == "create" && ($3 in gone) { side = index($3, d "-") == 1 ? "daemon" : "floor"; printf "%s %.3f\n", side, ($1 - gone[$3]) / 1e6; delete gone[$3] }
