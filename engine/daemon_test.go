@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"maps"
 	"sync"
 	"testing"
 	"time"
@@ -111,10 +112,15 @@ func TestDaemonReactsToEvents(t *testing.T) {
 	defer stop()
 	apply(t, engine.Store{Dir: c.Store.Dir}, 2, "v1")
 	awaitCondition(t, func() bool { return m.get().complete && ev.subscriptions() == 1 })
+	// Another state directory's set shares the engine: its events make no pass.
+	ev.send(engine.SetEvent{Set: "other", Name: "other-0", Action: "die"})
 	crashed := running(rt)["web-1"]
 	rt.Exit("web-1")
 	ev.send(engine.SetEvent{Set: "web", Name: "web-1", Action: "die"})
 	awaitCondition(t, func() bool { id := running(rt)["web-1"]; return id != "" && id != crashed })
+	if n := m.get().bySet["other"]; n != 0 {
+		t.Errorf("%d passes of a set the store does not hold", n)
+	}
 }
 
 // Events missed while the stream was down are made up for: the daemon
@@ -183,19 +189,26 @@ type countMetrics struct {
 
 type counts struct {
 	passes, failedPasses, errors, reactions int
+	bySet                                   map[string]int
 	complete                                bool // the last pass found the rollout complete
 }
 
 func (m *countMetrics) get() counts {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.c
+	c := m.c
+	c.bySet = maps.Clone(m.c.bySet)
+	return c
 }
 
-func (m *countMetrics) Pass(_ string, plan engine.Plan, err error) {
+func (m *countMetrics) Pass(set string, plan engine.Plan, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.c.passes++
+	if m.c.bySet == nil {
+		m.c.bySet = map[string]int{}
+	}
+	m.c.bySet[set]++
 	m.c.complete = err == nil && plan.Complete && len(plan.Actions) == 0
 	if err != nil {
 		m.c.failedPasses++
