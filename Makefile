@@ -62,6 +62,7 @@ $(GOLANGCI):
 bench: build demo-image ## planner benchmarks and end-to-end timings on the real engine (numbers in docs/benchmarks.md)
 	$(GO) test -run '^$$' -bench . -benchmem ./engine/
 	scripts/bench.sh
+	scripts/bench-daemon.sh
 
 clean: ## remove build output
 	rm -rf bin

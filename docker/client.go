@@ -6,8 +6,11 @@
 package docker
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/moby/moby/client"
 
@@ -17,6 +20,22 @@ import (
 // Runtime talks to one Docker Engine. It is safe for concurrent use.
 type Runtime struct {
 	cli *client.Client
+	// callTimeout bounds each operation on the engine (default CallTimeout).
+	callTimeout time.Duration
+	// networks caches network IDs by name (see EnsureNetwork).
+	networks sync.Map
+}
+
+// CallTimeout is how long one operation on the engine (an observation, a
+// create with its volumes, a start, a remove beyond its grace period) may take:
+// an engine that hangs must not hold a set's lock forever. Streams (events,
+// followed logs) and image pulls are not bounded by it.
+const CallTimeout = 60 * time.Second
+
+// bound gives an operation its deadline: the call timeout plus extra (a stop's
+// grace period, say).
+func (r *Runtime) bound(ctx context.Context, extra time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, cmp.Or(r.callTimeout, CallTimeout)+extra)
 }
 
 var _ engine.Runtime = (*Runtime)(nil)
@@ -43,6 +62,8 @@ func (r *Runtime) Close() error {
 
 // Ping checks that the engine answers and negotiates the API version.
 func (r *Runtime) Ping(ctx context.Context) error {
+	ctx, cancel := r.bound(ctx, 0)
+	defer cancel()
 	if _, err := r.cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
 		return fmt.Errorf("docker engine at %s is unreachable: %w", r.cli.DaemonHost(), err)
 	}

@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/moby/moby/api/types/events"
 	"github.com/moby/moby/client"
@@ -40,6 +41,45 @@ func (r *Runtime) Watch(ctx context.Context, set string) (<-chan struct{}, error
 				select {
 				case out <- struct{}{}:
 				default:
+				}
+			}
+		}
+	}()
+	return out, nil
+}
+
+// WatchSets streams the events of every container that carries the set label,
+// on one subscription (engine.EventSource). The channel is closed when ctx ends
+// or the stream fails; events are dropped rather than block the stream for long
+// only if the receiver stops reading, which the daemon never does.
+func (r *Runtime) WatchSets(ctx context.Context) (<-chan engine.SetEvent, error) {
+	msgs, errs, err := r.subscribe(ctx, engine.LabelSet)
+	if err != nil {
+		return nil, fmt.Errorf("watch sets: %w", err)
+	}
+	out := make(chan engine.SetEvent, 64)
+	go func() {
+		defer close(out)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-errs: //nolint:errcheck // a closed channel is how the receiver learns the stream failed
+				return
+			case m := <-msgs:
+				e := engine.SetEvent{
+					Set:    m.Actor.Attributes[engine.LabelSet],
+					Name:   m.Actor.Attributes["name"],
+					Action: string(m.Action),
+					Time:   time.Unix(0, m.TimeNano),
+				}
+				if e.Set == "" {
+					continue
+				}
+				select {
+				case out <- e:
+				case <-ctx.Done():
+					return
 				}
 			}
 		}

@@ -99,6 +99,8 @@ const maxLogLine = 4096
 // LogTail returns the last n lines of a container's output, stdout and stderr
 // interleaved as written, without the engine's framing.
 func (r *Runtime) LogTail(ctx context.Context, set, id string, n int) ([]string, error) {
+	ctx, cancel := r.bound(ctx, 0)
+	defer cancel()
 	rc, err := r.Logs(ctx, set, id, false, strconv.Itoa(n))
 	if err != nil {
 		return nil, err

@@ -17,7 +17,28 @@ import (
 // duplicate names at API 1.41 (the client no longer sends CheckDuplicate), so the
 // caller must hold the lock that serialises EnsureNetwork calls for a name; two
 // networks with the name are reported as ambiguous, never guessed between.
+//
+// The ID found is kept for the life of the Runtime: a long-running controller
+// would otherwise list networks before every create. A network that is gone
+// anyway (it can only be removed while no container is attached) makes the
+// next create fail, which drops the cached ID (see forgetNetwork).
 func (r *Runtime) EnsureNetwork(ctx context.Context, name string) (string, error) {
+	if id, ok := r.networks.Load(name); ok {
+		return id.(string), nil
+	}
+	id, err := r.ensureNetwork(ctx, name)
+	if err == nil {
+		r.networks.Store(name, id)
+	}
+	return id, err
+}
+
+// forgetNetwork drops a cached network ID after a create failed with it.
+func (r *Runtime) forgetNetwork(name string) { r.networks.Delete(name) }
+
+func (r *Runtime) ensureNetwork(ctx context.Context, name string) (string, error) {
+	ctx, cancel := r.bound(ctx, 0)
+	defer cancel()
 	found, err := r.networksNamed(ctx, name)
 	if err != nil {
 		return "", err
@@ -41,6 +62,9 @@ func (r *Runtime) EnsureNetwork(ctx context.Context, name string) (string, error
 // RemoveNetwork removes the network called name if ostset created it (label
 // io.ostset.managed=true) and no container is attached. It reports whether it did.
 func (r *Runtime) RemoveNetwork(ctx context.Context, name string) (bool, error) {
+	r.forgetNetwork(name)
+	ctx, cancel := r.bound(ctx, 0)
+	defer cancel()
 	found, err := r.networksNamed(ctx, name)
 	if err != nil {
 		return false, err

@@ -3,6 +3,7 @@ package docker
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/volume"
 	"github.com/moby/moby/client"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/ostset/ostset/engine"
 )
@@ -27,34 +29,50 @@ import (
 // labels; which of them the state directory owns is the engine's to decide.
 // A replica that is not ready is inspected to say why (Replica.NotReady).
 func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
+	ctx, cancel := r.bound(ctx, 0)
+	defer cancel()
+	// The calls overlap: the volume list beside the container list, and the
+	// inspections the list calls for beside each other. A pass's observation
+	// is between a Docker event and the create that answers it.
+	var volumes []engine.Volume
+	vols := errgroup.Group{}
+	vols.Go(func() (err error) {
+		volumes, err = r.listVolumes(ctx, set)
+		return err
+	})
 	list, err := r.cli.ContainerList(ctx, client.ContainerListOptions{All: true})
 	if err != nil {
+		_ = vols.Wait()
 		return engine.Observed{}, fmt.Errorf("observe set %s: list containers: %w", set, err)
 	}
 	var obs engine.Observed
 	for _, c := range list.Items {
 		classify(&obs, set, opts.Network, c)
 	}
-	if obs.Inits, err = r.refreshInits(ctx, obs.Inits); err != nil {
-		return engine.Observed{}, fmt.Errorf("observe set %s: %w", set, err)
-	}
-	if opts.Timings {
-		for i := range obs.Replicas {
-			if err := r.fillReadySince(ctx, &obs.Replicas[i]); err != nil {
-				return engine.Observed{}, fmt.Errorf("observe set %s: %w", set, err)
-			}
-		}
-	}
+	g := errgroup.Group{}
+	g.SetLimit(4)
+	g.Go(func() (err error) {
+		obs.Inits, err = r.refreshInits(ctx, obs.Inits)
+		return err
+	})
 	for i := range obs.Replicas {
-		if !obs.Replicas[i].Ready() {
-			if err := r.fillNotReady(ctx, &obs.Replicas[i], opts.Logs); err != nil {
-				return engine.Observed{}, fmt.Errorf("observe set %s: %w", set, err)
+		rep := &obs.Replicas[i]
+		g.Go(func() error {
+			if opts.Timings {
+				if err := r.fillReadySince(ctx, rep); err != nil {
+					return err
+				}
 			}
-		}
+			if !rep.Ready() {
+				return r.fillNotReady(ctx, rep, opts.Logs)
+			}
+			return nil
+		})
 	}
-	if obs.Volumes, err = r.listVolumes(ctx, set); err != nil {
+	if err := errors.Join(g.Wait(), vols.Wait()); err != nil {
 		return engine.Observed{}, fmt.Errorf("observe set %s: %w", set, err)
 	}
+	obs.Volumes = volumes
 	slices.SortFunc(obs.Replicas, func(a, b engine.Replica) int {
 		return cmp.Or(cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(a.Name, b.Name))
 	})

@@ -22,6 +22,8 @@ const cleanupTimeout = 30 * time.Second
 // whose start fails is removed again, so a failed call leaves no container
 // behind (volumes it created stay: they carry the set label).
 func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+	ctx, cancel := r.bound(ctx, 0)
+	defer cancel()
 	opts, err := createOptions(spec)
 	if err != nil {
 		return engine.CreateResult{}, err
@@ -46,6 +48,9 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (e
 		}
 		created.ID = id
 	} else if err != nil {
+		if cerrdefs.IsNotFound(err) {
+			r.forgetNetwork(spec.Network) // perhaps removed since it was cached: the retry looks again
+		}
 		return engine.CreateResult{}, fmt.Errorf("create container %s: %w", spec.Name, err)
 	}
 	if err := r.ownVolumes(ctx, created.ID, spec, fresh); err != nil {
@@ -126,6 +131,8 @@ func (r *Runtime) discard(ctx context.Context, name, id string, startErr error) 
 
 // StartReplica starts a created or stopped container of the set.
 func (r *Runtime) StartReplica(ctx context.Context, set, id string) error {
+	ctx, cancel := r.bound(ctx, 0)
+	defer cancel()
 	c, err := r.changeable(ctx, "start", set, id)
 	if err != nil {
 		return err
@@ -139,6 +146,8 @@ func (r *Runtime) StartReplica(ctx context.Context, set, id string) error {
 // RemoveReplica stops a container of the set, giving it grace to exit after the
 // stop signal, and removes it. A container already gone is not an error.
 func (r *Runtime) RemoveReplica(ctx context.Context, set, id string, grace time.Duration) error {
+	ctx, cancel := r.bound(ctx, grace)
+	defer cancel()
 	c, err := r.changeable(ctx, "remove", set, id)
 	if cerrdefs.IsNotFound(err) {
 		return nil

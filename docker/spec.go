@@ -40,6 +40,9 @@ func createOptions(spec engine.ReplicaSpec) (client.ContainerCreateOptions, erro
 	if err != nil {
 		return client.ContainerCreateOptions{}, err
 	}
+	if err := volumeOptions(mounts, spec); err != nil {
+		return client.ContainerCreateOptions{}, err
+	}
 	stop := seconds(spec.StopTimeout)
 	cfg := &container.Config{
 		Hostname:     cmp.Or(spec.Hostname, spec.Name),
@@ -170,6 +173,29 @@ func restartPolicy(s string) (container.RestartPolicy, error) {
 		return p, nil
 	}
 	return p, fmt.Errorf("restart policy %q: want no, always, unless-stopped or on-failure[:N]", s)
+}
+
+// volumeOptions gives the mounts of the spec's per-ordinal volumes the labels
+// and driver they are created with, so that a volume that is gone by the time
+// the container is created (removed since it was observed) is created again as
+// ostset would, never without its labels.
+func volumeOptions(mounts []mount.Mount, spec engine.ReplicaSpec) error {
+	for _, vs := range spec.Volumes {
+		labels, err := withLabel(vs.Labels, engine.LabelSet, spec.Set)
+		if err != nil {
+			return fmt.Errorf("volume %s: %w", vs.Name, err)
+		}
+		for i := range mounts {
+			if mounts[i].Type == mount.TypeVolume && mounts[i].Source == vs.Name {
+				opts := &mount.VolumeOptions{Labels: labels}
+				if vs.Driver != "" {
+					opts.DriverConfig = &mount.Driver{Name: vs.Driver, Options: vs.DriverOpts}
+				}
+				mounts[i].VolumeOptions = opts
+			}
+		}
+	}
+	return nil
 }
 
 func mountList(ms []engine.Mount) ([]mount.Mount, error) {

@@ -308,6 +308,30 @@ func TestCreateOptionsInit(t *testing.T) {
 	}
 }
 
+// A per-ordinal volume's mount carries the labels the volume is created with,
+// so a volume removed between the observation and the create comes back
+// labelled, never bare; other mounts are left alone.
+func TestCreateOptionsVolumeLabels(t *testing.T) {
+	spec := engine.ReplicaSpec{Set: "web", Name: "web-1", Image: "sha256:x",
+		Volumes: []engine.VolumeSpec{{Name: "data-web-1", Driver: "local", Labels: map[string]string{engine.LabelClaim: "data", engine.LabelOrdinal: "1"}}},
+		Mounts: []engine.Mount{
+			{Type: "volume", Source: "data-web-1", Target: "/data"},
+			{Type: "volume", Source: "shared", Target: "/shared"},
+		}}
+	opts, err := createOptions(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := opts.HostConfig.Mounts
+	if m[0].VolumeOptions == nil || m[0].VolumeOptions.Labels[engine.LabelSet] != "web" || m[0].VolumeOptions.Labels[engine.LabelClaim] != "data" ||
+		m[0].VolumeOptions.DriverConfig == nil || m[0].VolumeOptions.DriverConfig.Name != "local" {
+		t.Errorf("per-ordinal volume mount %+v", m[0])
+	}
+	if m[1].VolumeOptions != nil {
+		t.Errorf("shared volume mount given options: %+v", m[1].VolumeOptions)
+	}
+}
+
 // Only a container carrying every identity label a create would give it is
 // taken for that create's own: set, ordinal, revision, init container, owner.
 func TestNotCreatedFor(t *testing.T) {

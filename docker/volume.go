@@ -18,6 +18,13 @@ func (r *Runtime) ensureVolumes(ctx context.Context, spec engine.ReplicaSpec) ([
 	var reused []engine.Volume
 	created := map[string]bool{}
 	for _, vs := range spec.Volumes {
+		if vs.Observed != nil && vs.Observed.Name == vs.Name {
+			// Seen with the set's labels by the observation of this pass: not
+			// looked up again. Should it be removed in between, the create makes
+			// it again with its labels (see volumeOptions), not bare.
+			reused = append(reused, *vs.Observed)
+			continue
+		}
 		v, existed, err := r.ensureVolume(ctx, spec.Set, vs)
 		if err != nil {
 			return nil, nil, err
@@ -82,6 +89,8 @@ func checkVolume(ctx context.Context, v volume.Volume, set string, want map[stri
 
 // RemoveVolume removes a volume of the set; one already gone is not an error.
 func (r *Runtime) RemoveVolume(ctx context.Context, set, name string) error {
+	ctx, cancel := r.bound(ctx, 0)
+	defer cancel()
 	res, err := r.cli.VolumeInspect(ctx, name, client.VolumeInspectOptions{})
 	if cerrdefs.IsNotFound(err) {
 		return nil

@@ -114,11 +114,13 @@ func (c *Controller) Pass(ctx context.Context, name string) (Plan, error) {
 // it. planned, if set, sees both before the plan's actions run (not when the
 // plan was thrown away).
 func (c *Controller) pass(ctx context.Context, name string, planned func(State, Plan)) (Plan, State, error) {
+	t := passTimer{start: time.Now()}
 	st, unlock, err := c.Store.lockAndLoad(ctx, name)
 	if err != nil {
 		return Plan{}, st, err
 	}
 	defer unlock()
+	t.mark(&t.locked)
 	if st.Deleting != nil {
 		if err := c.finishDelete(ctx, st); err != nil {
 			return Plan{}, st, err
@@ -132,6 +134,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 	if err != nil {
 		return Plan{}, st, err
 	}
+	t.mark(&t.observed)
 	before, _ := json.Marshal(st)
 	st.rememberReadiness(obs.Replicas)
 	c.initLogs.fill(ctx, c.Runtime, name, &obs)
@@ -149,13 +152,21 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 	if !rolledBack { // a plan thrown away recreates nothing
 		st.noteCrashes(plan.Actions, c.now())
 	}
-	if after, _ := json.Marshal(st); string(after) != string(before) {
-		if err := c.Store.Save(st); err != nil {
-			return plan, st, err
+	t.mark(&t.planned)
+	// The state is saved once, after the actions, still under the lock: no
+	// other process sees it in between, and what a crash in between loses
+	// (readiness times, progress marks, a crash count) the next pass observes
+	// again. Saving first would put a write and two fsyncs between a Docker
+	// event and the create that answers it. A rollback is saved at once: its
+	// plan is thrown away and the next pass must start from it.
+	save := func() error {
+		if after, _ := json.Marshal(st); string(after) != string(before) {
+			return c.Store.Save(st)
 		}
+		return nil
 	}
 	if rolledBack {
-		return plan, st, errReplan
+		return plan, st, errors.Join(save(), errReplan)
 	}
 	if planned != nil {
 		planned(st, plan)
@@ -163,12 +174,25 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 	for _, a := range plan.Actions {
 		c.logger().Info("action", "set", name, "action", a.String())
 	}
-	volumeUse := maps.Clone(st.VolumeUse)
-	err = c.execute(ctx, &st, plan.Actions)
-	if !maps.Equal(volumeUse, st.VolumeUse) {
-		err = errors.Join(err, c.Store.Save(st))
-	}
+	err = c.execute(ctx, &st, plan.Actions, obs.Volumes)
+	t.mark(&t.executed)
+	err = errors.Join(err, save())
+	t.mark(&t.saved)
+	c.logger().Debug("pass", "set", name, "actions", len(plan.Actions), "lock", t.locked, "observe", t.observed,
+		"plan", t.planned, "execute", t.executed, "save", t.saved, "err", err)
 	return plan, st, err
+}
+
+// passTimer records how long each phase of a pass took, for the debug log.
+type passTimer struct {
+	start                                      time.Time
+	locked, observed, planned, executed, saved time.Duration
+}
+
+func (t *passTimer) mark(phase *time.Duration) {
+	now := time.Now()
+	*phase = now.Sub(t.start)
+	t.start = now
 }
 
 // fold folds a plan into the set's state: the current revision, the observed

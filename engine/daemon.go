@@ -3,76 +3,368 @@ package engine
 import (
 	"context"
 	"errors"
+	"os"
 	"sync"
 	"time"
 )
 
-// setLoop is one running per-set controller loop.
-type setLoop struct {
-	name   string
-	cancel context.CancelFunc
+// Daemon keeps every set of the store converged: one Docker event subscription
+// for all sets feeds a work queue keyed by set name, which a few workers drain,
+// one pass per set at a time. Every set is also passed again at least every
+// Resync, the safety net for anything an event did not say, and sooner when
+// its plan asks (minReadySeconds, crash-loop back-off) or its rollout is in
+// progress. Changes other processes make to the state directory wake the set
+// through inotify.
+type Daemon struct {
+	Controller *Controller
+	// Events is the shared subscription; nil means none (resync only).
+	Events EventSource
+	// Workers is how many sets are reconciled at once (default 4).
+	Workers int
+	// Resync is the longest a set goes without a pass (default 30s).
+	Resync time.Duration
+	// Metrics receives what the daemon does; nil records nothing.
+	Metrics DaemonMetrics
+
+	q       *workQueue
+	mu      sync.Mutex
+	sets    map[string]*setState
+	watched *stateWatch
 }
 
-// RunAll keeps every set of the store converged until ctx ends: one loop per set,
-// started when the set appears in the store and stopped when it is deleted.
-func (c *Controller) RunAll(ctx context.Context) error {
+// DaemonMetrics is told what the daemon does, for monitoring.
+type DaemonMetrics interface {
+	// Pass: a pass of set ended, with the plan it executed (zero on error).
+	Pass(set string, plan Plan, err error)
+	// Reacted: a replica create that a Docker event led to returned, d after
+	// the daemon saw the event.
+	Reacted(d time.Duration)
+	// RuntimeError: a call to the container engine failed (op: observe, create, events, …).
+	RuntimeError(op string)
+	// Forget: the set is gone from the store.
+	Forget(set string)
+}
+
+// setState is what the daemon keeps per set between passes.
+type setState struct {
+	progress progress
+	backoff  time.Duration
+	hold     time.Time // no pass before this (backoff after a failure)
+	seen     time.Time // earliest event not yet answered by a pass
+}
+
+const (
+	defaultResync  = 30 * time.Second
+	defaultWorkers = 4
+	// eventBackoffMax bounds the wait between attempts to reopen the event stream.
+	eventBackoffMax = 30 * time.Second
+)
+
+// Run runs the daemon until ctx ends. A pass in flight when ctx ends is
+// finished (its Docker calls are bounded by the runtime's own timeouts), then
+// Run returns nil.
+func (d *Daemon) Run(ctx context.Context) error {
+	c := d.Controller
+	d.q = newWorkQueue()
+	d.sets = map[string]*setState{}
+	if d.Metrics != nil {
+		c.Runtime = instrumented{Runtime: c.Runtime, m: d.Metrics}
+	}
+	w, err := newStateWatch(c.Store)
+	if err != nil {
+		return err
+	}
+	d.watched = w
+	c.Store.Saved = w.saved
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	if err := w.run(wctx, d.stateChanged, func(err error) { c.logger().Warn("state directory watch", "err", err) }); err != nil {
+		return err
+	}
+
+	go d.q.runLater()
 	var wg sync.WaitGroup
-	defer wg.Wait()
-	loops := map[string]*setLoop{}
-	defer func() {
-		for _, l := range loops {
-			l.cancel()
-		}
-	}()
-	finished := make(chan *setLoop)
-	tick := time.NewTicker(c.poll())
-	defer tick.Stop()
-	for {
-		if names, err := c.Store.List(); err != nil {
-			// The running loops go on; the list is read again at the next tick.
-			c.logger().Error("list sets", "err", err)
-		} else {
-			c.syncLoops(ctx, &wg, loops, names, finished)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case l := <-finished:
-			if loops[l.name] == l { // a set deleted and made again has a new loop
-				delete(loops, l.name)
-			}
-			l.cancel()
-		case <-tick.C:
-		}
+	for range cmpOr(d.Workers, defaultWorkers) {
+		wg.Go(func() { d.work(ctx) })
+	}
+	d.resyncAll()
+	if d.Events != nil {
+		wg.Go(func() { d.watchEvents(ctx) })
+	}
+	c.logger().Info("daemon started", "stateDir", c.Store.Dir, "workers", cmpOr(d.Workers, defaultWorkers), "resync", d.resync())
+	<-ctx.Done()
+	c.logger().Info("daemon stopping: finishing the passes in flight")
+	d.q.shutDown()
+	wg.Wait()
+	return nil
+}
+
+func cmpOr[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+func (d *Daemon) resync() time.Duration { return cmpOr(d.Resync, defaultResync) }
+
+// resyncAll queues every set of the store.
+func (d *Daemon) resyncAll() {
+	names, err := d.Controller.Store.List()
+	if err != nil {
+		d.Controller.logger().Error("list sets", "err", err)
+		return
+	}
+	for _, n := range names {
+		d.q.add(n)
 	}
 }
 
-// syncLoops starts a loop for each new set and stops the loops of deleted ones.
-func (c *Controller) syncLoops(ctx context.Context, wg *sync.WaitGroup, loops map[string]*setLoop, names []string, finished chan<- *setLoop) {
-	want := map[string]bool{}
-	for _, name := range names {
-		want[name] = true
-		if _, ok := loops[name]; ok {
+func (d *Daemon) stateChanged(name string) {
+	if name == "" {
+		d.resyncAll()
+		return
+	}
+	d.Controller.logger().Debug("state file changed", "set", name)
+	d.q.add(name)
+}
+
+// watchEvents keeps the shared event subscription open, reopening it with
+// back-off when it fails. Events are missed while it is down, so every set is
+// resynced each time it opens.
+func (d *Daemon) watchEvents(ctx context.Context) {
+	log := d.Controller.logger()
+	backoff := time.Duration(0)
+	for ctx.Err() == nil {
+		events, err := d.Events.WatchSets(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			backoff = nextBackoff(backoff, eventBackoffMax)
+			d.runtimeError("events")
+			log.Warn("docker events unavailable", "err", err, "retryIn", backoff)
+			if !sleepCtx(ctx, backoff) {
+				return
+			}
 			continue
 		}
-		lctx, cancel := context.WithCancel(ctx)
-		l := &setLoop{name: name, cancel: cancel}
-		loops[name] = l
-		wg.Go(func() {
-			err := c.Run(lctx, name)
-			if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, ErrUnknownSet) {
-				c.emit(name, "", "controller stopped: %s", err)
-			}
-			select {
-			case finished <- l:
-			case <-ctx.Done():
-			}
-		})
-	}
-	for name, l := range loops {
-		if !want[name] {
-			l.cancel()
-			delete(loops, name)
+		log.Info("docker events subscribed; resyncing every set")
+		d.resyncAll()
+		opened := time.Now()
+		if !d.drain(ctx, events) {
+			return
+		}
+		if time.Since(opened) > eventBackoffMax {
+			backoff = 0 // it worked for a while: this is a new failure
+		}
+		backoff = nextBackoff(backoff, eventBackoffMax)
+		d.runtimeError("events")
+		log.Warn("docker event stream ended; reconnecting", "retryIn", backoff)
+		if !sleepCtx(ctx, backoff) {
+			return
 		}
 	}
+}
+
+// drain handles events until the stream ends (true) or ctx does (false).
+func (d *Daemon) drain(ctx context.Context, events <-chan SetEvent) bool {
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case e, ok := <-events:
+			if !ok {
+				return ctx.Err() == nil
+			}
+			d.event(e)
+		}
+	}
+}
+
+func nextBackoff(b, most time.Duration) time.Duration {
+	return min(max(2*b, 500*time.Millisecond), most)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// event queues the set a Docker event is about, remembering when the first
+// event not yet answered by a pass was seen (the reaction time starts there).
+func (d *Daemon) event(e SetEvent) {
+	now := time.Now()
+	if _, err := os.Stat(d.Controller.Store.file(e.Set)); err != nil {
+		return // another state directory's set (a new set of this one comes through the state watch)
+	}
+	d.mu.Lock()
+	s := d.setLocked(e.Set)
+	if s.seen.IsZero() {
+		s.seen = now
+	}
+	d.mu.Unlock()
+	d.Controller.logger().Debug("docker event", "set", e.Set, "container", e.Name, "action", e.Action, "at", e.Time)
+	d.q.add(e.Set)
+}
+
+func (d *Daemon) setLocked(name string) *setState {
+	s, ok := d.sets[name]
+	if !ok {
+		s = &setState{progress: progress{c: d.Controller, set: name}}
+		d.sets[name] = s
+	}
+	return s
+}
+
+func (d *Daemon) runtimeError(op string) {
+	if d.Metrics != nil {
+		d.Metrics.RuntimeError(op)
+	}
+}
+
+func (d *Daemon) work(ctx context.Context) {
+	for {
+		name, ok := d.q.get()
+		if !ok {
+			return
+		}
+		d.process(ctx, name)
+		d.q.done(name)
+	}
+}
+
+// process runs one pass of a set and decides when the set is next due. The
+// worker owns the set's setState while it runs (the queue gives a set to one
+// worker at a time); d.mu guards only the map and the seen time.
+func (d *Daemon) process(ctx context.Context, name string) {
+	c := d.Controller
+	now := time.Now()
+	d.mu.Lock()
+	s := d.setLocked(name)
+	if now.Before(s.hold) { // failing: events do not make it retry sooner
+		d.mu.Unlock()
+		d.q.addAfter(name, s.hold.Sub(now))
+		return
+	}
+	seen := s.seen
+	s.seen = time.Time{}
+	d.mu.Unlock()
+
+	// A pass that has begun is finished even if the daemon is asked to stop.
+	pctx := context.WithoutCancel(ctx)
+	if !seen.IsZero() {
+		pctx = context.WithValue(pctx, eventSeenKey{}, seen)
+	}
+	plan, st, err := c.pass(pctx, name, func(_ State, plan Plan) { s.progress.observed(plan) })
+	if d.Metrics != nil && !errors.Is(err, errReplan) {
+		d.Metrics.Pass(name, plan, err)
+	}
+	switch {
+	case errors.Is(err, errReplan):
+		d.q.add(name)
+	case errors.Is(err, ErrUnknownSet):
+		c.logger().Debug("set gone", "set", name)
+		d.mu.Lock()
+		delete(d.sets, name)
+		d.mu.Unlock()
+		if d.Metrics != nil {
+			d.Metrics.Forget(name)
+		}
+	case err != nil:
+		s.backoff = nextBackoff(s.backoff, 10*time.Second)
+		s.hold = time.Now().Add(s.backoff)
+		c.logger().Warn("pass failed", "set", name, "err", err, "retryIn", s.backoff)
+		s.progress.failed(err, s.backoff)
+		d.q.addAfter(name, s.backoff)
+	default:
+		s.backoff, s.hold, s.progress.lastErr = 0, time.Time{}, ""
+		d.q.addAfter(name, d.nextPass(plan, st))
+	}
+}
+
+// nextPass is how long a set may wait for its next pass without an event: at
+// once after a pass that acted (it re-observes), at the time its plan asks for,
+// every poll interval while its rollout is in progress (so the progress
+// deadline counts watched time, see TrackProgress), else Resync.
+func (d *Daemon) nextPass(plan Plan, st State) time.Duration {
+	if len(plan.Actions) > 0 {
+		return 0
+	}
+	next := d.resync()
+	if !plan.Complete && !st.Paused {
+		next = min(next, d.Controller.poll())
+	}
+	if !plan.RequeueAt.IsZero() {
+		next = min(next, max(time.Until(plan.RequeueAt), 10*time.Millisecond))
+	}
+	return next
+}
+
+// eventSeenKey carries, in a pass's context, when the daemon saw the event the
+// pass answers.
+type eventSeenKey struct{}
+
+// instrumented reports failed runtime calls and reaction times to metrics.
+type instrumented struct {
+	Runtime
+	m DaemonMetrics
+}
+
+func (r instrumented) count(op string, err error) {
+	if err != nil && !errors.Is(err, context.Canceled) {
+		r.m.RuntimeError(op)
+	}
+}
+
+func (r instrumented) Observe(ctx context.Context, set string, opts ObserveOptions) (Observed, error) {
+	obs, err := r.Runtime.Observe(ctx, set, opts)
+	r.count("observe", err)
+	return obs, err
+}
+
+func (r instrumented) CreateReplica(ctx context.Context, spec ReplicaSpec) (CreateResult, error) {
+	res, err := r.Runtime.CreateReplica(ctx, spec)
+	r.count("create", err)
+	if seen, ok := ctx.Value(eventSeenKey{}).(time.Time); ok && err == nil && spec.Labels[LabelInit] == "" {
+		r.m.Reacted(time.Since(seen))
+	}
+	return res, err
+}
+
+func (r instrumented) StartReplica(ctx context.Context, set, id string) error {
+	err := r.Runtime.StartReplica(ctx, set, id)
+	r.count("start", err)
+	return err
+}
+
+func (r instrumented) RemoveReplica(ctx context.Context, set, id string, grace time.Duration) error {
+	err := r.Runtime.RemoveReplica(ctx, set, id, grace)
+	r.count("remove", err)
+	return err
+}
+
+func (r instrumented) RemoveVolume(ctx context.Context, set, name string) error {
+	err := r.Runtime.RemoveVolume(ctx, set, name)
+	r.count("remove_volume", err)
+	return err
+}
+
+func (r instrumented) EnsureNetwork(ctx context.Context, name string) (string, error) {
+	id, err := r.Runtime.EnsureNetwork(ctx, name)
+	r.count("network", err)
+	return id, err
+}
+
+func (r instrumented) RemoveNetwork(ctx context.Context, name string) (bool, error) {
+	ok, err := r.Runtime.RemoveNetwork(ctx, name)
+	r.count("remove_network", err)
+	return ok, err
 }

@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"context"
+	"maps"
+	"sync"
 	"testing"
 	"time"
 
@@ -9,40 +11,223 @@ import (
 	"github.com/ostset/ostset/engine/enginetest"
 )
 
-// The daemon picks up a set added to the store, heals it, and stops with ctx.
-func TestRunAllConvergesNewSetsAndHeals(t *testing.T) {
-	rt := enginetest.New()
-	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}, Poll: 5 * time.Millisecond}
+// events is a fake engine.EventSource: the test sends events, cuts the stream
+// (the channel closes, as when Docker restarts) and lets it reopen.
+type events struct {
+	mu     sync.Mutex
+	ch     chan engine.SetEvent
+	down   bool
+	opened int
+}
+
+func (e *events) WatchSets(ctx context.Context) (<-chan engine.SetEvent, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.down {
+		return nil, context.DeadlineExceeded // any error: the engine does not answer
+	}
+	e.ch = make(chan engine.SetEvent, 16)
+	e.opened++
+	return e.ch, nil
+}
+
+func (e *events) send(ev engine.SetEvent) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.ch <- ev
+}
+
+func (e *events) cut() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.down = true
+	close(e.ch)
+}
+
+func (e *events) restore() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.down = false
+}
+
+func (e *events) subscriptions() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.opened
+}
+
+// startDaemon runs a daemon whose safety nets (resync, rollout poll) are an
+// hour away, so that only what the test exercises can make a pass.
+func startDaemon(t *testing.T, rt *enginetest.Runtime, ev engine.EventSource) (*engine.Controller, *countMetrics, func()) {
+	t.Helper()
+	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}, Poll: time.Hour}
+	m := &countMetrics{}
+	d := &engine.Daemon{Controller: c, Events: ev, Resync: time.Hour, Metrics: m}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
-	go func() { done <- c.RunAll(ctx) }()
-
-	apply(t, c.Store, 2, "v1")
-	running := func() map[string]string { // name -> ID
-		obs, _ := rt.Observe(ctx, "web", engine.ObserveOptions{})
-		ids := map[string]string{}
-		for _, r := range obs.Replicas {
-			if r.State == engine.StateRunning {
-				ids[r.Name] = r.ID
+	go func() { done <- d.Run(ctx) }()
+	return c, m, func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Run: %v", err)
 			}
+		case <-time.After(10 * time.Second):
+			t.Error("the daemon did not stop with its context")
 		}
-		return ids
-	}
-	awaitCondition(t, func() bool { return len(running()) == 2 })
-	crashed := running()["web-1"]
-	rt.Exit("web-1")
-	awaitCondition(t, func() bool { id := running()["web-1"]; return id != "" && id != crashed })
-
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("RunAll: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("RunAll did not stop with its context")
 	}
 }
+
+func running(rt *enginetest.Runtime) map[string]string { // name -> ID
+	obs, _ := rt.Observe(context.Background(), "web", engine.ObserveOptions{})
+	ids := map[string]string{}
+	for _, r := range obs.Replicas {
+		if r.State == engine.StateRunning {
+			ids[r.Name] = r.ID
+		}
+	}
+	return ids
+}
+
+// A set written to the store by another process is picked up through the
+// state directory watch, and a later change to it (a scale) too: with the
+// resync an hour away, nothing else would make a pass.
+func TestDaemonPicksUpStateChanges(t *testing.T) {
+	rt := enginetest.New()
+	c, _, stop := startDaemon(t, rt, nil)
+	defer stop()
+	other := engine.Store{Dir: c.Store.Dir} // another process: not the daemon's own writes
+	apply(t, other, 2, "v1")
+	awaitCondition(t, func() bool { return len(running(rt)) == 2 })
+	apply(t, other, 3, "v1")
+	awaitCondition(t, func() bool { return len(running(rt)) == 3 })
+}
+
+// A Docker event about a set makes a pass at once.
+func TestDaemonReactsToEvents(t *testing.T) {
+	rt := enginetest.New()
+	ev := &events{}
+	c, m, stop := startDaemon(t, rt, ev)
+	defer stop()
+	apply(t, engine.Store{Dir: c.Store.Dir}, 2, "v1")
+	awaitCondition(t, func() bool { return m.get().complete && ev.subscriptions() == 1 })
+	// Another state directory's set shares the engine: its events make no pass.
+	ev.send(engine.SetEvent{Set: "other", Name: "other-0", Action: "die"})
+	crashed := running(rt)["web-1"]
+	rt.Exit("web-1")
+	ev.send(engine.SetEvent{Set: "web", Name: "web-1", Action: "die"})
+	awaitCondition(t, func() bool { id := running(rt)["web-1"]; return id != "" && id != crashed })
+	if n := m.get().bySet["other"]; n != 0 {
+		t.Errorf("%d passes of a set the store does not hold", n)
+	}
+}
+
+// Events missed while the stream was down are made up for: the daemon
+// re-subscribes and passes every set once the stream is back.
+func TestDaemonResyncsAfterReconnect(t *testing.T) {
+	rt := enginetest.New()
+	ev := &events{}
+	c, m, stop := startDaemon(t, rt, ev)
+	defer stop()
+	apply(t, engine.Store{Dir: c.Store.Dir}, 2, "v1")
+	awaitCondition(t, func() bool { return m.get().complete && ev.subscriptions() == 1 }) // no pass is due for an hour
+	ev.cut()
+	crashed := running(rt)["web-0"]
+	rt.Exit("web-0") // its event is lost: the stream is down
+	time.Sleep(50 * time.Millisecond)
+	ev.restore()
+	awaitCondition(t, func() bool { id := running(rt)["web-0"]; return id != "" && id != crashed })
+	if n := ev.subscriptions(); n != 2 {
+		t.Errorf("%d subscriptions, want 2", n)
+	}
+}
+
+// A set that fails is retried with back-off, and an event does not make it
+// retry sooner.
+func TestDaemonBacksOffOnFailure(t *testing.T) {
+	rt := enginetest.New()
+	rt.FailCreate = 1
+	ev := &events{}
+	m := &countMetrics{}
+	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}, Poll: time.Hour}
+	d := &engine.Daemon{Controller: c, Events: ev, Resync: time.Hour, Metrics: m}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- d.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	apply(t, engine.Store{Dir: c.Store.Dir}, 1, "v1")
+	awaitCondition(t, func() bool { return m.get().errors == 1 && ev.subscriptions() == 1 })
+	failedAt := time.Now()
+	for range 5 {
+		ev.send(engine.SetEvent{Set: "web", Action: "die"})
+	}
+	awaitCondition(t, func() bool { return len(running(rt)) == 1 })
+	if took := time.Since(failedAt); took < 400*time.Millisecond {
+		t.Errorf("retried %s after the failure, before the back-off (500ms)", took)
+	}
+	if got := m.get(); got.errors != 1 || got.failedPasses != 1 {
+		t.Errorf("metrics %+v, want one create error and one failed pass", got)
+	}
+}
+
+// The daemon stops with its context.
+func TestDaemonStops(t *testing.T) {
+	_, _, stop := startDaemon(t, enginetest.New(), &events{})
+	stop()
+}
+
+type countMetrics struct {
+	mu sync.Mutex
+	c  counts
+}
+
+type counts struct {
+	passes, failedPasses, errors, reactions int
+	bySet                                   map[string]int
+	complete                                bool // the last pass found the rollout complete
+}
+
+func (m *countMetrics) get() counts {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := m.c
+	c.bySet = maps.Clone(m.c.bySet)
+	return c
+}
+
+func (m *countMetrics) Pass(set string, plan engine.Plan, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.c.passes++
+	if m.c.bySet == nil {
+		m.c.bySet = map[string]int{}
+	}
+	m.c.bySet[set]++
+	m.c.complete = err == nil && plan.Complete && len(plan.Actions) == 0
+	if err != nil {
+		m.c.failedPasses++
+	}
+}
+
+func (m *countMetrics) Reacted(time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.c.reactions++
+}
+
+func (m *countMetrics) RuntimeError(string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.c.errors++
+}
+
+func (m *countMetrics) Forget(string) {}
 
 // awaitCondition polls cond until it holds, failing after a generous deadline.
 func awaitCondition(t *testing.T, cond func() bool) {

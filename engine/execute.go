@@ -20,8 +20,9 @@ const parallelLimit = 4
 
 // execute applies a plan's actions. It makes no decisions: OrderedReady plans hold
 // one replica step, Parallel plans run concurrently. It records in st which
-// volumes were handed over or released.
-func (c *Controller) execute(ctx context.Context, st *State, actions []Action) error {
+// volumes were handed over or released. observed are the set's own volumes as
+// the pass observed them (see VolumeSpec.Observed).
+func (c *Controller) execute(ctx context.Context, st *State, actions []Action, observed []Volume) error {
 	if len(actions) == 0 {
 		return nil
 	}
@@ -36,7 +37,7 @@ func (c *Controller) execute(ctx context.Context, st *State, actions []Action) e
 	errs := make([]error, len(actions))
 	for i, a := range actions {
 		g.Go(func() error {
-			errs[i] = c.apply(gctx, st, &mu, a)
+			errs[i] = c.apply(gctx, st, &mu, a, observed)
 			return nil
 		})
 	}
@@ -44,7 +45,7 @@ func (c *Controller) execute(ctx context.Context, st *State, actions []Action) e
 	return errors.Join(errs...)
 }
 
-func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Action) error {
+func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Action, observed []Volume) error {
 	set := st.Spec.Name
 	switch a.Kind {
 	case ActCreate:
@@ -58,6 +59,11 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Act
 		}
 		if err != nil {
 			return err
+		}
+		for i, vs := range spec.Volumes {
+			if j := slices.IndexFunc(observed, func(v Volume) bool { return v.Name == vs.Name }); j >= 0 {
+				spec.Volumes[i].Observed = &observed[j]
+			}
 		}
 		began := c.now()
 		res, err := c.Runtime.CreateReplica(ctx, spec)
@@ -263,9 +269,9 @@ func (c *Controller) Recreate(ctx context.Context, name string, ordinals []int) 
 		}
 	}
 	volumeUse := maps.Clone(st.VolumeUse)
-	err = c.execute(ctx, &st, inits)
+	err = c.execute(ctx, &st, inits, nil)
 	if err == nil {
-		err = c.execute(ctx, &st, actions)
+		err = c.execute(ctx, &st, actions, nil)
 	}
 	if !maps.Equal(volumeUse, st.VolumeUse) {
 		err = errors.Join(err, c.Store.Save(st))

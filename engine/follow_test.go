@@ -92,7 +92,7 @@ func (r *recorder) has(prefix string) bool {
 
 // startDaemon runs a daemon on the store, recording its events as another
 // process's, until the test ends.
-func startDaemon(t *testing.T, rt engine.Runtime, store engine.Store, pid int) {
+func runDaemonAs(t *testing.T, rt engine.Runtime, store engine.Store, pid int) {
 	t.Helper()
 	release, err := store.HoldDaemon()
 	if err != nil {
@@ -102,7 +102,7 @@ func startDaemon(t *testing.T, rt engine.Runtime, store engine.Store, pid int) {
 	engine.SetPID(d, pid)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { _ = d.RunAll(ctx); close(done) }()
+	go func() { _ = (&engine.Daemon{Controller: d, Resync: 20 * time.Millisecond}).Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done; release() })
 }
 
@@ -111,7 +111,7 @@ func TestFollowReportsTheDaemonsRolloutWithoutActing(t *testing.T) {
 	rt := enginetest.New()
 	store := engine.Store{Dir: t.TempDir()}
 	daemonPID := os.Getpid() + 1
-	startDaemon(t, rt, store, daemonPID)
+	runDaemonAs(t, rt, store, daemonPID)
 
 	after, err := store.EventSeq("web")
 	if err != nil {

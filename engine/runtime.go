@@ -178,6 +178,10 @@ type VolumeSpec struct {
 	// RootOwner, if set, is given to the volume's root directory while the
 	// volume is new: created by this call, or still empty.
 	RootOwner *FileOwner
+	// Observed is the volume as the pass that asks for the create observed it,
+	// carrying the set's labels and owned by the state directory; nil if it was
+	// not there. CreateReplica may take it as it is rather than look it up again.
+	Observed *Volume
 }
 
 // FileOwner is a numeric user and group.
@@ -228,4 +232,22 @@ type Runtime interface {
 type CreateResult struct {
 	ID            string
 	ReusedVolumes []Volume
+}
+
+// SetEvent is one Docker event about a container that carries a set's label.
+type SetEvent struct {
+	Set    string
+	Name   string // the container's name
+	Action string // as Docker names it: create, destroy, die, "health_status: healthy", …
+	// Time is when Docker says it happened.
+	Time time.Time
+}
+
+// EventSource streams the container events of every set on one subscription:
+// what the daemon watches, instead of one subscription per set.
+type EventSource interface {
+	// WatchSets opens the subscription; it is open when WatchSets returns, so
+	// nothing that happens afterwards is missed. The channel is closed when ctx
+	// ends or the stream fails (the engine restarted, the connection dropped).
+	WatchSets(ctx context.Context) (<-chan SetEvent, error)
 }

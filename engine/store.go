@@ -160,6 +160,11 @@ type Store struct {
 	Dir string
 	// Waiting, if set, is told once per lock wait who holds the lock.
 	Waiting func(msg string)
+	// Saved, if set, is told of each state file this process writes, before
+	// it is renamed into place: the daemon watches the state directory for
+	// changes made by other processes and tells its own writes apart by the
+	// file's identity.
+	Saved func(name string, file os.FileInfo)
 }
 
 func (s Store) file(name string) string { return filepath.Join(s.Dir, "sets", name+".json") }
@@ -194,7 +199,11 @@ func (s Store) Save(st State) error {
 	}
 	data, err := json.MarshalIndent(st, "", "  ")
 	if err == nil {
-		err = writeFileAtomic(path, data)
+		var renaming func(os.FileInfo)
+		if s.Saved != nil {
+			renaming = func(fi os.FileInfo) { s.Saved(st.Spec.Name, fi) }
+		}
+		err = writeFileAtomicTold(path, data, renaming)
 	}
 	if err != nil {
 		return fmt.Errorf("save state of %s: %w", st.Spec.Name, err)

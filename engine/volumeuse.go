@@ -93,6 +93,12 @@ func (st *State) keptUse(kept []Volume) map[string]VolumeUse {
 // file renamed over it, then syncs the directory, creating it (0700) if need
 // be: a crash leaves the old file or the new one.
 func writeFileAtomic(path string, data []byte) error {
+	return writeFileAtomicTold(path, data, nil)
+}
+
+// writeFileAtomicTold is writeFileAtomic that tells renaming, if set, which file
+// is about to replace path, before it does.
+func writeFileAtomicTold(path string, data []byte, renaming func(os.FileInfo)) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
@@ -107,6 +113,12 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil && renaming != nil {
+		var fi os.FileInfo
+		if fi, err = os.Stat(tmp.Name()); err == nil {
+			renaming(fi)
+		}
 	}
 	if err == nil {
 		err = os.Rename(tmp.Name(), path)

@@ -8,14 +8,11 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // followSpec is a set whose replicas have no healthcheck (the image's is
@@ -25,34 +22,6 @@ func followSpec(replicas int) string {
 	spec := scaledSpec(replicas, "")
 	i, j := strings.Index(spec, "  healthcheck:"), strings.Index(spec, "volumeClaimTemplates:")
 	return spec[:i] + "  healthcheck:\n    test: [\"NONE\"]\n" + spec[j:]
-}
-
-// startDaemon runs `ostset daemon` on the test's state directory until the test
-// ends, and returns it once it holds the state directory.
-func (h *harness) startDaemon() *exec.Cmd {
-	h.t.Helper()
-	d := exec.Command(ostsetBin, "daemon")
-	d.Env = append(os.Environ(), "OSTSET_STATE_DIR="+h.stateDir)
-	var out bytes.Buffer
-	d.Stdout, d.Stderr = &out, &out
-	if err := d.Start(); err != nil {
-		h.t.Fatal(err)
-	}
-	h.t.Cleanup(func() {
-		_ = d.Process.Signal(syscall.SIGTERM)
-		_ = d.Wait()
-	})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		b, _ := os.ReadFile(filepath.Join(h.stateDir, "daemon.lock"))
-		if string(b) == strconv.Itoa(d.Process.Pid) {
-			return d
-		}
-		if time.Now().After(deadline) {
-			h.t.Fatalf("the daemon did not take the state directory:\n%s", out.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // progressLines are the lines of a command's output that do not depend on how
@@ -82,7 +51,7 @@ func TestUpFollowsTheDaemon(t *testing.T) {
 	driven := alone.mustOstset("up", "-f", alone.writeSpec(followSpec(2), imageV1))
 
 	h := newHarness(t)
-	d := h.startDaemon()
+	d := h.startDaemon(nil).cmd
 	r := h.mustOstset("up", "-f", h.writeSpec(followSpec(2), imageV1))
 	if want := "following the rollout that the daemon (pid " + strconv.Itoa(d.Process.Pid) + ") drives"; !strings.Contains(r.stdout, want) {
 		t.Errorf("up does not say that it follows the daemon:\n%s", r)
@@ -115,7 +84,7 @@ func TestUpFollowsTheDaemon(t *testing.T) {
 // dies.
 func TestFollowerTakesOverFromADeadDaemon(t *testing.T) {
 	h := newHarness(t)
-	d := h.startDaemon()
+	d := h.startDaemon(nil).cmd
 	h.mustOstset("up", "-f", h.writeSpec(followSpec(2), imageV1))
 	before := h.revisions()
 

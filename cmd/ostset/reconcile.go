@@ -29,26 +29,6 @@ func newReconcileCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-func newDaemonCmd(a *app) *cobra.Command {
-	return &cobra.Command{
-		Use:   "daemon",
-		Short: "Run the controller continuously for every set, reacting to Docker events",
-		Args:  exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := a.controller()
-			if err != nil {
-				return err
-			}
-			release, err := a.store().HoldDaemon()
-			if err != nil {
-				return err
-			}
-			defer release()
-			return c.RunAll(cmd.Context())
-		},
-	}
-}
-
 func newVersionCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",

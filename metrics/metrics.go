@@ -1,0 +1,179 @@
+// Package metrics serves the daemon's Prometheus metrics (/metrics) and its
+// health check (/healthz). It implements engine.DaemonMetrics.
+package metrics
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/ostset/ostset/engine"
+)
+
+// Daemon holds the daemon's metrics on a registry of its own.
+type Daemon struct {
+	Registry   *prometheus.Registry
+	reconciles *prometheus.CounterVec
+	actions    *prometheus.CounterVec
+	reaction   prometheus.Histogram
+	errors     *prometheus.CounterVec
+	sets       *prometheus.GaugeVec
+	replicas   *prometheus.GaugeVec
+
+	mu       sync.Mutex
+	setState map[string]string // set -> its state label
+}
+
+var _ engine.DaemonMetrics = (*Daemon)(nil)
+
+// Set states, the values of ostset_sets' state label.
+const (
+	SetConverged   = "converged"   // the last pass found the rollout complete
+	SetProgressing = "progressing" // a rollout or a repair is under way
+	SetFailing     = "failing"     // the last pass failed (it is retried with back-off)
+)
+
+// New makes the metrics, with Go and process collectors.
+func New() *Daemon {
+	d := &Daemon{
+		Registry: prometheus.NewRegistry(),
+		reconciles: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ostset_reconciles_total",
+			Help: "Reconcile passes, by set and result (ok or error).",
+		}, []string{"set", "result"}),
+		actions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ostset_actions_total",
+			Help: "Actions the daemon carried out (or tried to), by kind.",
+		}, []string{"kind"}),
+		reaction: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "ostset_reaction_seconds",
+			Help:    "From a Docker event seen by the daemon to the return of the replica create it led to.",
+			Buckets: []float64{.01, .025, .05, .075, .1, .15, .25, .5, 1, 2.5, 5, 10},
+		}),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ostset_docker_errors_total",
+			Help: "Failed calls to the Docker engine, by operation.",
+		}, []string{"op"}),
+		sets: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "ostset_sets",
+			Help: "Sets by state (converged, progressing, failing) as of their last pass.",
+		}, []string{"state"}),
+		replicas: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "ostset_replicas",
+			Help: "Replicas by set and state (ready, not_ready, missing) as of the set's last successful pass.",
+		}, []string{"set", "state"}),
+		setState: map[string]string{},
+	}
+	for _, s := range []string{SetConverged, SetProgressing, SetFailing} {
+		d.sets.WithLabelValues(s) // every state is present, at 0
+	}
+	// Series that exist from the start at 0, so that a rate() has a start.
+	for _, k := range []engine.ActionKind{engine.ActCreate, engine.ActStart, engine.ActDelete, engine.ActDeleteVolume, engine.ActCreateInit, engine.ActDeleteInit} {
+		d.actions.WithLabelValues(k.String())
+	}
+	for _, op := range []string{"events", "observe", "create", "start", "remove"} {
+		d.errors.WithLabelValues(op)
+	}
+	d.Registry.MustRegister(d.reconciles, d.actions, d.reaction, d.errors, d.sets, d.replicas,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return d
+}
+
+// Pass implements engine.DaemonMetrics.
+func (d *Daemon) Pass(set string, plan engine.Plan, err error) {
+	if err != nil {
+		d.reconciles.WithLabelValues(set, "error").Inc()
+		d.setSet(set, SetFailing)
+		return
+	}
+	d.reconciles.WithLabelValues(set, "ok").Inc()
+	for _, a := range plan.Actions {
+		d.actions.WithLabelValues(a.Kind.String()).Inc()
+	}
+	state := SetProgressing
+	if plan.Complete {
+		state = SetConverged
+	}
+	d.setSet(set, state)
+	ready, notReady := 0, 0
+	for _, c := range plan.Status.Containers {
+		if c.Ready {
+			ready++
+		} else {
+			notReady++
+		}
+	}
+	d.replicas.WithLabelValues(set, "ready").Set(float64(ready))
+	d.replicas.WithLabelValues(set, "not_ready").Set(float64(notReady))
+	d.replicas.WithLabelValues(set, "missing").Set(float64(max(plan.Status.Replicas-ready-notReady, 0)))
+}
+
+func (d *Daemon) setSet(set, state string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if old, ok := d.setState[set]; ok {
+		d.sets.WithLabelValues(old).Dec()
+	}
+	d.setState[set] = state
+	d.sets.WithLabelValues(state).Inc()
+}
+
+// Reacted implements engine.DaemonMetrics.
+func (d *Daemon) Reacted(t time.Duration) { d.reaction.Observe(t.Seconds()) }
+
+// RuntimeError implements engine.DaemonMetrics.
+func (d *Daemon) RuntimeError(op string) { d.errors.WithLabelValues(op).Inc() }
+
+// Forget implements engine.DaemonMetrics.
+func (d *Daemon) Forget(set string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if old, ok := d.setState[set]; ok {
+		d.sets.WithLabelValues(old).Dec()
+		delete(d.setState, set)
+	}
+	d.replicas.DeletePartialMatch(prometheus.Labels{"set": set})
+	d.reconciles.DeletePartialMatch(prometheus.Labels{"set": set})
+}
+
+// Handler serves /metrics and /healthz.
+func (d *Daemon) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(d.Registry, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	return mux
+}
+
+// Serve listens on addr (HOST:PORT) and serves Handler until ctx ends. It
+// returns once it listens, with the address it listens on (useful with port 0).
+func (d *Daemon) Serve(ctx context.Context, addr string) (net.Addr, <-chan error, error) {
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
+	if err != nil {
+		return nil, nil, err
+	}
+	srv := &http.Server{Handler: d.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() {
+		err := srv.Serve(ln)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		done <- err
+	}()
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	return ln.Addr(), done, nil
+}

@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# How fast `ostset daemon` heals a replica removed behind its back, next to the floor program
+# (bench/floor, mode react: on Docker's `destroy` event, one ContainerCreate and one
+# ContainerStart with the same configuration, nothing else), and what the daemon costs idle.
+# Run by `make bench`; the results are written up in docs/benchmarks.md ("Daemon").
+#
+#   scripts/bench-daemon.sh         reaction (BENCH_REMOVALS removals per side), then idle cost
+#
+# Reaction: two 5-replica sets of BENCH_IMAGE with the same template (healthcheck every 1 s, a
+# volume per ordinal), one kept by `ostset daemon`, the other by `floor react`, each with its own
+# state directory. Then BENCH_REMOVALS times, alternating: `docker rm -f` of a random replica of
+# the daemon's set, wait until it is back and running; the same on the floor's set. The latency of
+# one removal is read from Docker's own event timestamps: `destroy` of the container to the next
+# `create` of the same name. Prints p50 and p99 of each side and their ratios.
+#
+# Idle: BENCH_IDLE_SETS sets (default 10) of 10 replicas with a healthcheck every 10 s, kept by the
+# daemon (`up --wait=false`: the daemon creates them); once all are healthy, the daemon's CPU time (utime + stime in /proc/PID/stat) over
+# BENCH_IDLE_SECONDS (default 60) as a percentage of one core, and its RSS (VmRSS).
+#
+# Everything is named after bd-<random> and labelled (io.ostset.set), and removed on exit, failure
+# or interrupt included; nothing else on the engine is touched.
+#
+# Environment: BENCH_REMOVALS (25), BENCH_IMAGE (ostset/web:demo), BENCH_IDLE_SETS (10),
+# BENCH_IDLE_SECONDS (60), BENCH_SKIP_IDLE (unset), OSTSET (bin/ostset), DOCKER_HOST as usual.
+set -euo pipefail
+export LC_ALL=C
+
+prog=$(basename "$0")
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+die() { echo "$prog: $*" >&2; exit 1; }
+
+case ${1:-} in
+'') ;;
+-h | --help) sed -n '2,27s/^# \{0,1\}//p' "$0"; exit 0 ;;
+*) echo "usage: $prog (settings come from the environment; see $prog --help)" >&2; exit 2 ;;
+esac
+
+removals=${BENCH_REMOVALS:-25}
+image=${BENCH_IMAGE:-ostset/web:demo}
+idle_sets=${BENCH_IDLE_SETS:-10}
+idle_secs=${BENCH_IDLE_SECONDS:-60}
+ostset=${OSTSET:-$root/bin/ostset}
+[[ $removals =~ ^[1-9][0-9]*$ ]] || die "BENCH_REMOVALS must be a positive integer"
+[[ $idle_sets =~ ^[1-9][0-9]*$ && $idle_secs =~ ^[1-9][0-9]*$ ]] || die "BENCH_IDLE_SETS and BENCH_IDLE_SECONDS must be positive integers"
+[[ -x $ostset ]] || die "$ostset not found: run make build (or make bench)"
+docker version >/dev/null 2>&1 || die "cannot reach the Docker engine${DOCKER_HOST:+ at $DOCKER_HOST}"
+docker image inspect "$image" >/dev/null 2>&1 || die "image $image not found: run make demo-image"
+
+name=bd-$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ostset-bench-daemon.XXXXXX")
+dset=$name-d # kept by the daemon
+fset=$name-f # kept by the floor
+daemon_pid= floor_pid= events_pid=
+
+cleanup() {
+	local status=$? ids
+	trap - EXIT INT TERM
+	set +e
+	[[ -n $daemon_pid ]] && kill -TERM "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null
+	[[ -n $floor_pid ]] && kill -TERM "$floor_pid" 2>/dev/null && wait "$floor_pid" 2>/dev/null
+	[[ -n $events_pid ]] && kill "$events_pid" 2>/dev/null && wait "$events_pid" 2>/dev/null
+	if ((status != 0)) && [[ -s $tmp/daemon.log ]]; then
+		echo "--- daemon log (last lines):" >&2
+		tail -n 20 "$tmp/daemon.log" >&2
+	fi
+	ids=$(docker ps -aq --filter "label=bench.ostset=$name")
+	# shellcheck disable=SC2086 # one ID a word
+	[[ -n $ids ]] && docker rm -f $ids >/dev/null
+	ids=$(docker volume ls -q --filter "label=bench.ostset=$name")
+	for v in $(docker volume ls -q); do
+		[[ $v == *-"$name"-* ]] && docker volume inspect -f '{{index .Labels "io.ostset.set"}}' "$v" | grep -q "^$name-" && ids+=" $v"
+	done
+	# shellcheck disable=SC2086
+	[[ -n ${ids// /} ]] && docker volume rm -f $ids >/dev/null
+	ids=$(docker network ls -q --filter "name=^$name\$" --filter "label=io.ostset.managed=true")
+	[[ -n $ids ]] && docker network rm "$ids" >/dev/null
+	rm -rf "$tmp"
+	exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+cp "$ostset" "$tmp/ostset"
+ostset=$tmp/ostset
+(cd "$root" && CGO_ENABLED=0 go build -o "$tmp/floor" ./bench/floor) || die "go build ./bench/floor failed"
+
+# write_set FILE SET REPLICAS INTERVAL
+write_set() {
+	cat >"$1" <<EOF
+name: $2
+replicas: $3
+network: $name
+podManagementPolicy: Parallel
+terminationGracePeriodSeconds: 1
+template:
+  image: $image
+  labels: {bench.ostset: $name}
+  healthcheck: {test: ["CMD", "/web", "health"], interval: $4, timeout: 5s, retries: 3}
+volumeClaimTemplates:
+  - {name: data, mountPath: /data}
+EOF
+}
+
+# wait_running CONTAINER: until it exists and runs (120 s at most).
+wait_running() {
+	local deadline=$((SECONDS + 120))
+	until [[ $(docker inspect -f '{{.State.Running}}' "$1" 2>/dev/null) == true ]]; do
+		((SECONDS < deadline)) || die "$1 not back and running after 120 s"
+		sleep 0.05
+	done
+}
+
+# wait_all_healthy N: until N containers of the benchmark are healthy (15 min at most).
+wait_all_healthy() {
+	local deadline=$((SECONDS + 900))
+	until (($(docker ps -q --filter "label=bench.ostset=$name" --filter health=healthy | wc -l) >= $1)); do
+		((SECONDS < deadline)) || die "fewer than $1 containers healthy after 15 min"
+		sleep 1
+	done
+}
+
+# pct P: the P-th percentile (nearest rank) of the numbers on stdin.
+pct() { sort -g | awk -v p="$1" '{ a[NR] = $1 } END { i = int((p * NR + 99) / 100); if (i < 1) i = 1; print a[i] }'; }
+
+echo "# ostset daemon benchmark: $(nproc) CPUs, Docker $(docker version -f '{{.Server.Version}} (API {{.Server.APIVersion}})'), $("$ostset" version | head -n 1)"
+echo "# names: $name-*; $removals removals per side, alternating"
+
+write_set "$tmp/d.yaml" "$dset" 5 1s
+write_set "$tmp/f.yaml" "$fset" 5 1s
+OSTSET_STATE_DIR=$tmp/daemon-state "$ostset" up -f "$tmp/d.yaml" --timeout 600s >/dev/null
+OSTSET_STATE_DIR=$tmp/floor-state "$ostset" up -f "$tmp/f.yaml" --timeout 600s >/dev/null
+OSTSET_STATE_DIR=$tmp/daemon-state "$ostset" daemon 2>"$tmp/daemon.log" &
+daemon_pid=$!
+"$tmp/floor" react -label "io.ostset.set=$fset" 2>"$tmp/floor.log" &
+floor_pid=$!
+# await_line FILE TEXT: until FILE holds TEXT (30 s at most): both say when they are subscribed.
+await_line() {
+	local deadline=$((SECONDS + 30))
+	until grep -q "$2" "$1"; do
+		((SECONDS < deadline)) || die "no '$2' in $1 after 30 s: $(tail -n 5 "$1")"
+		sleep 0.1
+	done
+}
+await_line "$tmp/daemon.log" "docker events subscribed"
+await_line "$tmp/floor.log" "watching"
+
+# Docker's events, recorded as they come: the engine keeps only its last 256, and a busy engine
+# (healthchecks are events too) would have dropped the first removals' by the end.
+docker events --filter type=container --filter "label=bench.ostset=$name" --filter event=destroy --filter event=create \
+	--format '{{.TimeNano}} {{.Action}} {{index .Actor.Attributes "name"}}' >"$tmp/events" &
+events_pid=$!
+sleep 1 # subscribed
+for ((i = 1; i <= removals; i++)); do
+	for set in "$dset" "$fset"; do
+		c=$set-$((RANDOM % 5))
+		docker rm -f "$c" >/dev/null
+		wait_running "$c"
+	done
+done
+sleep 1 # the last create's event is written
+kill "$events_pid" && wait "$events_pid" || true
+events_pid=
+
+# destroy -> next create of the same name, from Docker's timestamps (ns).
+awk -v d="$dset" -v f="$fset" '
+	$2 == "destroy" { gone[$3] = $1 }
+	$2 == "create" && ($3 in gone) { side = index($3, d "-") == 1 ? "daemon" : "floor"; printf "%s %.3f\n", side, ($1 - gone[$3]) / 1e6; delete gone[$3] }
+' "$tmp/events" >"$tmp/lat"
+for side in daemon floor; do
+	n=$(grep -c "^$side " "$tmp/lat" || true)
+	((n == removals)) || die "$side: $n of $removals removals seen recreated in Docker's events"
+	declare "p50_$side=$(awk -v s="$side" '$1 == s { print $2 }' "$tmp/lat" | pct 50)"
+	declare "p99_$side=$(awk -v s="$side" '$1 == s { print $2 }' "$tmp/lat" | pct 99)"
+done
+echo
+echo "| destroy -> create ($removals removals each) | p50 (ms) | p99 (ms) |"
+echo "| --- | ---: | ---: |"
+echo "| ostset daemon | $p50_daemon | $p99_daemon |"
+echo "| floor (create + start on destroy) | $p50_floor | $p99_floor |"
+awk -v a="$p50_daemon" -v b="$p50_floor" -v c="$p99_daemon" -v e="$p99_floor" \
+	'BEGIN { printf "| ratio daemon / floor | %.2fx | %.2fx |\n", a / b, c / e }'
+
+[[ -n ${BENCH_SKIP_IDLE:-} ]] && exit 0
+
+echo
+echo "# idle: $idle_sets sets x 10 replicas, healthcheck every 10 s, $idle_secs s"
+kill -TERM "$floor_pid" && wait "$floor_pid" || true
+floor_pid=
+for ((s = 0; s < idle_sets; s++)); do
+	write_set "$tmp/i$s.yaml" "$name-i$s" 10 10s
+	OSTSET_STATE_DIR=$tmp/daemon-state "$ostset" up -f "$tmp/i$s.yaml" --wait=false >/dev/null
+done
+wait_all_healthy "$((idle_sets * 10 + 10))" # the daemon creates them; both 5-replica sets too
+sleep 15                                    # the last passes and health events settle
+hz=$(getconf CLK_TCK)
+cpu() { awk '{ print $14 + $15 }' "/proc/$daemon_pid/stat"; }
+c0=$(cpu) t0=$(date +%s.%N)
+sleep "$idle_secs"
+c1=$(cpu) t1=$(date +%s.%N)
+rss=$(awk '/^VmRSS/ { print $2 }' "/proc/$daemon_pid/status")
+awk -v c0="$c0" -v c1="$c1" -v t0="$t0" -v t1="$t1" -v hz="$hz" -v rss="$rss" -v n="$((idle_sets * 10 + 5))" 'BEGIN {
+	printf "| idle daemon, %d replicas | %.3f %% of a core over %.0f s | RSS %.1f MiB |\n", n, 100 * (c1 - c0) / hz / (t1 - t0), t1 - t0, rss / 1024 }'
