@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -126,6 +127,10 @@ func (e *exporter) selector() map[string]string { return map[string]string{NameL
 
 func (e *exporter) statefulSet() kubeObject {
 	s := e.set
+	if s.Network != DefaultNetwork {
+		e.unexpressed("network", "%q: pods share the cluster's network; the headless Service gives the DNS names", s.Network)
+		e.keep(s.Network, "network")
+	}
 	spec := kubeStatefulSetSpec{
 		ServiceName:                          s.ServiceName,
 		Replicas:                             s.DesiredReplicas(),
@@ -140,10 +145,6 @@ func (e *exporter) statefulSet() kubeObject {
 	}
 	if s.Ordinals.Start != 0 {
 		spec.Ordinals = &kubeOrdinals{Start: s.Ordinals.Start}
-	}
-	if s.Network != DefaultNetwork {
-		e.unexpressed("network", "%q: pods share the cluster's network; the headless Service gives the DNS names", s.Network)
-		e.keep(s.Network, "network")
 	}
 	return kubeObject{
 		APIVersion: "apps/v1",
@@ -653,7 +654,7 @@ func (e *exporter) claims() []kubeClaim {
 	for i, c := range e.set.VolumeClaimTemplates {
 		p := fmt.Sprintf("volumeClaimTemplates[%d]", i)
 		if c.Driver != DefaultVolumeDriver || len(c.DriverOpts) > 0 {
-			e.unexpressed(p+".driver", "%q: a claim's storage class decides the driver in the cluster", c.Driver)
+			e.unexpressed(p+".driver", "%q with options %v: a claim's storage class decides how the cluster provides a volume", c.Driver, c.DriverOpts)
 			keep = true
 		}
 		keep = keep || c.Owner != ""
@@ -705,6 +706,16 @@ func OverlayExport(s *Set, annotations map[string]string) error {
 	dec.KnownFields(true)
 	if err := dec.Decode(s); err != nil {
 		return fmt.Errorf("metadata.annotations[%s]: %w", ExportAnnotation, err)
+	}
+	return nil
+}
+
+var storageRe = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$`)
+
+// CheckStorage checks a storage request: a Kubernetes quantity of bytes.
+func CheckStorage(s string) error {
+	if !storageRe.MatchString(s) || strings.Trim(s, "0.KMGTPEik") == "" {
+		return fmt.Errorf("%q is not a storage size (like 1Gi, 500Mi or 10G)", s)
 	}
 	return nil
 }

@@ -54,6 +54,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		newUpCmd(a), newScaleCmd(a), newGetCmd(a), newStatusCmd(a), newDownCmd(a),
 		newReconcileCmd(a), newDaemonCmd(a), newVersionCmd(a),
 		newLogsCmd(a), newRolloutCmd(a), newDescribeCmd(a), newEventsCmd(a), newRecreateCmd(a),
+		newExportCmd(a), newConvertCmd(a),
 	)
 	return root
 }
