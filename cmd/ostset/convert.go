@@ -26,7 +26,7 @@ kept in the StatefulSet's ostset.io/set-fields annotation for 'ostset up -f'.`,
 			if err := config.CheckStorage(storage); err != nil {
 				return invalidf("--storage: %w", err)
 			}
-			sets, err := loadFiles(files, a.warn)
+			sets, err := a.loadFiles(files, false)
 			if err != nil {
 				return err
 			}
