@@ -28,12 +28,14 @@ template:
     LITERAL: "$$(not-a-variable)"
   labels:
     tier: web
-  resources: {cpus: "0.5", memory: 64Mi}
+  resources: {memory: 64Mi}
+  # The interval is finer than a probe's whole seconds. The timeout leaves
+  # room for docker exec, which takes seconds on a loaded machine.
   healthcheck:
     test: ["CMD", "/web", "health"]
     interval: 500ms
-    timeout: 1s
-    retries: 1
+    timeout: 10s
+    retries: 3
 volumeClaimTemplates:
   - name: data
     mountPath: /data
