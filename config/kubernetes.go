@@ -767,6 +767,29 @@ func objectData(d *kubeDoc) (map[string][]byte, error) {
 	return out, nil
 }
 
+// kubePullPolicy is Kubernetes' pull policy as ostset writes it: when the
+// manifest says none, Always for an image without a tag or tagged latest,
+// else IfNotPresent, which ostset's default ("") is.
+func kubePullPolicy(image, policy string) string {
+	if policy == "" {
+		ref := image
+		if i := strings.LastIndex(ref, "@"); i >= 0 {
+			return ""
+		}
+		tag := ""
+		if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
+			tag = ref[i+1:]
+		}
+		if tag == "" || tag == "latest" {
+			return PullAlways
+		}
+	}
+	if policy == PullIfNotPresent {
+		return ""
+	}
+	return policy
+}
+
 // containerFields are what the main and the init containers map alike.
 type containerFields struct {
 	Image, ImagePullPolicy, WorkingDir, User string
@@ -784,7 +807,7 @@ func (p *mapper) container(c *node, setPath, podUser string) containerFields {
 	c.str("name")
 	f.Image = c.str("image")
 	p.mark(setPath+".image", c.line("image"))
-	f.ImagePullPolicy = c.str("imagePullPolicy")
+	f.ImagePullPolicy = kubePullPolicy(f.Image, c.str("imagePullPolicy"))
 	p.mark(setPath+".imagePullPolicy", c.line("imagePullPolicy"))
 	f.WorkingDir = escapeTemplate(c.str("workingDir"))
 	p.mark(setPath+".workingDir", c.line("workingDir"))
@@ -947,7 +970,7 @@ func (p *mapper) limits(r *node, setPath string) Resources {
 	}
 	if v := l.get("memory"); v != nil {
 		if n, err := kubeQuantity(v.Value); err == nil {
-			out.Memory = strconv.FormatInt(n, 10)
+			out.Memory = binaryQuantity(n)
 		} else {
 			p.k.fail(p.file, v, l.at("memory"), err.Error())
 		}
