@@ -275,6 +275,21 @@ func (m *node) integer(key string) (int, bool) {
 	return n, true
 }
 
+// mode reads a file mode: 0400 is octal, as YAML 1.1 (which kubectl reads)
+// and Kubernetes' examples have it, 256 decimal.
+func (m *node) mode(key string) (uint32, bool) {
+	v := m.get(key)
+	if v == nil {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(v.Value, 0, 32)
+	if v.Kind != yaml.ScalarNode || err != nil || n > 0o777 {
+		m.k.invalid(m.file, v, m.at(key), "expected a file mode from 0 to 0777, got "+kindName(v.Kind, v.Value))
+		return 0, false
+	}
+	return uint32(n), true
+}
+
 func (m *node) boolean(key string) bool {
 	v := m.get(key)
 	if v == nil {
@@ -389,12 +404,13 @@ type mapper struct {
 
 // podVolume is one entry of the pod's volumes.
 type podVolume struct {
-	name   string
-	line   int
-	path   string
-	tmpfs  string // emptyDir: the tmpfs entry, without its target
-	source string // ConfigMap or Secret: the bind-mount source
-	used   bool
+	name    string
+	line    int
+	path    string
+	tmpfs   string // emptyDir: the tmpfs entry, without its target
+	source  string // ConfigMap or Secret: the bind-mount source
+	missing bool   // a ConfigMap or Secret not in the files (reported)
+	used    bool
 }
 
 func (p *mapper) mark(setPath string, line int) {
@@ -583,6 +599,17 @@ func (p *mapper) podTemplate(t *node) {
 	if rp := spec.get("restartPolicy"); rp != nil && rp.Value != "Always" {
 		p.k.fail(p.file, rp, spec.at("restartPolicy"), fmt.Sprintf("%q: a StatefulSet's pods always restart", rp.Value))
 	}
+	for _, f := range []string{"affinity", "nodeSelector", "nodeName", "tolerations", "topologySpreadConstraints", "priorityClassName", "schedulerName"} {
+		if f == "affinity" {
+			if a := spec.child(f); a != nil {
+				for i := 0; i+1 < len(a.n.Content); i += 2 {
+					a.unsupported(a.n.Content[i].Value, "scheduling: ostset runs every replica on one Docker host")
+				}
+			}
+			continue
+		}
+		spec.unsupported(f, "scheduling: ostset runs every replica on one Docker host")
+	}
 	podUser := p.podSecurity(spec.child("securityContext"))
 	for _, v := range spec.list("volumes") {
 		p.volume(v)
@@ -671,8 +698,15 @@ func (p *mapper) volume(v *node) {
 		p.configVolume(pv, v.child("configMap"), "ConfigMap")
 	case v.get("secret") != nil:
 		p.configVolume(pv, v.child("secret"), "Secret")
-	default:
-		v.rest() // hostPath, persistentVolumeClaim, projected...: reported
+	case len(v.n.Content) > 2:
+		// hostPath, persistentVolumeClaim, projected...
+		kind := v.n.Content[2].Value
+		if kind == "name" && len(v.n.Content) > 4 {
+			kind = v.n.Content[4].Value
+		}
+		p.k.fail(p.file, v.n, v.path, fmt.Sprintf("volume %q: a %s volume is not supported (emptyDir, configMap, secret and volumeClaimTemplates are)", name, kind))
+		pv.missing = true
+		p.volumes[name] = pv
 		return
 	}
 	v.rest()
@@ -687,13 +721,14 @@ func (p *mapper) configVolume(pv *podVolume, src *node, kind string) {
 	}
 	obj := src.str(nameKey)
 	mode := uint32(0o644)
-	if m, ok := src.integer("defaultMode"); ok {
-		mode = uint32(m) & 0o777
+	if m, ok := src.mode("defaultMode"); ok {
+		mode = m
 	}
 	optional := src.boolean("optional")
 	items := src.list("items")
 	d := p.k.find(kind, obj, p.ns)
 	src.rest()
+	pv.missing = d == nil
 	if d == nil {
 		if !optional {
 			p.k.fail(p.file, src.n, src.path, fmt.Sprintf("%s %q is not in these files", kind, obj))
@@ -719,8 +754,8 @@ func (p *mapper) configVolume(pv *podVolume, src *node, kind string) {
 	for _, it := range items {
 		key, to := it.str("key"), it.str("path")
 		m := mode
-		if n, ok := it.integer("mode"); ok {
-			m = uint32(n) & 0o777
+		if n, ok := it.mode("mode"); ok {
+			m = n
 		}
 		it.rest()
 		b, ok := data[key]
@@ -767,6 +802,29 @@ func objectData(d *kubeDoc) (map[string][]byte, error) {
 	return out, nil
 }
 
+// kubePullPolicy is Kubernetes' pull policy as ostset writes it: when the
+// manifest says none, Always for an image without a tag or tagged latest,
+// else IfNotPresent, which ostset's default ("") is.
+func kubePullPolicy(image, policy string) string {
+	if policy == "" {
+		ref := image
+		if i := strings.LastIndex(ref, "@"); i >= 0 {
+			return ""
+		}
+		tag := ""
+		if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
+			tag = ref[i+1:]
+		}
+		if tag == "" || tag == "latest" {
+			return PullAlways
+		}
+	}
+	if policy == PullIfNotPresent {
+		return ""
+	}
+	return policy
+}
+
 // containerFields are what the main and the init containers map alike.
 type containerFields struct {
 	Image, ImagePullPolicy, WorkingDir, User string
@@ -784,7 +842,7 @@ func (p *mapper) container(c *node, setPath, podUser string) containerFields {
 	c.str("name")
 	f.Image = c.str("image")
 	p.mark(setPath+".image", c.line("image"))
-	f.ImagePullPolicy = c.str("imagePullPolicy")
+	f.ImagePullPolicy = kubePullPolicy(f.Image, c.str("imagePullPolicy"))
 	p.mark(setPath+".imagePullPolicy", c.line("imagePullPolicy"))
 	f.WorkingDir = escapeTemplate(c.str("workingDir"))
 	p.mark(setPath+".workingDir", c.line("workingDir"))
@@ -947,7 +1005,7 @@ func (p *mapper) limits(r *node, setPath string) Resources {
 	}
 	if v := l.get("memory"); v != nil {
 		if n, err := kubeQuantity(v.Value); err == nil {
-			out.Memory = strconv.FormatInt(n, 10)
+			out.Memory = binaryQuantity(n)
 		} else {
 			p.k.fail(p.file, v, l.at("memory"), err.Error())
 		}
@@ -1041,6 +1099,9 @@ func (p *mapper) mount(m *node, setPath string) (VolumeMount, bool) {
 		return VolumeMount{}, false
 	}
 	v.used = true
+	if v.missing {
+		return VolumeMount{}, false // reported with the volume
+	}
 	if v.source != "" {
 		mount := VolumeMount{Source: v.source, Target: target, ReadOnly: true}
 		if setPath == "template" {

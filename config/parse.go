@@ -75,6 +75,9 @@ func (l Loader) LoadFiles(paths []string) ([]Set, []ConfigFile, error) {
 			return sets, configs, nil
 		}
 	}
+	if len(errs) == 1 {
+		return nil, nil, errs[0] // os.IsNotExist works on it
+	}
 	return nil, nil, errors.Join(errs...)
 }
 
