@@ -2,7 +2,6 @@ package config
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,8 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	sigsyaml "sigs.k8s.io/yaml"
 )
-
-var updateGolden = flag.Bool("update", false, "rewrite the golden files of the Kubernetes export")
 
 // exportCases are the examples and a set with every field export maps or
 // reports.
@@ -43,7 +40,8 @@ func loadExportCase(t *testing.T, path string) Set {
 }
 
 // The manifests and the list of what they cannot express are pinned by
-// golden files (go test ./config -run TestExportGolden -update rewrites them).
+// golden files (go test ./config -run TestExportGolden -update rewrites them;
+// the flag is declared with the import tests).
 func TestExportGolden(t *testing.T) {
 	for name, path := range exportCases {
 		t.Run(name, func(t *testing.T) {
