@@ -32,12 +32,57 @@ type Loader struct {
 	LookupEnv func(string) (string, bool)
 	// Warn, if set, is told each warning as one line "FILE:LINE: path: message":
 	// a variable used without a default that is not set (it becomes "", as in
-	// docker compose).
+	// docker compose), a Kubernetes object skipped, a field approximated, and,
+	// when Lenient, a field of a Kubernetes manifest that ostset cannot map.
 	Warn func(msg string)
+	// Lenient makes the fields of a Kubernetes manifest that ostset cannot map
+	// (a second container, affinity, tolerations...) warnings: by default
+	// each is an error.
+	Lenient bool
+	// ConfigDir is where the files of the ConfigMap and Secret volumes of
+	// imported StatefulSets are written (see ConfigFile), one directory per set
+	// and volume.
+	ConfigDir string
 }
 
 // Load reads the set file at path and parses it; see Parse.
 func (l Loader) Load(path string) ([]Set, error) {
+	sets, _, err := l.LoadFiles([]string{path})
+	return sets, err
+}
+
+// LoadFiles reads several set files as one: a Kubernetes StatefulSet may use
+// a Service, ConfigMap or Secret of another file. It also returns the files
+// the sets' ConfigMap and Secret volumes show, which must be written (see
+// WriteConfigFiles) before the sets are applied. A set name may be defined
+// once only across the files.
+func (l Loader) LoadFiles(paths []string) ([]Set, []ConfigFile, error) {
+	var files []sourceFile
+	var errs []error
+	for _, path := range paths {
+		data, err := readSetFile(path)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		files = append(files, sourceFile{path, data})
+	}
+	if len(files) > 0 {
+		sets, configs, err := l.parseFiles(files)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if len(errs) == 0 {
+			return sets, configs, nil
+		}
+	}
+	if len(errs) == 1 {
+		return nil, nil, errs[0] // os.IsNotExist works on it
+	}
+	return nil, nil, errors.Join(errs...)
+}
+
+func readSetFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -50,17 +95,28 @@ func (l Loader) Load(path string) ([]Set, error) {
 	if len(data) > maxFileSize {
 		return nil, fmt.Errorf("%s: larger than %d KiB: not a set file", path, maxFileSize/1024)
 	}
-	return l.Parse(path, data)
+	return data, nil
 }
 
 // maxFileSize bounds a set file: a real one is a few KiB.
 const maxFileSize = 1 << 20
+
+type sourceFile struct {
+	name string
+	data []byte
+}
 
 // Parse reads every set in a set file: one YAML document per set (empty
 // documents are skipped), with environment variables interpolated, defaults
 // applied and everything validated. filename only labels errors
 // ("set.yaml:7: ...") and Set.Source, which is the line of the document's
 // first key.
+//
+// A document with an apiVersion or kind is a Kubernetes object: an apps/v1
+// StatefulSet becomes a set (see docs/set-file.md), with the headless Service
+// its serviceName names and the ConfigMaps and Secrets its volumes and
+// variables use; other objects are skipped with a warning. Manifests are not
+// interpolated: kubectl does not.
 //
 // Variables are expanded in values after YAML parsing, as docker compose
 // does, so a value cannot break the YAML around it, comments are not
@@ -72,15 +128,107 @@ const maxFileSize = 1 << 20
 // "FILE:LINE: field.path: message"; no sets are returned with it. A file
 // without any set is an error.
 func (l Loader) Parse(filename string, data []byte) ([]Set, error) {
+	sets, _, err := l.parseFiles([]sourceFile{{filename, data}})
+	return sets, err
+}
+
+func (l Loader) parseFiles(files []sourceFile) ([]Set, []ConfigFile, error) {
+	var (
+		sets   []Set
+		errs   []error
+		k      = &kubeImport{configDir: l.ConfigDir}
+		kubeIn = map[string]bool{} // files with Kubernetes objects
+	)
+	add := func(set Set, _ string, _ int) { sets = append(sets, set) }
+	for _, f := range files {
+		before := len(sets)
+		fileErrs, kube := l.parseSetDocuments(f, k, add)
+		errs = append(errs, fileErrs...)
+		kubeIn[f.name] = kube
+		if len(fileErrs) == 0 && len(sets) == before && !kube {
+			errs = append(errs, fmt.Errorf("%s: no sets defined", f.name))
+		}
+	}
+	for _, imp := range k.run() {
+		if imp.bad {
+			continue
+		}
+		set, problems := finishImport(imp)
+		for _, p := range problems {
+			errs = append(errs, fmt.Errorf("%s", fileProblem{imp.file, p}))
+		}
+		if len(problems) == 0 {
+			add(set, imp.file, imp.lines.lineOf("name"))
+		}
+	}
+	for _, p := range sortProblems(k.bad) {
+		errs = append(errs, fmt.Errorf("%s", p))
+	}
+	for _, p := range sortProblems(k.errs) {
+		switch {
+		case !l.Lenient:
+			errs = append(errs, fmt.Errorf("%s (--lenient to go on without it)", p))
+		case l.Warn != nil:
+			l.Warn(p.String() + " (ignored: --lenient)")
+		}
+	}
+	if l.Warn != nil {
+		for _, p := range sortProblems(k.notes) {
+			l.Warn(p.String())
+		}
+	}
+	// Across documents and files: one name per set, no host port twice.
+	errs = append(errs, checkSets(sets)...)
+	if len(errs) > 0 {
+		return nil, nil, errors.Join(errs...)
+	}
+	if len(sets) == 0 {
+		names := make([]string, len(files))
+		for i, f := range files {
+			names[i] = f.name
+		}
+		return nil, nil, fmt.Errorf("%s: no sets defined", strings.Join(names, ", "))
+	}
+	return sets, k.files, nil
+}
+
+// sortProblems orders problems by file (as given) and line.
+func sortProblems(ps []fileProblem) []fileProblem {
+	slices.SortStableFunc(ps, func(a, b fileProblem) int {
+		if a.file != b.file {
+			return 0
+		}
+		return a.line - b.line
+	})
+	return ps
+}
+
+// finishImport defaults and validates a set read from a manifest, with
+// validation's problems at the manifest's lines.
+func finishImport(imp importedSet) (Set, []problem) {
+	s := imp.set
+	s.Source = fmt.Sprintf("%s:%d", imp.file, imp.lines.doc)
+	s.Written = imp.lines.written()
+	s.ApplyDefaults()
+	var problems []problem
+	for _, fe := range s.validate() {
+		problems = append(problems, problem{imp.lines.lineOf(fe.Path), fe.Path, fe.Message})
+	}
+	slices.SortStableFunc(problems, func(a, b problem) int { return a.line - b.line })
+	return s, problems
+}
+
+// parseSetDocuments parses the set documents of a file, giving each set to
+// add, and hands its Kubernetes objects to k. It says whether the file has
+// any Kubernetes object.
+func (l Loader) parseSetDocuments(f sourceFile, k *kubeImport, add func(Set, string, int)) ([]error, bool) {
 	lookupEnv := l.LookupEnv
 	if lookupEnv == nil {
 		lookupEnv = func(string) (string, bool) { return "", false }
 	}
-	var (
-		sets []Set
-		errs []error
-	)
-	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var errs []error
+	kube := false
+	dec := yaml.NewDecoder(bytes.NewReader(f.data))
 	for {
 		var doc yaml.Node
 		err := dec.Decode(&doc)
@@ -89,7 +237,7 @@ func (l Loader) Parse(filename string, data []byte) ([]Set, error) {
 		}
 		if err != nil {
 			// The parser cannot resume after a syntax error.
-			errs = append(errs, yamlErrors(filename, err)...)
+			errs = append(errs, yamlErrors(f.name, err)...)
 			break
 		}
 		if len(doc.Content) == 0 || doc.Content[0].ShortTag() == "!!null" {
@@ -98,24 +246,27 @@ func (l Loader) Parse(filename string, data []byte) ([]Set, error) {
 		root := doc.Content[0]
 		if expandedSize(root, map[*yaml.Node]int{}) > maxExpandedNodes {
 			errs = append(errs, fmt.Errorf("%s:%d: the document expands to more than %d values through its aliases (an anchor bomb?)",
-				filename, root.Line, maxExpandedNodes))
+				f.name, root.Line, maxExpandedNodes))
 			continue
 		}
-		set, docErrs := parseDocument(filename, root, lookupEnv, l.Warn)
+		if isKubernetes(root) {
+			kube = true
+			d, problems := readKubeDoc(f.name, root)
+			if len(problems) > 0 {
+				errs = append(errs, formatProblems(f.name, problems)...)
+				continue
+			}
+			k.docs = append(k.docs, d)
+			continue
+		}
+		set, docErrs := parseDocument(f.name, root, lookupEnv, l.Warn)
 		if len(docErrs) > 0 {
 			errs = append(errs, docErrs...)
 			continue
 		}
-		sets = append(sets, set)
+		add(set, f.name, indexLines(root).lineOf("name"))
 	}
-	errs = append(errs, checkSets(sets)...)
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	if len(sets) == 0 {
-		return nil, fmt.Errorf("%s: no sets defined", filename)
-	}
-	return sets, nil
+	return errs, kube
 }
 
 // parseDocument turns one non-empty YAML document into a defaulted, valid Set.
@@ -128,12 +279,6 @@ func parseDocument(filename string, root *yaml.Node, lookupEnv func(string) (str
 	if root.Kind != yaml.MappingNode {
 		report(root, "", fmt.Sprintf("expected a mapping describing a set, got %s", kindName(root.Kind, root.Value)))
 		return Set{}, formatProblems(filename, problems)
-	}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		if k := root.Content[i].Value; k == "apiVersion" || k == "kind" {
-			report(root, "", "Kubernetes manifests are not supported yet")
-			return Set{}, formatProblems(filename, problems)
-		}
 	}
 	interpolateNode(root, "", lookupEnv, report, unsetWarnings(filename, warn))
 	if len(problems) > 0 {

@@ -79,7 +79,7 @@ func (a *app) mark(names ...string) {
 
 func newUpCmd(a *app) *cobra.Command {
 	var files []string
-	var adopt bool
+	var adopt, lenient bool
 	var w waitFlags
 	cmd := &cobra.Command{
 		Use:   "up -f FILE [-f FILE...]",
@@ -89,7 +89,7 @@ func newUpCmd(a *app) *cobra.Command {
 			if len(files) == 0 {
 				return invalidf("up: -f FILE is required")
 			}
-			sets, err := loadFiles(files, a.warn)
+			sets, err := a.loadFiles(files, lenient)
 			if err != nil {
 				return err
 			}
@@ -113,34 +113,31 @@ func newUpCmd(a *app) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringArrayVarP(&files, "file", "f", nil, "set file (YAML, one or more documents)")
+	cmd.Flags().BoolVar(&lenient, "lenient", false, "go on when a Kubernetes manifest has fields ostset cannot map: warn about each instead of failing")
 	cmd.Flags().BoolVar(&adopt, "adopt", false, "take over the sets' containers and volumes that another state directory created")
 	w.register(cmd)
 	return cmd
 }
 
-// loadFiles parses every file, telling warn about variables that are not set;
-// bind-mount sources are made absolute relative to the file that names them.
-func loadFiles(files []string, warn func(string)) ([]config.Set, error) {
-	var sets []config.Set
-	var errs []error // every file's problems, not only the first bad file's
-	loader := config.Loader{LookupEnv: os.LookupEnv, Warn: warn}
-	for _, f := range files {
-		ss, err := loader.Load(f)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		for _, s := range ss {
-			absoluteBindSources(&s, filepath.Dir(f))
-			sets = append(sets, s)
-		}
+// loadFiles parses every file as one (a StatefulSet may use a Service,
+// ConfigMap or Secret of another file), telling warn about variables that are
+// not set and what a Kubernetes manifest loses; bind-mount sources are made
+// absolute relative to the file that names them. The files of the
+// StatefulSets' ConfigMap and Secret volumes are written under the state
+// directory.
+func (a *app) loadFiles(files []string, lenient bool) ([]config.Set, error) {
+	configDir := filepath.Join(a.store().Dir, "manifest-volumes")
+	loader := config.Loader{LookupEnv: os.LookupEnv, Warn: a.warn, Lenient: lenient, ConfigDir: configDir}
+	sets, configFiles, err := loader.LoadFiles(files)
+	if err != nil {
+		return nil, invalid(err)
 	}
-	// Across files: one name per set, and no host port published twice.
-	if err := config.CheckSets(sets); err != nil {
-		errs = append(errs, err)
+	for i := range sets {
+		file, _, _ := strings.Cut(sets[i].Source, ":")
+		absoluteBindSources(&sets[i], filepath.Dir(file))
 	}
-	if len(errs) > 0 {
-		return nil, invalid(errors.Join(errs...))
+	if err := writeConfigFiles(configFiles); err != nil {
+		return nil, err
 	}
 	return sets, nil
 }

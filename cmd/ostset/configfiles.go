@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/ostset/ostset/config"
+)
+
+// writeConfigFiles writes the files of the ConfigMap and Secret volumes of
+// imported StatefulSets, each directory holding exactly its files afterwards.
+// A file is replaced by a rename, so a replica that has the directory
+// bind-mounted sees the old or the new content, never a part, as a pod sees a
+// ConfigMap update.
+func writeConfigFiles(files []config.ConfigFile) error {
+	byDir := map[string][]config.ConfigFile{}
+	for _, f := range files {
+		byDir[f.Dir] = append(byDir[f.Dir], f)
+	}
+	for dir, fs := range byDir {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("volume files: %w", err)
+		}
+		var names []string
+		for _, f := range fs {
+			if err := writeFileAtomic(filepath.Join(dir, f.Name), f.Data, os.FileMode(f.Mode)); err != nil {
+				return fmt.Errorf("volume files: %w", err)
+			}
+			names = append(names, filepath.Clean(f.Name))
+		}
+		if err := removeOthers(dir, names); err != nil {
+			return fmt.Errorf("volume files: %w", err)
+		}
+	}
+	return nil
+}
+
+func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.Remove(tmp.Name()) }()
+	if _, err := tmp.Write(data); err != nil {
+		_ = tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), mode); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// removeOthers removes the regular files under dir that keep does not name:
+// a key removed from the ConfigMap disappears from the volume.
+func removeOthers(dir string, keep []string) error {
+	return filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil || slices.Contains(keep, rel) {
+			return err
+		}
+		return os.Remove(path)
+	})
+}

@@ -1,0 +1,62 @@
+package config
+
+import (
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// A set exported as Kubernetes manifests and imported again is the same set,
+// with the same revision: the manifest says what it can, the annotation keeps
+// the rest.
+func TestExportImportRoundTrip(t *testing.T) {
+	for name, path := range exportCases {
+		t.Run(name, func(t *testing.T) {
+			s := loadExportCase(t, path)
+			out, _, err := ExportKubernetes(s, ExportOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := Parse(name+"-k8s.yaml", out, nil)
+			if err != nil {
+				t.Fatalf("import: %v\n%s", err, out)
+			}
+			if len(back) != 1 {
+				t.Fatalf("%d sets imported, want 1", len(back))
+			}
+			got := back[0]
+			if h, want := got.RevisionSpec("sha256:1").Hash(), s.RevisionSpec("sha256:1").Hash(); h != want {
+				t.Errorf("revision hash %s after the round trip, want %s", h, want)
+			}
+			// Beyond the revision: every field, but for where it was read, the
+			// pull policy an export writes out (IfNotPresent for unset), and
+			// resources, which count by value (512m and 536870912 alike).
+			if g, w := comparable(t, got), comparable(t, s); g != w {
+				t.Errorf("imported\n%s\nwant\n%s", g, w)
+			}
+		})
+	}
+}
+
+// comparable writes s as a set file (where nil and empty lists alike are
+// []), with what may differ in form only made uniform.
+func comparable(t *testing.T, s Set) string {
+	t.Helper()
+	s = s.clone()
+	s.Template.ImagePullPolicy = s.Template.PullPolicy()
+	s.Template.Resources = resourcesByValue(s.Template.Resources)
+	for i := range s.Template.InitContainers {
+		c := &s.Template.InitContainers[i]
+		c.ImagePullPolicy = c.PullPolicy()
+		c.Resources = resourcesByValue(c.Resources)
+	}
+	out, err := yaml.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+func resourcesByValue(r Resources) Resources {
+	return Resources{CPUs: canonicalQuantity(r.CPUs, ParseCPUs), Memory: canonicalQuantity(r.Memory, ParseMemory)}
+}

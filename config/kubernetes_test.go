@@ -1,0 +1,421 @@
+package config
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite the golden files of the Kubernetes import tests")
+
+// importFixture loads testdata/kubernetes/<name>.yaml leniently and returns
+// the sets, the config files and every warning.
+func importFixture(t *testing.T, lenient bool, names ...string) ([]Set, []ConfigFile, []string, error) {
+	t.Helper()
+	var warnings []string
+	var paths []string
+	for _, n := range names {
+		paths = append(paths, filepath.Join("testdata", "kubernetes", n+".yaml"))
+	}
+	l := Loader{Lenient: lenient, Warn: func(m string) { warnings = append(warnings, m) }, ConfigDir: "/state/manifest-volumes"}
+	sets, files, err := l.LoadFiles(paths)
+	return sets, files, warnings, err
+}
+
+// TestKubernetesFixtures compares the set each tutorial-shaped manifest
+// becomes, and the exact list of what it reports, with its golden file; and
+// checks that without --lenient every field that cannot be mapped is an error.
+func TestKubernetesFixtures(t *testing.T) {
+	for _, name := range []string{"web", "zookeeper", "cassandra", "mysql"} {
+		t.Run(name, func(t *testing.T) {
+			sets, files, warnings, err := importFixture(t, true, name)
+			if err != nil {
+				t.Fatalf("lenient import: %v", err)
+			}
+			for i := range sets {
+				sets[i].Written = nil
+			}
+			var b strings.Builder
+			js, _ := json.MarshalIndent(sets, "", "  ")
+			b.Write(js)
+			b.WriteString("\n# config files\n")
+			for _, f := range files {
+				fmt.Fprintf(&b, "%s %o\n", filepath.Join(f.Dir, f.Name), f.Mode)
+			}
+			b.WriteString("# reported\n")
+			var unmapped []string
+			for _, w := range warnings {
+				b.WriteString(w + "\n")
+				if line, ok := strings.CutSuffix(w, " (ignored: --lenient)"); ok {
+					unmapped = append(unmapped, line+" (--lenient to go on without it)")
+				}
+			}
+			golden := filepath.Join("testdata", "kubernetes", name+".golden")
+			if *updateGolden {
+				if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != string(want) {
+				t.Errorf("import differs from %s (go test ./config -run TestKubernetesFixtures -update):\n%s", golden, b.String())
+			}
+
+			_, _, _, err = importFixture(t, false, name)
+			switch {
+			case len(unmapped) == 0 && err != nil:
+				t.Errorf("strict import: %v, want no error", err)
+			case len(unmapped) > 0 && (err == nil || err.Error() != strings.Join(unmapped, "\n")):
+				t.Errorf("strict import error:\n%v\nwant:\n%s", err, strings.Join(unmapped, "\n"))
+			}
+		})
+	}
+}
+
+// TestKubernetesRoundTrip: a set exported as a StatefulSet and headless
+// Service imports back to a set with the same revision hash, and with the
+// same replica count and policies.
+func TestKubernetesRoundTrip(t *testing.T) {
+	for name, src := range map[string]string{
+		"minimal": "name: web\ntemplate: {image: nginx}\n",
+		"latest":  "name: web\ntemplate: {image: nginx, imagePullPolicy: IfNotPresent}\n",
+		"full": `name: db
+replicas: 3
+serviceName: dbs
+podManagementPolicy: Parallel
+minReadySeconds: 4
+revisionHistoryLimit: 3
+ordinals: {start: 2}
+persistentVolumeClaimRetentionPolicy: {whenDeleted: Delete, whenScaled: Retain}
+terminationGracePeriodSeconds: 30
+updateStrategy: {type: RollingUpdate, rollingUpdate: {partition: 1, maxUnavailable: 50%}}
+template:
+  image: redis:7
+  imagePullPolicy: Never
+  command: [sh, -c, 'echo $$HOME {{.Name}} $(X)']
+  args: ["--id={{.Ordinal}}", "--peer={{.Set}}-0.{{.Service}}", "--all={{range .Peers}}{{.Host}},{{end}}"]
+  env: {A: "1", ORD: "{{.Ordinal}}", NAME: "{{.Name}}", MIX: "x-{{.Ordinal}}-$(A)", DOLLAR: "$$x"}
+  workingDir: /data
+  user: "1000:1000"
+  labels: {tier: db}
+  ports: [{containerPort: 6379}, {containerPort: 53, protocol: udp, hostPort: 5300}]
+  healthcheck: {test: [CMD-SHELL, "redis-cli -p 6379 ping"], interval: 2s, timeout: 1500ms, retries: 5, startPeriod: 1s}
+  resources: {cpus: "0.5", memory: 256Mi}
+  tmpfs: [/run, "/cache:size=64m"]
+  capAdd: [NET_ADMIN]
+  stopSignal: SIGINT
+  volumeMounts: [{source: ./conf, target: /conf, readOnly: true}]
+  initContainers:
+    - {name: init, image: busybox, command: [sh, -c, 'echo {{.Ordinal}} > /data/id'], env: {B: "2"}}
+volumeClaimTemplates:
+  - {name: data, mountPath: /data, owner: "1000:1000"}
+  - {name: logs, mountPath: /logs}
+`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			sets, err := Parse("set.yaml", []byte(src), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := sets[0]
+			manifest, _, err := ExportKubernetes(want, ExportOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var warnings []string
+			got, err := Loader{Warn: func(m string) { warnings = append(warnings, m) }}.Parse("export.yaml", manifest)
+			if err != nil {
+				t.Fatalf("import of the export: %v\n%s", err, manifest)
+			}
+			if len(got) != 1 {
+				t.Fatalf("import gave %d sets", len(got))
+			}
+			if g, w := got[0].RevisionSpec("").Hash(), want.RevisionSpec("").Hash(); g != w {
+				gj, _ := json.MarshalIndent(got[0].RevisionSpec(""), "", " ")
+				wj, _ := json.MarshalIndent(want.RevisionSpec(""), "", " ")
+				t.Errorf("revision %s, want %s\ngot  %s\nwant %s\nmanifest:\n%s", g, w, gj, wj, manifest)
+			}
+			g, w := got[0], want
+			g.Source, w.Source, g.Written, w.Written = "", "", nil, nil
+			// IfNotPresent is the default, written or not (not hashed either).
+			g.Template.ImagePullPolicy, w.Template.ImagePullPolicy = g.Template.PullPolicy(), w.Template.PullPolicy()
+			gj, _ := json.Marshal(g)
+			wj, _ := json.Marshal(w)
+			if string(gj) != string(wj) {
+				t.Errorf("set differs:\ngot  %s\nwant %s", gj, wj)
+			}
+		})
+	}
+}
+
+// sts is a StatefulSet manifest named web around the pod spec lines given
+// (indented as under spec.template.spec).
+func sts(pod string) string {
+	return `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: web}
+spec:
+  serviceName: web
+  replicas: 2
+  template:
+    spec:
+` + indent(pod, "      ")
+}
+
+func indent(s, by string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i := range lines {
+		lines[i] = by + lines[i]
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func TestKubernetesMapping(t *testing.T) {
+	cases := []struct {
+		name  string
+		src   string
+		check func(t *testing.T, s Set)
+	}{{
+		name: "env refs and fieldRefs",
+		src: sts(`containers:
+- name: c
+  image: x:1
+  env:
+  - {name: POD, valueFrom: {fieldRef: {fieldPath: metadata.name}}}
+  - {name: NS, valueFrom: {fieldRef: {fieldPath: metadata.namespace}}}
+  - {name: IDX, valueFrom: {fieldRef: {fieldPath: "metadata.labels['apps.kubernetes.io/pod-index']"}}}
+  - {name: URL, value: "http://$(POD).web:80/$(LATER)/$$(POD)/{{x}}"}
+  - {name: LATER, value: "l"}
+  command: [sh, -c, "echo $(IDX) $(URL) $(NOPE) $$HOME {$(IDX)}"]
+  args: ["$(LATER)"]`),
+		check: func(t *testing.T, s Set) {
+			want := map[string]string{"POD": "{{.Name}}", "NS": "default", "IDX": "{{.Ordinal}}", "LATER": "l",
+				"URL": `http://{{.Name}}.web:80/$(LATER)/$(POD)/{{"{{"}}x}}`}
+			if !mapsEqual(s.Template.Env, want) {
+				t.Errorf("env = %v, want %v", s.Template.Env, want)
+			}
+			wantCmd := `echo {{.Ordinal}} http://{{.Name}}.web:80/$(LATER)/$(POD)/{{"{{"}}x}} $(NOPE) $HOME {{"{"}}{{.Ordinal}}}`
+			if s.Template.Command[2] != wantCmd || s.Template.Args[0] != "l" {
+				t.Errorf("command = %q args = %q, want %q", s.Template.Command[2], s.Template.Args, wantCmd)
+			}
+			out, err := Expand(s.Template, s.ReplicaVars("web", 1))
+			if err != nil || out.Command[2] != "echo 1 http://web-1.web:80/$(LATER)/$(POD)/{{x}} $(NOPE) $HOME {1}" {
+				t.Errorf("expanded command = %q (%v)", out.Command, err)
+			}
+		},
+	}, {
+		name: "tcp and http probes with defaults",
+		src: sts(`containers:
+- name: c
+  image: x:1
+  ports: [{name: http, containerPort: 8080}]
+  readinessProbe: {httpGet: {path: /healthz, port: http}}
+initContainers: []`),
+		check: func(t *testing.T, s Set) {
+			h := s.Template.Healthcheck
+			if h == nil || h.Test[0] != "CMD-SHELL" || !strings.Contains(h.Test[1], "curl -fsSk -o /dev/null 'http://127.0.0.1:8080/healthz'") ||
+				!strings.Contains(h.Test[1], "wget -q -O /dev/null 'http://127.0.0.1:8080/healthz'") {
+				t.Fatalf("healthcheck = %+v", h)
+			}
+			if h.Interval != Duration(10e9) || h.Timeout != Duration(1e9) || h.Retries != 3 || h.StartPeriod != 0 {
+				t.Errorf("timing = %+v, want Kubernetes' defaults 10s/1s/3/0", h)
+			}
+		},
+	}, {
+		name: "tcp probe and limits",
+		src: sts(`containers:
+- name: c
+  image: x:1
+  resources: {limits: {cpu: 250m, memory: 500M}}
+  securityContext: {runAsUser: 10, runAsGroup: 20}
+  readinessProbe: {tcpSocket: {port: 5432}, periodSeconds: 3, timeoutSeconds: 2, failureThreshold: 4, initialDelaySeconds: 7}`),
+		check: func(t *testing.T, s Set) {
+			h := s.Template.Healthcheck
+			if h == nil || !strings.Contains(h.Test[1], "nc -z '127.0.0.1' 5432") || h.Interval != Duration(3e9) || h.Timeout != Duration(2e9) || h.Retries != 4 || h.StartPeriod != Duration(7e9) {
+				t.Errorf("healthcheck = %+v", h)
+			}
+			if s.Template.Resources != (Resources{CPUs: "0.25", Memory: "500000000"}) || s.Template.User != "10:20" {
+				t.Errorf("resources = %+v user = %q", s.Template.Resources, s.Template.User)
+			}
+		},
+	}, {
+		name: "emptyDir and secret volumes",
+		src: sts(`containers:
+- name: c
+  image: x:1
+  volumeMounts:
+  - {name: scratch, mountPath: /scratch}
+  - {name: creds, mountPath: /etc/creds}
+volumes:
+- {name: scratch, emptyDir: {medium: Memory, sizeLimit: 64Mi}}
+- {name: creds, secret: {secretName: creds, defaultMode: 0400, items: [{key: pw, path: sub/password}]}}`) + `---
+apiVersion: v1
+kind: Secret
+metadata: {name: creds}
+data: {pw: czNjcjN0}
+`,
+		check: func(t *testing.T, s Set) {
+			if !slices.Equal(s.Template.Tmpfs, []string{"/scratch:size=67108864"}) {
+				t.Errorf("tmpfs = %q", s.Template.Tmpfs)
+			}
+			want := []VolumeMount{{Source: "/state/manifest-volumes/web/creds", Target: "/etc/creds", ReadOnly: true}}
+			if !slices.Equal(s.Template.VolumeMounts, want) {
+				t.Errorf("volumeMounts = %+v, want %+v", s.Template.VolumeMounts, want)
+			}
+		},
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sets, files, err := Loader{ConfigDir: "/state/manifest-volumes"}.parseFiles([]sourceFile{{"k.yaml", []byte(c.src)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.check(t, sets[0])
+			if c.name == "emptyDir and secret volumes" {
+				want := []ConfigFile{{Dir: "/state/manifest-volumes/web/creds", Name: "sub/password", Data: []byte("s3cr3t"), Mode: 0o400}}
+				if len(files) != 1 || files[0].Name != want[0].Name || string(files[0].Data) != "s3cr3t" || files[0].Mode != 0o400 || files[0].Dir != want[0].Dir {
+					t.Errorf("files = %+v, want %+v", files, want)
+				}
+			}
+		})
+	}
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestKubernetesErrors: every problem names its file:line and field path,
+// and unmappable fields are errors without Lenient.
+func TestKubernetesErrors(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{{
+		name: "unknown field and sidecar",
+		src: sts(`hostNetwork: true
+containers:
+- {name: a, image: x:1, stdin: true}
+- {name: b, image: y:1}`),
+		want: `k.yaml:9: spec.template.spec.hostNetwork: not supported by ostset (--lenient to go on without it)
+k.yaml:11: spec.template.spec.containers[0].stdin: not supported by ostset (--lenient to go on without it)
+k.yaml:12: spec.template.spec.containers[1]: container "b": ostset runs one container per replica (the first); a sidecar is not supported (--lenient to go on without it)`,
+	}, {
+		name: "missing configmap",
+		src: sts(`containers:
+- {name: a, image: x:1, volumeMounts: [{name: c, mountPath: /c}]}
+volumes:
+- {name: c, configMap: {name: nowhere}}`),
+		want: `k.yaml:12: spec.template.spec.volumes[0].configMap: ConfigMap "nowhere" is not in these files (--lenient to go on without it)`,
+	}, {
+		name: "hostPath",
+		src: sts(`containers:
+- {name: a, image: x:1, volumeMounts: [{name: h, mountPath: /h}]}
+volumes:
+- {name: h, hostPath: {path: /}}`),
+		want: `k.yaml:12: spec.template.spec.volumes[0]: volume "h": a hostPath volume is not supported (emptyDir, configMap, secret and volumeClaimTemplates are) (--lenient to go on without it)`,
+	}, {
+		name: "wrong types",
+		src:  "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: web}\nspec:\n  replicas: many\n  template: {spec: {containers: [{name: a, image: [x]}]}}\n",
+		want: `k.yaml:5: spec.replicas: expected a whole number, got "many"
+k.yaml:6: spec.template.spec.containers[0].image: expected a string, got a list`,
+	}, {
+		name: "validation at the manifest's line",
+		src:  "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: Web_1}\nspec:\n  template: {spec: {containers: [{name: a, image: x}]}}\n",
+		want: `k.yaml:3: name: "Web_1" must consist of lowercase letters, digits and '-', and start and end with a letter or digit`,
+	}, {
+		name: "old apiVersion",
+		src:  "apiVersion: apps/v1beta2\nkind: StatefulSet\nmetadata: {name: web}\nspec:\n  template: {spec: {containers: [{name: a, image: x}]}}\n",
+		want: `k.yaml:1: apiVersion: "apps/v1beta2": a StatefulSet must be apps/v1 (--lenient to go on without it)`,
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("k.yaml", []byte(c.src), nil)
+			if err == nil || err.Error() != c.want {
+				t.Errorf("error:\n%v\nwant:\n%s", err, c.want)
+			}
+		})
+	}
+}
+
+// TestKubernetesAcrossFiles: the headless Service and a ConfigMap may be in
+// another -f file; a Service that is not the StatefulSet's is skipped with a
+// note, and a lenient load turns unmappable fields into warnings.
+func TestKubernetesAcrossFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := write("a.yaml", sts(`nodeSelector: {disk: ssd}
+containers:
+- {name: a, image: x:1, env: [{name: K, valueFrom: {configMapKeyRef: {name: cfg, key: k}}}]}`))
+	b := write("b.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {k: v}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {clusterIP: None}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: other}\nspec: {clusterIP: None}\n---\nname: plain\ntemplate: {image: y}\n")
+	var warnings []string
+	sets, _, err := Loader{Lenient: true, Warn: func(m string) { warnings = append(warnings, m) }}.LoadFiles([]string{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sets) != 2 || sets[0].Name != "plain" || sets[1].Name != "web" || sets[1].Template.Env["K"] != "v" {
+		t.Fatalf("sets = %+v", sets)
+	}
+	want := []string{
+		a + `:9: spec.template.spec.nodeSelector: scheduling: ostset runs every replica on one Docker host (ignored: --lenient)`,
+		b + `:11: skipped Service "other": not the headless Service (clusterIP: None) named by a StatefulSet's serviceName; ostset gives each replica its DNS name itself`,
+	}
+	if !slices.Equal(warnings, want) {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(warnings, "\n"), strings.Join(want, "\n"))
+	}
+	if _, _, err := (Loader{}).LoadFiles([]string{a, b}); err == nil || !strings.Contains(err.Error(), "nodeSelector") {
+		t.Errorf("strict load error = %v, want the nodeSelector", err)
+	}
+}
+
+func TestKubeQuantities(t *testing.T) {
+	for in, want := range map[string]string{"500m": "0.5", "2": "2", "0.25": "0.25", "1m": "0.001", "1500m": "1.5"} {
+		if got, err := kubeCPU(in); err != nil || got != want {
+			t.Errorf("kubeCPU(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "-1", "0", "x", "1k"} {
+		if _, err := kubeCPU(bad); err == nil {
+			t.Errorf("kubeCPU(%q) accepted", bad)
+		}
+	}
+	for in, want := range map[string]int64{"1Gi": 1 << 30, "500M": 500e6, "1e3": 1000, "1.5Ki": 1536, "0.5": 1, "128974848": 128974848} {
+		if got, err := kubeQuantity(in); err != nil || got != want {
+			t.Errorf("kubeQuantity(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "1Zi", "-1", "1e30", "0"} {
+		if _, err := kubeQuantity(bad); err == nil {
+			t.Errorf("kubeQuantity(%q) accepted", bad)
+		}
+	}
+}
+
+func TestKubePullPolicy(t *testing.T) {
+	for _, c := range [][3]string{
+		{"nginx", "", PullAlways}, {"nginx:latest", "", PullAlways}, {"localhost:5000/nginx", "", PullAlways},
+		{"nginx:1.25", "", ""}, {"nginx@sha256:abc", "", ""}, {"nginx", "IfNotPresent", ""}, {"nginx:1", "Never", PullNever},
+	} {
+		if got := kubePullPolicy(c[0], c[1]); got != c[2] {
+			t.Errorf("kubePullPolicy(%q, %q) = %q, want %q", c[0], c[1], got, c[2])
+		}
+	}
+}
