@@ -2,8 +2,8 @@ package config
 
 import (
 	"encoding/json"
-	"fmt"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -86,7 +86,7 @@ func TestKubernetesFixtures(t *testing.T) {
 func TestKubernetesRoundTrip(t *testing.T) {
 	for name, src := range map[string]string{
 		"minimal": "name: web\ntemplate: {image: nginx}\n",
-		"latest": "name: web\ntemplate: {image: nginx, imagePullPolicy: IfNotPresent}\n",
+		"latest":  "name: web\ntemplate: {image: nginx, imagePullPolicy: IfNotPresent}\n",
 		"full": `name: db
 replicas: 3
 serviceName: dbs
