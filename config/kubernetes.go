@@ -490,7 +490,9 @@ func (k *kubeImport) statefulSet(d *kubeDoc) importedSet {
 
 	out := importedSet{set: p.set, file: d.file, lines: fieldLines{lines: p.lines, doc: d.root.Line}}
 	if err := OverlayExport(&out.set, annotations); err != nil {
-		k.invalid(d.file, md.keyNode("annotations"), "", err.Error())
+		// One line: yaml lists its type errors on lines of their own.
+		msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
+		k.invalid(d.file, md.keyNode("annotations"), "", msg)
 	}
 	out.bad = len(k.bad) > badBefore
 	return out
