@@ -625,7 +625,7 @@ func (p *mapper) podTemplate(t *node) {
 			p.mainContainer(c, podUser)
 			continue
 		}
-		p.k.fail(p.file, c.n, c.path, fmt.Sprintf("container %q: ostset runs one container per replica (the first); a sidecar is not supported", mapValue(c.n, "name").Value))
+		p.k.fail(p.file, c.n, c.path, fmt.Sprintf("container %q: ostset runs one container per replica (the first); a sidecar is not supported", mapValueString(c.n, "name")))
 	}
 	for i, c := range spec.list("initContainers") {
 		p.initContainer(i, c, podUser)
