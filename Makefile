@@ -59,8 +59,8 @@ lint: $(GOLANGCI) ## gofmt, go vet, golangci-lint (installed on first use)
 $(GOLANGCI):
 	$(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)
 
-bench: build demo-image ## planner benchmarks and end-to-end timings on the real engine (numbers in docs/benchmarks.md)
-	$(GO) test -run '^$$' -bench . -benchmem ./engine/
+bench: build demo-image ## planner benchmarks and end-to-end timings against the floor program (numbers in docs/benchmarks.md)
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/floor ./bench/floor
 	scripts/bench.sh
 	scripts/bench-daemon.sh
 

@@ -136,7 +136,7 @@ func (p *planner) createReason(ord int) string {
 func (p *planner) initStatuses() []InitStatus {
 	var out []InitStatus
 	for ord := p.start; ord < p.end; ord++ {
-		if _, ok := p.byOrdinal[ord]; ok {
+		if p.byOrdinal.has(ord) {
 			continue
 		}
 		if s, ok := p.initStatus(ord); ok {

@@ -30,7 +30,7 @@ type NotReadyDetail struct {
 
 // Ready is the readiness rule (health.Ready) for an observed replica.
 func (r Replica) Ready() bool {
-	return health.Ready(hc(r))
+	return health.Ready(hc(&r))
 }
 
 // maxOutput bounds a healthcheck output or an error in one-line messages.

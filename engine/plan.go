@@ -118,7 +118,7 @@ type planner struct {
 	end       int
 	monotonic bool
 	minReady  time.Duration
-	byOrdinal map[int]Replica
+	byOrdinal replicaIndex
 	foreign   map[int]Foreign
 	inits     map[int][]InitContainer // observed init containers by ordinal
 	// foreignInits are containers without the set's labels holding an init
@@ -161,7 +161,6 @@ func newPlanner(in Input) *planner {
 		end:       in.Set.EndOrdinal(),
 		monotonic: in.Set.PodManagementPolicy != config.Parallel,
 		minReady:  time.Duration(in.Set.MinReadySeconds) * time.Second,
-		byOrdinal: map[int]Replica{},
 		foreign:   map[int]Foreign{},
 		inits:     map[int][]InitContainer{},
 		acted:     map[int]bool{},
@@ -170,9 +169,7 @@ func newPlanner(in Input) *planner {
 	for _, c := range in.Observed.Inits {
 		p.inits[c.Ordinal] = append(p.inits[c.Ordinal], c)
 	}
-	for _, r := range in.Observed.Replicas {
-		p.byOrdinal[r.Ordinal] = r
-	}
+	p.byOrdinal = newReplicaIndex(in.Observed.Replicas, p.start, p.end)
 	for _, f := range in.Observed.Foreign {
 		if ord, ok := ParseReplicaName(in.Set.Name, f.Name); ok {
 			p.foreign[ord] = f
@@ -194,13 +191,13 @@ func (p *planner) revisionFor(ord int) string {
 	return p.in.UpdateRevision
 }
 
-func (p *planner) ready(r Replica) bool { return health.Ready(hc(r)) }
+func (p *planner) ready(r *Replica) bool { return health.Ready(hc(r)) }
 
-func (p *planner) available(r Replica) bool {
+func (p *planner) available(r *Replica) bool {
 	return health.Available(hc(r), p.minReady, p.in.Now)
 }
 
-func hc(r Replica) health.Container {
+func hc(r *Replica) health.Container {
 	return health.Container{State: r.State, Health: r.Health, ReadySince: r.ReadySince}
 }
 
@@ -236,13 +233,8 @@ func (p *planner) replicasInRange() bool {
 
 // replicaInRange handles one ordinal; false means the set has to wait for it.
 func (p *planner) replicaInRange(ord int) bool {
-	name := ReplicaName(p.set.Name, ord)
-	r, ok := p.byOrdinal[ord]
-	if ok && p.leftoverInits(r) {
-		return false
-	}
-	switch {
-	case !ok:
+	rp, ok := p.byOrdinal.get(ord)
+	if !ok {
 		if f, taken := p.foreign[ord]; taken {
 			p.blocked(f)
 			return false
@@ -250,35 +242,44 @@ func (p *planner) replicaInRange(ord int) bool {
 		if !p.initialized(ord) {
 			return false
 		}
-		p.act(Action{Kind: ActCreate, Ordinal: ord, Name: name, Revision: p.revisionFor(ord), Reason: p.createReason(ord)})
+		p.act(Action{Kind: ActCreate, Ordinal: ord, Name: ReplicaName(p.set.Name, ord), Revision: p.revisionFor(ord), Reason: p.createReason(ord)})
 		return false
+	}
+	r := rp
+	if p.leftoverInits(*r) {
+		return false
+	}
+	// The name is made only when a step or a wait needs it: a pass over a
+	// converged set makes none.
+	name := func() string { return ReplicaName(p.set.Name, ord) }
+	switch {
 	case health.Failed(hc(r)):
 		if after := p.in.RecreateAfter[ord]; p.in.Now.Before(after) {
-			p.wait("%s exited again%s; recreating it in %s (crash-loop back-off)", name, parenthesised(r.waitDetail()), after.Sub(p.in.Now).Round(time.Second))
+			p.wait("%s exited again%s; recreating it in %s (crash-loop back-off)", name(), parenthesised(r.waitDetail()), after.Sub(p.in.Now).Round(time.Second))
 			p.requeueAt(after)
 			return false
 		}
-		p.act(Action{Kind: ActDelete, Ordinal: ord, Name: name, ID: r.ID, Revision: r.Revision, Reason: "exited" + parenthesised(r.waitDetail()) + "; it will be recreated", Failed: true})
+		p.act(Action{Kind: ActDelete, Ordinal: ord, Name: name(), ID: r.ID, Revision: r.Revision, Reason: "exited" + parenthesised(r.waitDetail()) + "; it will be recreated", Failed: true})
 		return false
 	case r.State == StateRemoving:
-		p.wait("%s being removed", name)
+		p.wait("%s being removed", name())
 		return false
 	case r.Detached:
-		p.act(Action{Kind: ActDelete, Ordinal: ord, Name: name, ID: r.ID, Revision: r.Revision,
+		p.act(Action{Kind: ActDelete, Ordinal: ord, Name: name(), ID: r.ID, Revision: r.Revision,
 			Reason: fmt.Sprintf("not attached to network %s (removed, or disconnected by hand); it will be recreated on it", p.set.Network)})
 		return false
-	case !p.ready(r) && p.stuckOnOldRevision(r):
-		p.act(Action{Kind: ActDelete, Ordinal: ord, Name: name, ID: r.ID, Revision: r.Revision,
+	case !p.ready(r) && p.stuckOnOldRevision(*r):
+		p.act(Action{Kind: ActDelete, Ordinal: ord, Name: name(), ID: r.ID, Revision: r.Revision,
 			Reason: fmt.Sprintf("not ready at %s; replacing with %s", r.Revision, p.revisionFor(ord))})
 		return false
 	case r.State == StateCreated:
-		p.act(Action{Kind: ActStart, Ordinal: ord, Name: name, ID: r.ID, Revision: r.Revision, Reason: "created but not started"})
+		p.act(Action{Kind: ActStart, Ordinal: ord, Name: name(), ID: r.ID, Revision: r.Revision, Reason: "created but not started"})
 		return false
 	case !p.ready(r):
-		p.wait("%s not ready (%s)", name, describeState(r))
+		p.wait("%s not ready (%s)", name(), describeState(*r))
 		return false
 	case !p.available(r):
-		p.wait("%s not available yet (minReadySeconds %d)", name, p.set.MinReadySeconds)
+		p.wait("%s not available yet (minReadySeconds %d)", name(), p.set.MinReadySeconds)
 		p.requeueAt(health.AvailableAt(hc(r), p.minReady))
 		return false
 	}
@@ -342,8 +343,8 @@ func (p *planner) update() {
 	}
 	var stale []Replica
 	for ord := p.end - 1; ord >= max(p.start, p.set.Partition()); ord-- {
-		if r, ok := p.byOrdinal[ord]; ok && r.Revision != p.in.UpdateRevision && r.State != StateRemoving && !p.acted[ord] {
-			stale = append(stale, r)
+		if r, ok := p.byOrdinal.get(ord); ok && r.Revision != p.in.UpdateRevision && r.State != StateRemoving && !p.acted[ord] {
+			stale = append(stale, *r)
 		}
 	}
 	if len(stale) == 0 {
@@ -367,7 +368,7 @@ func (p *planner) update() {
 func (p *planner) unavailable() int {
 	n := 0
 	for ord := p.start; ord < p.end; ord++ {
-		if r, ok := p.byOrdinal[ord]; !ok || !p.available(r) {
+		if r, ok := p.byOrdinal.get(ord); !ok || !p.available(r) {
 			n++
 		}
 	}
@@ -378,7 +379,7 @@ func (p *planner) unavailable() int {
 // is gone, when the retention policy says whenScaled: Delete.
 func (p *planner) volumes() {
 	for _, v := range p.in.Observed.Volumes {
-		_, hasContainer := p.byOrdinal[v.Ordinal]
+		hasContainer := p.byOrdinal.has(v.Ordinal)
 		if !p.inRange(v.Ordinal) && volumes.RemoveOnScaleDown(p.set.PersistentVolumeClaimRetentionPolicy.WhenScaled, !hasContainer) {
 			p.act(Action{Kind: ActDeleteVolume, Ordinal: v.Ordinal, Name: v.Name, Reason: "whenScaled: Delete"})
 		}
@@ -395,7 +396,7 @@ func (p *planner) complete() bool {
 		}
 	}
 	for ord := p.start; ord < p.end; ord++ {
-		r, ok := p.byOrdinal[ord]
+		r, ok := p.byOrdinal.get(ord)
 		if !ok || !p.available(r) {
 			return false
 		}
@@ -410,7 +411,7 @@ func (p *planner) complete() bool {
 // ready, the update revision becomes the current one.
 func (p *planner) allUpdatedAndReady() bool {
 	for ord := p.start; ord < p.end; ord++ {
-		r, ok := p.byOrdinal[ord]
+		r, ok := p.byOrdinal.get(ord)
 		if !ok || r.Revision != p.in.UpdateRevision || !p.ready(r) {
 			return false
 		}

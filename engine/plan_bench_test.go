@@ -27,7 +27,7 @@ func benchPlan(b *testing.B, in Input, want string) {
 // update revision; the plan is empty and the rollout complete. This is the
 // steady-state cost: a full walk of the ordinals with nothing to do.
 func BenchmarkMakePlanConverged(b *testing.B) {
-	for _, n := range []int{3, 100, 1000} {
+	for _, n := range []int{3, 10, 100, 1000, 10000} {
 		b.Run("replicas="+strconv.Itoa(n), func(b *testing.B) {
 			in := Input{Set: testSet(replicas(n)), CurrentRevision: "b", UpdateRevision: "b",
 				Observed: Observed{Replicas: okN(n, "b")}, Now: t0}

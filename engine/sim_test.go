@@ -344,7 +344,7 @@ func checkSafety(t *rapid.T, w *world, p Plan) {
 }
 
 func (r Replica) isAvailable(s config.Set, now time.Time) bool {
-	return (&planner{in: Input{Now: now}, minReady: time.Duration(s.MinReadySeconds) * time.Second}).available(r)
+	return (&planner{in: Input{Now: now}, minReady: time.Duration(s.MinReadySeconds) * time.Second}).available(&r)
 }
 
 func drawSet(t *rapid.T) config.Set {

@@ -56,9 +56,10 @@ func (p *planner) status() Status {
 		CurrentRevision: p.in.CurrentRevision,
 		UpdateRevision:  p.in.UpdateRevision,
 		Paused:          p.in.Paused,
-		Containers:      []ContainerStatus{},
+		Containers:      make([]ContainerStatus, 0, len(p.in.Observed.Replicas)),
 	}
-	for _, r := range p.in.Observed.Replicas {
+	for i := range p.in.Observed.Replicas {
+		r := &p.in.Observed.Replicas[i]
 		ready := p.ready(r)
 		cs := ContainerStatus{
 			Name: r.Name, Ordinal: r.Ordinal, Revision: r.Revision,

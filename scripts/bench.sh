@@ -1,27 +1,39 @@
 #!/usr/bin/env bash
-# End-to-end timings of ostset on the real Docker engine, next to docker-compose and
-# plain `docker run` doing the same job. Run it with `make bench` (which builds bin/ostset
-# and the demo image first); the results are written up in docs/benchmarks.md.
+# Benchmarks of ostset on the real Docker engine, each figure next to the floor: bench/floor,
+# which makes the same containers with the fewest API calls and learns of health from
+# Docker's events. Also docker-compose and plain `docker run` doing the same job. Run it
+# with `make bench` (which builds bin/ostset, bin/floor and the demo image first); the
+# results are written up in docs/benchmarks.md.
 #
-#   scripts/bench.sh            every scenario BENCH_RUNS times (default 5)
+#   scripts/bench.sh            every part, with the settings below
 #
-# Each run, in this order (so that drift on the machine spreads over every scenario):
-#   1. ostset up of a 10-replica set, podManagementPolicy Parallel     (returns once all are healthy)
-#      ostset down SET --volumes
-#   2. the same set with OrderedReady; then a rolling update of it (an env value changes,
-#      ostset up again, returns once all 10 are replaced and healthy); then ostset down --volumes
-#   3. docker-compose up -d --scale app=10, until all 10 are healthy; docker-compose down -v
-#   4. 10 sequential docker run -d, until all 10 are healthy; docker rm -f, volume rm, network rm
-# Every variant runs the image BENCH_IMAGE (default ostset/web:demo) with the same healthcheck
-# (["CMD", "/web", "health"], interval 1s, timeout 1s, retries 3), on its own user-defined
-# network, with a volume at /data (one per replica; compose can only share one).
+# 1. The planner: `go test -bench` of engine.MakePlan (BENCH_PLANNER_COUNT times each).
+# 2. ostset against the floor, BENCH_RUNS runs. Each run, for ostset and for the floor:
+#      an OrderedReady up of 10 replicas (returns once all are healthy); from the Docker
+#      events of that up, the time from health_status: healthy of replica i to the create
+#      of replica i+1; a rolling update of the 10 (an env value changes; returns once all
+#      are replaced and healthy); a down (--volumes); a Parallel up of 20; a down.
+#    Each step runs for ostset and for the floor back to back, ostset first in odd runs and
+#    the floor first in even ones, so that drift and other load on the machine hit both
+#    alike. Ratios are ostset / floor, taken run by run (the median of the paired ratios).
+# 3. The baselines, BENCH_BASELINE_RUNS runs spread among those of part 2: ostset up of 10,
+#      Parallel, and its down; docker-compose up -d --scale app=10 until all are healthy,
+#      and down -v; 10 sequential docker run -d until all are healthy, and rm -f.
+# Every variant runs the image BENCH_IMAGE (default ostset/web:demo) with the same
+# healthcheck (["CMD", "/web", "health"], interval BENCH_HEALTH_INTERVAL, timeout 5s,
+# retries 3), on its own user-defined network, with a volume at /data (one per replica;
+# compose can only share one). The timeout only bounds a probe: on a loaded machine a probe
+# can take over a second, and a shorter timeout would turn replicas unhealthy and abort the
+# run; while probes pass, it changes no time measured.
 #
-# Prints min/median/max seconds per step, then a markdown table. Everything it creates is
-# named after bench-<random> and labelled (io.ostset.set or io.ostset.bench), and removed on
-# exit, failure or interrupt included; nothing else on the engine is touched.
+# Prints each step as it goes, then markdown tables. Everything it creates is named after
+# bench-<random> and labelled (io.ostset.set or io.ostset.bench), and removed on exit,
+# failure or interrupt included; nothing else on the engine is touched.
 #
-# Environment: BENCH_RUNS (5), BENCH_IMAGE (ostset/web:demo), BENCH_TIMEOUT (seconds a
-# step may take, 300), OSTSET (the binary, bin/ostset), DOCKER_HOST as usual.
+# Environment: BENCH_RUNS (20), BENCH_BASELINE_RUNS (5), BENCH_PLANNER_COUNT (5; 0 skips
+# the planner), BENCH_HEALTH_INTERVAL (500ms), BENCH_IMAGE (ostset/web:demo),
+# BENCH_TIMEOUT (seconds a step may take, 300), OSTSET (bin/ostset), FLOOR (bin/floor),
+# DOCKER_HOST as usual.
 set -euo pipefail
 export LC_ALL=C # "." as the decimal point in $EPOCHREALTIME and awk
 
@@ -32,21 +44,36 @@ die() { echo "$prog: $*" >&2; exit 1; }
 
 case ${1:-} in
 '') ;;
--h | --help) sed -n '2,24s/^# \{0,1\}//p' "$0"; exit 0 ;;
+-h | --help) sed -n '2,39s/^# \{0,1\}//p' "$0"; exit 0 ;;
 *) echo "usage: $prog (settings come from the environment; see $prog --help)" >&2; exit 2 ;;
 esac
 
-runs=${BENCH_RUNS:-5}
+runs=${BENCH_RUNS:-20}
+base_runs=${BENCH_BASELINE_RUNS:-5}
+planner_count=${BENCH_PLANNER_COUNT:-5}
+interval=${BENCH_HEALTH_INTERVAL:-500ms}
 image=${BENCH_IMAGE:-ostset/web:demo}
 step_timeout=${BENCH_TIMEOUT:-300}
 ostset=${OSTSET:-$root/bin/ostset}
-replicas=10
+floor=${FLOOR:-$root/bin/floor}
+ordered=10   # replicas of the OrderedReady up and the rolling update
+parallel=20  # replicas of the Parallel up against the floor
+replicas=10  # replicas of the baselines
 
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive integer, got '$runs'"
+[[ $base_runs =~ ^[0-9]+$ ]] || die "BENCH_BASELINE_RUNS must be a non-negative integer, got '$base_runs'"
+[[ $planner_count =~ ^[0-9]+$ ]] || die "BENCH_PLANNER_COUNT must be a non-negative integer, got '$planner_count'"
+[[ $interval =~ ^[0-9]+(ms|s)$ ]] || die "BENCH_HEALTH_INTERVAL must be like 500ms or 1s, got '$interval'"
 [[ $step_timeout =~ ^[1-9][0-9]*$ ]] || die "BENCH_TIMEOUT must be a positive integer, got '$step_timeout'"
 [[ -x $ostset ]] || die "$ostset not found: run make build (or make bench)"
+[[ -x $floor ]] || die "$floor not found: run go build -o bin/floor ./bench/floor (or make bench)"
 command -v docker >/dev/null || die "docker not found in PATH"
-command -v docker-compose >/dev/null || die "docker-compose (v1) not found in PATH"
+if ((base_runs > 0)); then
+	command -v docker-compose >/dev/null || die "docker-compose (v1) not found in PATH (or set BENCH_BASELINE_RUNS=0)"
+fi
+if ((planner_count > 0)); then
+	command -v go >/dev/null || die "go not found in PATH (or set BENCH_PLANNER_COUNT=0)"
+fi
 if ! server=$(docker version --format '{{.Server.Version}} (API {{.Server.APIVersion}})' 2>&1); then
 	die "cannot reach the Docker engine${DOCKER_HOST:+ at $DOCKER_HOST}: ${server##*$'\n'}"
 fi
@@ -55,9 +82,10 @@ docker image inspect "$image" >/dev/null 2>&1 || die "image $image not found: ru
 # Names: the set, its network and the prefix of everything else. Random, so that two
 # benchmarks (or a benchmark and the tests) never meet.
 name=bench-$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')
+fname=$name-floor     # the floor's set: containers $fname-N, network $fname
 project=$name-compose # compose project: containers ${project}_app_N, network ${project}_default
 runnet=$name-run      # network of the docker run baseline
-mark=io.ostset.bench  # label on what compose and docker run create: $mark=$name
+mark=io.ostset.bench  # label on what the floor, compose and docker run create: $mark=$name
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ostset-bench.XXXXXX")
 export OSTSET_STATE_DIR=$tmp/state # the set's desired spec and history live here only
@@ -66,7 +94,7 @@ composefile=$tmp/compose.yaml
 log=$tmp/log
 
 # ---------------------------------------------------------------------------------------
-# Cleanup: by the set's name and labels only.
+# Cleanup: by the sets' names and labels only.
 
 # rm_labelled KIND LABEL: remove the containers or volumes carrying LABEL (key=value).
 rm_labelled() {
@@ -102,11 +130,13 @@ cleanup() {
 	# The tools' own teardown first, bounded; then whatever is left, by label and name.
 	timeout 120 "$ostset" down "$name" --volumes >/dev/null 2>&1
 	[[ -f $composefile ]] && timeout 120 docker-compose -p "$project" -f "$composefile" down -v --remove-orphans >/dev/null 2>&1
-	rm_labelled container "io.ostset.set=$name"
+	for set in "$name" "$fname"; do
+		rm_labelled container "io.ostset.set=$set"
+		rm_labelled volume "io.ostset.set=$set"
+		rm_network "$set"
+	done
 	rm_labelled container "$mark=$name"
-	rm_labelled volume "io.ostset.set=$name"
 	rm_labelled volume "$mark=$name"
-	rm_network "$name"
 	rm_network "$runnet"
 	rm_network "${project}_default"
 	rm -rf "$tmp"
@@ -125,50 +155,57 @@ trap cleanup EXIT
 trap 'on_signal 130' INT
 trap 'on_signal 143' TERM
 
-# A private copy of the binary: a concurrent `make build` cannot swap it mid-benchmark.
+# Private copies of the binaries: a concurrent build cannot swap them mid-benchmark.
 cp "$ostset" "$tmp/ostset"
+cp "$floor" "$tmp/floor"
 ostset=$tmp/ostset
+floor=$tmp/floor
 
 # ---------------------------------------------------------------------------------------
 # Timing and results.
 
-declare -A times=() # key -> "t1 t2 ..."
+declare -A times=() # key -> "v1 v2 ..." (one value per run, in run order)
 declare -A titles=()
 keys=()
+
+# add KEY TITLE VALUE: append VALUE to KEY.
+add() {
+	if [[ ! -v times[$1] ]]; then
+		keys+=("$1")
+		titles[$1]=$2
+	fi
+	times[$1]+="$3 "
+}
 
 # record KEY TITLE START END: add END-START seconds to KEY.
 record() {
 	local key=$1 title=$2 t
 	t=$(awk -v a="$3" -v b="$4" 'BEGIN { printf "%.3f", b - a }')
-	if [[ ! -v times[$key] ]]; then
-		keys+=("$key")
-		titles[$key]=$title
-	fi
-	times[$key]+="$t "
+	add "$key" "$title" "$t"
 	printf '  %-58s %7.2f s\n' "$title" "$t"
 }
 
-# stats KEY: "min median max" of KEY's times.
+# stats VALUE...: "min median max".
 stats() {
-	# shellcheck disable=SC2086 # one time a word
-	printf '%s\n' ${times[$1]} | sort -g | awk '{ a[NR] = $1 }
+	printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 }
 		END { m = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
-		      printf "%.2f %.2f %.2f", a[1], m, a[NR] }'
+		      printf "%.3f %.3f %.3f", a[1], m, a[NR] }'
 }
 
+# ratios A B: the ratios of A's values to B's, pair by pair (run by run).
+ratios() {
+	local -a a b
+	read -ra a <<<"${times[$1]}"
+	read -ra b <<<"${times[$2]}"
+	((${#a[@]} == ${#b[@]})) || die "$1 has ${#a[@]} values and $2 ${#b[@]}"
+	paste -d' ' <(printf '%s\n' "${a[@]}") <(printf '%s\n' "${b[@]}") |
+		awk '{ if ($2 > 0) printf "%.4f\n", $1 / $2 }'
+}
+
+child=
 # run LOG-TITLE CMD...: run CMD with its output in $log; on failure show it and stop.
 # CMD runs in the background and is waited for, so that a signal stops it at once
 # (bash runs traps only once a foreground command is done).
-child=
-# timed KEY TITLE STEP CMD...: runs one step (as run does) and records its time.
-timed() {
-	local key=$1 title=$2 t0
-	shift 2
-	t0=$EPOCHREALTIME
-	run "$@"
-	record "$key" "$title" "$t0" "$EPOCHREALTIME"
-}
-
 run() {
 	local title=$1 rc=0
 	shift
@@ -182,6 +219,15 @@ run() {
 		: >"$log"
 		exit 1
 	fi
+}
+
+# timed KEY TITLE STEP CMD...: runs one step (as run does) and records its time.
+timed() {
+	local key=$1 title=$2 t0
+	shift 2
+	t0=$EPOCHREALTIME
+	run "$@"
+	record "$key" "$title" "$t0" "$EPOCHREALTIME"
 }
 
 # wait_healthy ID...: poll docker inspect until every container is running and healthy.
@@ -202,35 +248,64 @@ wait_healthy() {
 	done
 }
 
-# check_set VERSION: the set has exactly $replicas containers, all healthy, all with
-# VERSION in their env (so `ostset up` did not return early).
+# check_set SET VERSION N: SET has exactly N containers, all healthy, all with VERSION in
+# their env (so that the up or update did not return early).
 check_set() {
-	local ids states
-	ids=$(docker ps -aq --filter "label=io.ostset.set=$name")
-	[[ -n $ids ]] || die "ostset up returned but set $name has no containers"
+	local set=$1 version=$2 n=$3 ids states
+	ids=$(docker ps -aq --filter "label=io.ostset.set=$set")
+	[[ -n $ids ]] || die "set $set has no containers"
 	# shellcheck disable=SC2086 # one ID a word
-	states=$(docker inspect --format '{{.Name}} {{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{end}} {{range .Config.Env}}{{if eq . "VERSION='"$1"'"}}v-ok{{end}}{{end}}' $ids)
-	[[ $(grep -c ' running healthy v-ok$' <<<"$states") -eq $replicas && $(wc -l <<<"$states") -eq $replicas ]] ||
-		die "ostset up returned but the set is not $replicas healthy replicas at VERSION=$1:"$'\n'"$states"
+	states=$(docker inspect --format '{{.Name}} {{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{end}} {{range .Config.Env}}{{if eq . "VERSION='"$version"'"}}v-ok{{end}}{{end}}' $ids)
+	[[ $(grep -c ' running healthy v-ok$' <<<"$states") -eq $n && $(wc -l <<<"$states") -eq $n ]] ||
+		die "set $set is not $n healthy replicas at VERSION=$version:"$'\n'"$states"
 }
 
-# check_gone: nothing of the set is left after ostset down --volumes.
+# check_gone SET: nothing of SET is left after a down.
 check_gone() {
 	local left
-	left=$(docker ps -aq --filter "label=io.ostset.set=$name")$(docker volume ls -q --filter "label=io.ostset.set=$name")
-	[[ -z $left ]] || die "ostset down left containers or volumes of $name behind"
+	left=$(docker ps -aq --filter "label=io.ostset.set=$1")$(docker volume ls -q --filter "label=io.ostset.set=$1")
+	[[ -z $left ]] || die "the down of $1 left containers or volumes behind"
+}
+
+# gaps KEY TITLE SET N SINCE UNTIL: from the engine's events between SINCE and UNTIL, the
+# time from health_status: healthy of SET-i to the create of SET-(i+1), i < N-1, in ms.
+# Adds their median to KEY (one value per run) and each of them to KEY-all.
+gaps() {
+	local key=$1 title=$2 set=$3 n=$4 all
+	all=$(docker events --since "$5" --until "$6" --filter type=container \
+		--filter "label=io.ostset.set=$set" --filter event=create --filter event=health_status \
+		--format '{{.TimeNano}}|{{.Action}}|{{index .Actor.Attributes "name"}}' |
+		awk -F'|' -v set="$set" -v n="$n" '
+			$2 == "create" && !($3 in created) { created[$3] = $1 }
+			$2 == "health_status: healthy" && !($3 in healthy) { healthy[$3] = $1 }
+			END {
+				for (i = 0; i < n - 1; i++) {
+					a = set "-" i; b = set "-" (i + 1)
+					if (!(a in healthy) || !(b in created)) { print "missing " a " or " b; exit 1 }
+					printf "%.3f\n", (created[b] - healthy[a]) / 1e6
+				}
+			}') || die "no healthy -> create events for set $set: $all"
+	local g
+	for g in $all; do
+		add "$key-all" "$title, each" "$g"
+	done
+	# shellcheck disable=SC2086 # one gap a word
+	read -r _ g _ <<<"$(stats $all)"
+	add "$key" "$title" "$g"
+	printf '  %-58s %7.1f ms (median of %d)\n' "$title" "$g" $((n - 1))
 }
 
 # ---------------------------------------------------------------------------------------
 # The scenarios.
 
-hc_yaml='{test: ["CMD", "/web", "health"], interval: 1s, timeout: 1s, retries: 3}'
+hc_yaml="{test: [\"CMD\", \"/web\", \"health\"], interval: $interval, timeout: 5s, retries: 3}"
+hc_flags=(-health-cmd "/web health" -health-interval "$interval" -health-timeout 5s -health-retries 3)
 
-# write_set POLICY VERSION
+# write_set POLICY VERSION REPLICAS
 write_set() {
 	cat >"$setfile" <<EOF
 name: $name
-replicas: $replicas
+replicas: $3
 network: $name
 podManagementPolicy: $1
 updateStrategy: {type: RollingUpdate}
@@ -241,6 +316,64 @@ template:
 volumeClaimTemplates:
   - {name: data, mountPath: /data}
 EOF
+}
+
+# floor_cmd MODE REPLICAS VERSION [FLAG...]: sets fcmd to the floor doing MODE to its set.
+fcmd=()
+floor_cmd() {
+	local mode=$1 n=$2 version=$3
+	shift 3
+	fcmd=("$floor" "$mode" -name "$fname" -replicas "$n" -image "$image" -label "$mark=$name"
+		-env "VERSION=$version" -timeout "${step_timeout}s" "$@")
+}
+
+# ordered TOOL: an OrderedReady up of $ordered, its healthy -> create gaps, a rolling
+# update, a down.
+ordered() {
+	local t0 t1
+	t0=$EPOCHREALTIME
+	if [[ $1 == ostset ]]; then
+		write_set OrderedReady 1 $ordered
+		timed os-up-ord "ostset up, OrderedReady, $ordered" "ostset up" "$ostset" up -f "$setfile" --timeout "${step_timeout}s"
+		t1=$EPOCHREALTIME
+		check_set "$name" 1 $ordered
+		gaps os-gap "ostset healthy(i) -> create(i+1)" "$name" $ordered "$t0" "$t1"
+		write_set OrderedReady 2 $ordered
+		timed os-roll "ostset rolling update, $ordered" "ostset up (rolling update)" "$ostset" up -f "$setfile" --timeout "${step_timeout}s"
+		check_set "$name" 2 $ordered
+		timed os-down-ord "ostset down --volumes, $ordered" "ostset down" "$ostset" down "$name" --volumes
+		check_gone "$name"
+	else
+		floor_cmd up $ordered 1 "${hc_flags[@]}" -policy OrderedReady
+		timed fl-up-ord "floor up, OrderedReady, $ordered" "floor up" "${fcmd[@]}"
+		t1=$EPOCHREALTIME
+		check_set "$fname" 1 $ordered
+		gaps fl-gap "floor healthy(i) -> create(i+1)" "$fname" $ordered "$t0" "$t1"
+		floor_cmd update $ordered 2 "${hc_flags[@]}"
+		timed fl-roll "floor rolling update, $ordered" "floor update" "${fcmd[@]}"
+		check_set "$fname" 2 $ordered
+		floor_cmd down $ordered 2
+		timed fl-down-ord "floor down, $ordered" "floor down" "${fcmd[@]}"
+		check_gone "$fname"
+	fi
+}
+
+# parallel TOOL: a Parallel up of $parallel, a down.
+parallel() {
+	if [[ $1 == ostset ]]; then
+		write_set Parallel 1 $parallel
+		timed os-up-par "ostset up, Parallel, $parallel" "ostset up" "$ostset" up -f "$setfile" --timeout "${step_timeout}s"
+		check_set "$name" 1 $parallel
+		timed os-down-par "ostset down --volumes, $parallel" "ostset down" "$ostset" down "$name" --volumes
+		check_gone "$name"
+	else
+		floor_cmd up $parallel 1 "${hc_flags[@]}" -policy Parallel
+		timed fl-up-par "floor up, Parallel, $parallel" "floor up" "${fcmd[@]}"
+		check_set "$fname" 1 $parallel
+		floor_cmd down $parallel 1
+		timed fl-down-par "floor down, $parallel" "floor down" "${fcmd[@]}"
+		check_gone "$fname"
+	fi
 }
 
 cat >"$composefile" <<EOF
@@ -261,34 +394,23 @@ networks:
     labels: {$mark: $name}
 EOF
 
-ostset_parallel() {
-	write_set Parallel 1
-	timed up-par "ostset up, Parallel (all healthy)" "ostset up" "$ostset" up -f "$setfile" --timeout "${step_timeout}s"
-	check_set 1
-	timed down-par "ostset down --volumes (after Parallel)" "ostset down" "$ostset" down "$name" --volumes
-	check_gone
-}
-
-ostset_ordered() {
-	write_set OrderedReady 1
-	timed up-ord "ostset up, OrderedReady (all healthy)" "ostset up" "$ostset" up -f "$setfile" --timeout "${step_timeout}s"
-	check_set 1
-	write_set OrderedReady 2
-	timed roll "ostset rolling update, OrderedReady (complete)" "ostset up (rolling update)" "$ostset" up -f "$setfile" --timeout "${step_timeout}s"
-	check_set 2
-	timed down-ord "ostset down --volumes (after rolling update)" "ostset down" "$ostset" down "$name" --volumes
-	check_gone
+ostset_baseline() {
+	write_set Parallel 1 $replicas
+	timed b-up-par "ostset up, Parallel, $replicas (all healthy)" "ostset up" "$ostset" up -f "$setfile" --timeout "${step_timeout}s"
+	check_set "$name" 1 $replicas
+	timed b-down-par "ostset down --volumes, $replicas" "ostset down" "$ostset" down "$name" --volumes
+	check_gone "$name"
 }
 
 compose_baseline() {
 	local t0 ids
 	t0=$EPOCHREALTIME # also the start of the all-healthy time
 	run "docker-compose up" docker-compose -p "$project" -f "$composefile" up -d --scale "app=$replicas"
-	record compose-up "docker-compose up -d --scale app=10 (returns)" "$t0" "$EPOCHREALTIME"
+	record compose-up "docker-compose up -d --scale app=$replicas (returns)" "$t0" "$EPOCHREALTIME"
 	mapfile -t ids < <(docker ps -aq --filter "label=com.docker.compose.project=$project" --filter "label=$mark=$name")
 	((${#ids[@]} == replicas)) || die "docker-compose made ${#ids[@]} containers, want $replicas"
 	wait_healthy "${ids[@]}"
-	record compose-healthy "docker-compose up -d --scale app=10 (all healthy)" "$t0" "$EPOCHREALTIME"
+	record compose-healthy "docker-compose up -d --scale app=$replicas (all healthy)" "$t0" "$EPOCHREALTIME"
 	timed compose-down "docker-compose down -v" "docker-compose down" docker-compose -p "$project" -f "$composefile" down -v
 }
 
@@ -300,16 +422,16 @@ run_baseline() {
 		run "docker run" docker run -d --name "$name-run-$i" --hostname "$name-run-$i" \
 			--network "$runnet" --network-alias "$name-run" --label "$mark=$name" \
 			--mount "type=volume,src=$name-run-data-$i,dst=/data,volume-label=$mark=$name" \
-			--health-interval 1s --health-timeout 1s --health-retries 3 \
+			--health-cmd "/web health" --health-interval "$interval" --health-timeout 5s --health-retries 3 \
 			--restart unless-stopped -e VERSION=1 "$image"
 		ids+=("$(tail -n 1 "$log")")
 		vols+=("$name-run-data-$i")
 	done
 	t1=$EPOCHREALTIME
-	record run-up "10 x docker run -d, sequential (returns)" "$t0" "$t1"
+	record run-up "$replicas x docker run -d, sequential (returns)" "$t0" "$t1"
 	wait_healthy "${ids[@]}"
 	t1=$EPOCHREALTIME
-	record run-healthy "10 x docker run -d, sequential (all healthy)" "$t0" "$t1"
+	record run-healthy "$replicas x docker run -d, sequential (all healthy)" "$t0" "$t1"
 	t0=$EPOCHREALTIME
 	run "docker rm" docker rm -f "${ids[@]}"
 	run "docker volume rm" docker volume rm "${vols[@]}"
@@ -319,22 +441,108 @@ run_baseline() {
 }
 
 # ---------------------------------------------------------------------------------------
+# The planner.
 
-echo "# ostset end-to-end benchmark: $replicas replicas of $image, $runs runs"
-echo "# $(nproc) CPUs, Docker engine $server, $(docker-compose version --short 2>/dev/null | sed 's/^/docker-compose /'), $("$ostset" version 2>/dev/null | head -n 1)"
-echo "# names: $name (set, network), $project (compose), $name-run-N (docker run)"
+planner_out=$tmp/planner.txt
+planner() {
+	echo "planner: go test -run '^\$' -bench . -benchmem -count $planner_count ./engine/"
+	(cd "$root" && go test -run '^$' -bench . -benchmem -count "$planner_count" ./engine/) >"$planner_out" 2>&1 ||
+		{ cat "$planner_out" >&2; die "the planner benchmarks failed"; }
+	grep '^Benchmark' "$planner_out" | sed 's/^/  /'
+}
+
+# planner_median NAME: the median ns/op of benchmark NAME (without the -GOMAXPROCS suffix).
+planner_median() {
+	local v
+	# shellcheck disable=SC2046 # one value a word
+	v=$(awk -v b="$1" '{ n = $1; sub(/-[0-9]+$/, "", n) } n == b { print $3 }' "$planner_out")
+	[[ -n $v ]] || return 1
+	# shellcheck disable=SC2086
+	read -r _ v _ <<<"$(stats $v)"
+	echo "$v"
+}
+
+# ---------------------------------------------------------------------------------------
+
+started=$SECONDS
+echo "# ostset benchmark: $image, healthcheck every $interval; $runs runs against the floor, $base_runs baseline runs"
+echo "# $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), Docker engine $server, $(docker-compose version --short 2>/dev/null | sed 's/^/docker-compose /'), $("$ostset" version 2>/dev/null | head -n 1)"
+echo "# names: $name (set, network), $fname (floor), $project (compose), $name-run-N (docker run)"
+((planner_count == 0)) || planner
+baselines_done=0
 for ((r = 1; r <= runs; r++)); do
-	echo "run $r/$runs"
-	ostset_parallel
-	ostset_ordered
-	compose_baseline
-	run_baseline
+	echo "run $r/$runs (load $(cut -d' ' -f1-3 /proc/loadavg))"
+	if ((r % 2)); then order=(ostset floor); else order=(floor ostset); fi
+	ordered "${order[0]}"
+	ordered "${order[1]}"
+	parallel "${order[0]}"
+	parallel "${order[1]}"
+	# The baselines, spread evenly over the runs.
+	for (( ; baselines_done < r * base_runs / runs; baselines_done++)); do
+		echo " baseline $((baselines_done + 1))/$base_runs"
+		ostset_baseline
+		compose_baseline
+		run_baseline
+	done
 done
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# row TITLE OSTSET-KEY FLOOR-KEY UNIT SCALE: one line of the ostset / floor table.
+row() {
+	local os fl ra lo med hi flo fmed fhi rlo rmed rhi
+	# shellcheck disable=SC2086
+	read -r lo med hi <<<"$(stats ${times[$2]})"
+	# shellcheck disable=SC2086
+	read -r flo fmed fhi <<<"$(stats ${times[$3]})"
+	# shellcheck disable=SC2046
+	read -r rlo rmed rhi <<<"$(stats $(ratios "$2" "$3"))"
+	os=$(awk -v a="$med" -v b="$lo" -v c="$hi" -v s="$5" 'BEGIN { printf "%.*f (%.*f–%.*f)", s, a, s, b, s, c }')
+	fl=$(awk -v a="$fmed" -v b="$flo" -v c="$fhi" -v s="$5" 'BEGIN { printf "%.*f (%.*f–%.*f)", s, a, s, b, s, c }')
+	ra=$(awk -v a="$rmed" -v b="$rlo" -v c="$rhi" 'BEGIN { printf "**%.2fx** (%.2f–%.2f)", a, b, c }')
+	echo "| $1 | $os $4 | $fl $4 | $ra |"
+}
 
 echo
-echo "| step ($replicas replicas, $runs runs) | min (s) | median (s) | max (s) |"
+echo "Finished in $(((SECONDS - started) / 60)) min $(((SECONDS - started) % 60)) s; load at the end $load_end."
+echo
+echo "ostset against the floor, $runs runs: median (min–max); ratio: ostset / floor, the median of the $runs paired runs (min–max)."
+echo
+echo "| step | ostset | floor | ratio |"
 echo "| --- | ---: | ---: | ---: |"
-for k in "${keys[@]}"; do
-	read -r lo med hi <<<"$(stats "$k")"
-	echo "| ${titles[$k]} | $lo | $med | $hi |"
-done
+row "healthy(i) -> create(i+1), OrderedReady up (median per run)" os-gap fl-gap ms 1
+row "up, OrderedReady, $ordered replicas (all healthy)" os-up-ord fl-up-ord s 2
+row "rolling update, $ordered replicas (all replaced and healthy)" os-roll fl-roll s 2
+row "down, $ordered replicas" os-down-ord fl-down-ord s 2
+row "up, Parallel, $parallel replicas (all healthy)" os-up-par fl-up-par s 2
+row "down, $parallel replicas" os-down-par fl-down-par s 2
+# shellcheck disable=SC2086
+read -r lo med hi <<<"$(stats ${times[os-gap-all]})"
+# shellcheck disable=SC2086
+read -r flo fmed fhi <<<"$(stats ${times[fl-gap-all]})"
+echo
+echo "Every healthy(i) -> create(i+1) gap ($(wc -w <<<"${times[os-gap-all]}") each): ostset $med ms ($lo–$hi), floor $fmed ms ($flo–$fhi)."
+
+if ((planner_count > 0)); then
+	echo
+	echo "The planner, $planner_count runs each: median ns/op, and as a share of the floor's median healthy -> create gap ($fmed ms)."
+	echo
+	echo "| benchmark | ns/op | allocs/op | / floor's gap |"
+	echo "| --- | ---: | ---: | ---: |"
+	for b in $(awk '/^Benchmark/ { n = $1; sub(/-[0-9]+$/, "", n); if (!seen[n]++) print n }' "$planner_out"); do
+		ns=$(planner_median "$b")
+		allocs=$(awk -v b="$b" '{ n = $1; sub(/-[0-9]+$/, "", n) } n == b { a = $7 } END { print a }' "$planner_out")
+		share=$(awk -v ns="$ns" -v ms="$fmed" 'BEGIN { printf "%.4f", ns / 1e6 / ms }')
+		echo "| ${b#Benchmark} | $ns | $allocs | ${share}x |"
+	done
+fi
+
+if ((base_runs > 0)); then
+	echo
+	echo "| baseline step ($replicas replicas, $base_runs runs) | min (s) | median (s) | max (s) |"
+	echo "| --- | ---: | ---: | ---: |"
+	for k in b-up-par b-down-par compose-up compose-healthy compose-down run-up run-healthy run-down; do
+		# shellcheck disable=SC2086
+		read -r lo med hi <<<"$(stats ${times[$k]})"
+		echo "| ${titles[$k]} | $(printf '%.2f | %.2f | %.2f' "$lo" "$med" "$hi") |"
+	done
+fi

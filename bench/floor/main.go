@@ -2,6 +2,24 @@
 // nothing else: no state, no planning, no locks. The benchmarks report ostset's
 // figures as ratios to it, measured in the same run. Each mode lives in its own
 // file and registers itself in modes.
+//
+// It talks to the engine through the Docker SDK (github.com/moby/moby/client)
+// directly. That is allowed here and nowhere else outside docker/: bench/ is a
+// measuring tool, not part of ostset, and ostset's own code reaches Docker only
+// through the docker package. The depguard rule in .golangci.yml does not cover
+// bench/ for that reason.
+//
+// The modes make the containers ostset makes for a set with one volume claim
+// template and a healthcheck (same names, hostnames, DNS aliases, labels,
+// environment, restart policy, stop timeout, one named volume per ordinal),
+// with the fewest API calls, and learn of health from the engine's event
+// stream, never by polling:
+//
+//	floor up -name N -replicas 10 -image IMG -health-cmd '/web health' [-policy Parallel]
+//	floor update -name N -replicas 10 -image IMG -health-cmd '/web health' -env VERSION=2
+//	floor down -name N
+//
+// `floor MODE -h` lists a mode's flags.
 package main
 
 import (
