@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -65,6 +66,56 @@ func TestKubernetesWebManifest(t *testing.T) {
 		}
 		if vol != "www-"+name {
 			t.Errorf("%s: volume at /usr/share/nginx/html %q, want www-%s (mounts %+v)", name, vol, name, info.Mounts)
+		}
+	}
+}
+
+// The ZooKeeper-shaped manifest runs with --lenient, its podAntiAffinity
+// reported as a warning, each replica with its name and ordinal from the
+// fieldRefs; without --lenient it is refused, naming the line of the affinity.
+func TestKubernetesZooKeeperManifestLenient(t *testing.T) {
+	h := newHarness(t)
+	hs := "hs-" + h.set
+	path := h.kubeManifest("zookeeper.yaml",
+		"name: zk-hs\n", "name: "+hs+"\n",
+		"serviceName: zk-hs", "serviceName: "+hs,
+		"name: zk-cs\n", "name: cs-"+h.set+"\n",
+		"name: zk-pdb\n", "name: pdb-"+h.set+"\n",
+		"metadata:\n  name: zk\n", "metadata:\n  name: "+h.set+"\n  annotations:\n    ostset.io/set-fields: '{\"network\":\""+h.network+"\"}'\n",
+		"imagePullPolicy: Always", "imagePullPolicy: Never",
+		`image: "registry.k8s.io/kubernetes-zookeeper:1.0-3.4.10"`, `image: "ostset-test/debian:bookworm"`,
+		"        - name: ZK_SERVERS\n",
+		"        - name: ORDINAL\n          valueFrom:\n            fieldRef:\n              fieldPath: metadata.labels['apps.kubernetes.io/pod-index']\n        - name: ZK_SERVERS\n",
+		"        - sh\n        - -c\n        - \"start-zookeeper",
+		"        - bash\n        - -c\n        - \"trap 'exit 0' TERM; touch /tmp/ready; while true; do sleep 0.2; done\"\n        - \"start-zookeeper",
+		"\"zookeeper-ready 2181\"\n          initialDelaySeconds: 10\n          timeoutSeconds: 5",
+		"\"test -f /tmp/ready\"\n          periodSeconds: 1\n          timeoutSeconds: 10",
+		"      securityContext:\n", "      terminationGracePeriodSeconds: 2\n      securityContext:\n",
+	)
+	strict := h.ostset("up", "-f", path)
+	if strict.code != 2 || !strings.Contains(strict.stderr, path+":") || !strings.Contains(strict.stderr, "affinity") {
+		t.Fatalf("without --lenient: want exit 2 naming %s:LINE and affinity: %s", path, strict)
+	}
+	if names := h.replicaNames(); len(names) != 0 {
+		t.Fatalf("a refused manifest created %v", names)
+	}
+
+	r := h.mustOstset("up", "-f", path, "--lenient")
+	warned := false
+	for _, line := range strings.Split(r.stdout+r.stderr, "\n") {
+		if strings.Contains(line, path+":") && strings.Contains(line, "affinity") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Errorf("no warning line naming %s and affinity: %s", path, r)
+	}
+	for ord := 0; ord < 3; ord++ {
+		name := h.name(ord)
+		h.awaitHealth(name, "healthy")
+		env := h.docker("exec", name, "printenv", "POD_NAME", "ORDINAL", "ZK_SERVERS")
+		if want := name + "\n" + strconv.Itoa(ord) + "\n3"; env != want {
+			t.Errorf("%s: env %q, want %q", name, env, want)
 		}
 	}
 }
