@@ -192,6 +192,11 @@ func (e *exporter) podTemplate() kubePodTemplate {
 		case strings.Contains(v, "{{"):
 			e.unexpressed(p, "%q: a pod template's labels are the same for every pod", v)
 			e.keep(v, "template", "labels", k)
+		case k == NameLabel:
+			// The manifest writes it as the selector, which an import
+			// does not take for a label of the set: the annotation keeps
+			// that the set file says it.
+			e.keep(v, "template", "labels", k)
 		default:
 			labels[k] = v
 		}

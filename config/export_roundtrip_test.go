@@ -60,3 +60,37 @@ func comparable(t *testing.T, s Set) string {
 func resourcesByValue(r Resources) Resources {
 	return Resources{CPUs: canonicalQuantity(r.CPUs, ParseCPUs), Memory: canonicalQuantity(r.Memory, ParseMemory)}
 }
+
+// A set whose template labels say app.kubernetes.io/name: <set> themselves
+// keeps that label, and its revision, through an export and an import: the
+// manifest writes it as the selector only, which an import does not keep.
+func TestExportImportRoundTripKeepsTheNameLabel(t *testing.T) {
+	sets, err := Parse("set.yaml", []byte(`
+name: web
+replicas: 2
+serviceName: web
+template:
+  image: nginx:1
+  labels:
+    app.kubernetes.io/name: web
+    tier: front
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sets[0]
+	out, _, err := ExportKubernetes(s, ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse("web-k8s.yaml", out, nil)
+	if err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	if got := back[0].Template.Labels[NameLabel]; got != "web" {
+		t.Errorf("label %s after the round trip: %q, want web\n%s", NameLabel, got, out)
+	}
+	if h, want := back[0].RevisionSpec("sha256:1").Hash(), s.RevisionSpec("sha256:1").Hash(); h != want {
+		t.Errorf("revision hash %s after the round trip, want %s", h, want)
+	}
+}

@@ -1,0 +1,121 @@
+//go:build integration
+
+package integration
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// kubeManifest reads a fixture of config/testdata/kubernetes and makes it this
+// test's: the replacements are applied in order, then the StatefulSet gets the
+// harness's network through the export annotation.
+func (h *harness) kubeManifest(fixture string, replacements ...string) string {
+	h.t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "config", "testdata", "kubernetes", fixture))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	text := strings.NewReplacer(replacements...).Replace(string(b))
+	path := filepath.Join(h.dir, fixture)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+	return path
+}
+
+// The nginx StatefulSet of the Kubernetes tutorial, its image swapped for the
+// test image, runs as three ready replicas, each with its own volume from the
+// claim template at the mount path, its hostname, and its DNS name in the
+// headless Service's domain (a network alias: Docker has no search domain).
+func TestKubernetesWebManifest(t *testing.T) {
+	h := newHarness(t)
+	svc := "svc-" + h.set
+	path := h.kubeManifest("web.yaml",
+		"  name: nginx\n", "  name: "+svc+"\n",
+		"serviceName: \"nginx\"", "serviceName: \""+svc+"\"",
+		"metadata:\n  name: web\n", "metadata:\n  name: "+h.set+"\n  annotations:\n    ostset.io/set-fields: '{\"network\":\""+h.network+"\"}'\n",
+		"minReadySeconds: 5", "minReadySeconds: 0",
+		"terminationGracePeriodSeconds: 10", "terminationGracePeriodSeconds: 2",
+		"image: registry.k8s.io/nginx-slim:0.24", "image: "+imageV1,
+		"httpGet:\n            path: /\n            port: web\n          periodSeconds: 2",
+		"exec:\n            command: [\"/web\", \"health\"]\n          periodSeconds: 1\n          timeoutSeconds: 10",
+	)
+	h.mustOstset("up", "-f", path)
+	for ord := 0; ord < 3; ord++ {
+		name := h.name(ord)
+		info := h.inspect(name)
+		if info.State.Status != "running" || info.State.Health == nil || info.State.Health.Status != "healthy" {
+			t.Errorf("%s: state %+v", name, info.State)
+		}
+		if info.Config.Hostname != name {
+			t.Errorf("%s: hostname %q", name, info.Config.Hostname)
+		}
+		if n, ok := info.NetworkSettings.Networks[h.network]; !ok || !slices.Contains(n.Aliases, name+"."+svc) {
+			t.Errorf("%s: networks %+v, want alias %s.%s on %s", name, info.NetworkSettings.Networks, name, svc, h.network)
+		}
+		var vol string
+		for _, m := range info.Mounts {
+			if m.Destination == "/usr/share/nginx/html" {
+				vol = m.Name
+			}
+		}
+		if vol != "www-"+name {
+			t.Errorf("%s: volume at /usr/share/nginx/html %q, want www-%s (mounts %+v)", name, vol, name, info.Mounts)
+		}
+	}
+}
+
+// The ZooKeeper-shaped manifest runs with --lenient, its podAntiAffinity
+// reported as a warning, each replica with its name and ordinal from the
+// fieldRefs; without --lenient it is refused, naming the line of the affinity.
+func TestKubernetesZooKeeperManifestLenient(t *testing.T) {
+	h := newHarness(t)
+	hs := "hs-" + h.set
+	path := h.kubeManifest("zookeeper.yaml",
+		"name: zk-hs\n", "name: "+hs+"\n",
+		"serviceName: zk-hs", "serviceName: "+hs,
+		"name: zk-cs\n", "name: cs-"+h.set+"\n",
+		"name: zk-pdb\n", "name: pdb-"+h.set+"\n",
+		"metadata:\n  name: zk\n", "metadata:\n  name: "+h.set+"\n  annotations:\n    ostset.io/set-fields: '{\"network\":\""+h.network+"\"}'\n",
+		"imagePullPolicy: Always", "imagePullPolicy: Never",
+		`image: "registry.k8s.io/kubernetes-zookeeper:1.0-3.4.10"`, `image: "ostset-test/debian:bookworm"`,
+		"        - name: ZK_SERVERS\n",
+		"        - name: ORDINAL\n          valueFrom:\n            fieldRef:\n              fieldPath: metadata.labels['apps.kubernetes.io/pod-index']\n        - name: ZK_SERVERS\n",
+		"        - sh\n        - -c\n        - \"start-zookeeper",
+		"        - bash\n        - -c\n        - \"trap 'exit 0' TERM; touch /tmp/ready; while true; do sleep 0.2; done\"\n        - \"start-zookeeper",
+		"\"zookeeper-ready 2181\"\n          initialDelaySeconds: 10\n          timeoutSeconds: 5",
+		"\"test -f /tmp/ready\"\n          periodSeconds: 1\n          timeoutSeconds: 10",
+		"      securityContext:\n", "      terminationGracePeriodSeconds: 2\n      securityContext:\n",
+	)
+	strict := h.ostset("up", "-f", path)
+	if strict.code != 2 || !strings.Contains(strict.stderr, path+":") || !strings.Contains(strict.stderr, "affinity") {
+		t.Fatalf("without --lenient: want exit 2 naming %s:LINE and affinity: %s", path, strict)
+	}
+	if names := h.replicaNames(); len(names) != 0 {
+		t.Fatalf("a refused manifest created %v", names)
+	}
+
+	r := h.mustOstset("up", "-f", path, "--lenient")
+	warned := false
+	for _, line := range strings.Split(r.stdout+r.stderr, "\n") {
+		if strings.Contains(line, path+":") && strings.Contains(line, "affinity") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Errorf("no warning line naming %s and affinity: %s", path, r)
+	}
+	for ord := 0; ord < 3; ord++ {
+		name := h.name(ord)
+		h.awaitHealth(name, "healthy")
+		env := h.docker("exec", name, "printenv", "POD_NAME", "ORDINAL", "ZK_SERVERS")
+		if want := name + "\n" + strconv.Itoa(ord) + "\n3"; env != want {
+			t.Errorf("%s: env %q, want %q", name, env, want)
+		}
+	}
+}
