@@ -436,8 +436,12 @@ type progress struct {
 	// following: what the set's controller records, this process only reports
 	// (observations are made and recorded by the process that drives the set).
 	following bool
-	// readySeen is nil until the first plan, whose ready replicas are not news.
+	// readySeen is nil until the first plan, whose ready replicas are not news,
+	// but for those in acted: a follower may first look when the daemon has
+	// already created them and made them ready.
 	readySeen map[string]bool
+	// acted holds the replicas that the relayed events of another process name.
+	acted map[string]bool
 	// failedSeen holds the failed init containers reported, by ID.
 	failedSeen map[string]bool
 	waiting    []string
@@ -460,7 +464,7 @@ func (p *progress) observed(plan Plan) {
 	for _, cs := range plan.Status.Containers {
 		if cs.Ready && !p.readySeen[cs.ID] {
 			p.readySeen[cs.ID] = true
-			if !first {
+			if !first || p.acted[cs.Name] {
 				p.saw(cs.Name, "%s ready (%s)", cs.Name, now.Sub(p.c.created(cs)).Round(100*time.Millisecond))
 			}
 		}

@@ -30,13 +30,13 @@ func (c *Controller) Follow(ctx context.Context, name string, after int64) error
 	if err := w.subscribe(ctx); err != nil {
 		c.logger().Warn("docker events", "set", name, "err", err)
 	}
-	p := &progress{c: c, set: name, following: true}
+	p := &progress{c: c, set: name, following: true, acted: map[string]bool{}}
 	daemon := 0
 	backoff := time.Duration(0)
 	for {
 		pid, running := c.Store.DaemonRunning()
 		if !running {
-			c.relay(name, after) // the daemon's last lines first
+			c.relay(name, after, p) // the daemon's last lines first
 			if daemon != 0 {
 				c.report(name, "", "the daemon (pid %d) stopped: going on with the rollout", daemon)
 			}
@@ -50,7 +50,7 @@ func (c *Controller) Follow(ctx context.Context, name string, after int64) error
 		// What the view shows the daemon did, it recorded just before: relaying
 		// after the view keeps the daemon's lines ahead of what they caused.
 		st, plan, err := c.view(ctx, name)
-		after = c.relay(name, after)
+		after = c.relay(name, after, p)
 		switch {
 		case errors.Is(err, ErrUnknownSet):
 			return err
@@ -69,7 +69,7 @@ func (c *Controller) Follow(ctx context.Context, name string, after int64) error
 			// only then is a complete plan its rollout's end.
 			if st.ObservedGeneration >= st.Generation {
 				if done, err := finished(name, plan, st, start.UpdateRevision, started); done {
-					c.relay(name, after)
+					c.relay(name, after, p)
 					return err
 				}
 			}
@@ -84,17 +84,22 @@ func (c *Controller) Follow(ctx context.Context, name string, after int64) error
 }
 
 // relay reports the events of the set's log numbered above after that another
-// process recorded and that are not observations, and returns the number to pass
-// next time.
-func (c *Controller) relay(name string, after int64) int64 {
+// process recorded and that are not observations, notes in p the replicas they
+// name, and returns the number to pass next time.
+func (c *Controller) relay(name string, after int64, p *progress) int64 {
 	events, last, err := c.Store.Events(name, after)
 	if err != nil {
 		c.logger().Warn("event log", "set", name, "err", err)
 		return after
 	}
 	for _, e := range events {
-		if e.PID != c.self() && !e.Observed && c.Report != nil {
-			c.Report(e)
+		if e.PID != c.self() && !e.Observed {
+			if e.Replica != "" {
+				p.acted[e.Replica] = true
+			}
+			if c.Report != nil {
+				c.Report(e)
+			}
 		}
 	}
 	return last

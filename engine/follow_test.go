@@ -269,3 +269,46 @@ func TestFollowEndsWhenTheDaemonHasReadTheChange(t *testing.T) {
 		t.Fatal("Follow did not end after the daemon's pass")
 	}
 }
+
+// A follower that first looks when the daemon has already made the replicas
+// ready still reports each of them ready once: a replica created since the
+// command began is news, whenever the follower sees it.
+func TestFollowReportsReadinessReachedBeforeItLooked(t *testing.T) {
+	rt := enginetest.New()
+	store := engine.Store{Dir: t.TempDir()}
+	runDaemonAs(t, rt, store, os.Getpid()+1)
+	after, err := store.EventSeq("web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, store, 3, "v1")
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		st, err := store.Load("web")
+		if err == nil && len(rt.Replicas()) == 3 && st.ObservedGeneration >= st.Generation && st.CurrentRevision == st.UpdateRevision {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the daemon did not complete the rollout")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	var rec recorder
+	f := &engine.Controller{Runtime: &watchOnly{Runtime: rt}, Store: store, Poll: 5 * time.Millisecond, Report: rec.report}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := f.Follow(ctx, "web", after); err != nil {
+		t.Fatalf("Follow: %v", err)
+	}
+	msgs := rec.messages()
+	for _, r := range []string{"web-0", "web-1", "web-2"} {
+		n := 0
+		for _, m := range msgs {
+			if strings.HasPrefix(m, r+" ready") {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%q reported ready %d times, want once; reported:\n%s", r, n, strings.Join(msgs, "\n"))
+		}
+	}
+}
