@@ -48,7 +48,7 @@ test-unit: ## unit tests (no Docker needed)
 	$(GO) test -race -count=1 $(PKGS)
 
 test-integration: build test-images ## integration tests on the real Docker engine
-	$(GO) test -race -count=1 -tags integration -timeout 20m ./docker/ ./integration/
+	$(GO) test -race -count=1 -tags integration -timeout 35m ./docker/ ./integration/
 
 lint: $(GOLANGCI) ## gofmt, go vet, golangci-lint (installed on first use)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
