@@ -204,8 +204,8 @@ func (h *health) wait(ctx context.Context, ids map[string]string, verbose bool) 
 		case err := <-h.errs:
 			return fmt.Errorf("event stream: %w", err)
 		case m := <-h.msgs:
-			switch {
-			case m.Action == "health_status: healthy":
+			switch m.Action {
+			case "health_status: healthy":
 				h.seen[m.Actor.ID] = true
 				if name, ok := left[m.Actor.ID]; ok {
 					delete(left, m.Actor.ID)
@@ -213,7 +213,7 @@ func (h *health) wait(ctx context.Context, ids map[string]string, verbose bool) 
 						fmt.Printf("%s healthy at %s\n", name, time.Unix(0, m.TimeNano).UTC().Format("15:04:05.000"))
 					}
 				}
-			case m.Action == "health_status: unhealthy" || m.Action == "die":
+			case "health_status: unhealthy", "die":
 				if name, ok := left[m.Actor.ID]; ok {
 					return fmt.Errorf("%s: %s", name, m.Action)
 				}
