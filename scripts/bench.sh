@@ -123,6 +123,7 @@ cleanup() {
 	local status=$?
 	trap - EXIT INT TERM
 	set +e
+	[[ -n ${evpid:-} ]] && kill "$evpid" 2>/dev/null
 	if ((status != 0)); then
 		echo "$prog: failed (exit $status); cleaning up $name" >&2
 		[[ -s $log ]] && { echo "--- last output:" >&2; tail -n 30 "$log" >&2; }
@@ -267,15 +268,28 @@ check_gone() {
 	[[ -z $left ]] || die "the down of $1 left containers or volumes behind"
 }
 
-# gaps KEY TITLE SET N SINCE UNTIL: from the engine's events between SINCE and UNTIL, the
-# time from health_status: healthy of SET-i to the create of SET-(i+1), i < N-1, in ms.
-# Adds their median to KEY (one value per run) and each of them to KEY-all.
+# watch_events SET: start recording the engine's create and health_status events of SET's
+# containers into $tmp/events, live: the engine keeps only its last 256 events for a later
+# `docker events --since`, and healthcheck probes alone (exec_* events) overflow that in
+# seconds. gaps stops the recording.
+evpid=
+watch_events() {
+	docker events --since "$EPOCHREALTIME" --filter type=container --filter "label=io.ostset.set=$1" \
+		--filter event=create --filter event=health_status \
+		--format '{{.TimeNano}}|{{.Action}}|{{index .Actor.Attributes "name"}}' >"$tmp/events" 2>&1 &
+	evpid=$!
+}
+
+# gaps KEY TITLE SET N: stops the recording (watch_events) and takes from it the time from
+# health_status: healthy of SET-i to the create of SET-(i+1), i < N-1, in ms. Adds their
+# median to KEY (one value per run) and each of them to KEY-all.
 gaps() {
-	local key=$1 title=$2 set=$3 n=$4 all
-	all=$(docker events --since "$5" --until "$6" --filter type=container \
-		--filter "label=io.ostset.set=$set" --filter event=create --filter event=health_status \
-		--format '{{.TimeNano}}|{{.Action}}|{{index .Actor.Attributes "name"}}' |
-		awk -F'|' -v set="$set" -v n="$n" '
+	local key=$1 title=$2 set=$3 n=$4 all g
+	sleep 0.2 # the last events reach the recorder
+	kill "$evpid" 2>/dev/null || true
+	wait "$evpid" 2>/dev/null || true
+	evpid=
+	all=$(awk -F'|' -v set="$set" -v n="$n" '
 			$2 == "create" && !($3 in created) { created[$3] = $1 }
 			$2 == "health_status: healthy" && !($3 in healthy) { healthy[$3] = $1 }
 			END {
@@ -284,8 +298,7 @@ gaps() {
 					if (!(a in healthy) || !(b in created)) { print "missing " a " or " b; exit 1 }
 					printf "%.3f\n", (created[b] - healthy[a]) / 1e6
 				}
-			}') || die "no healthy -> create events for set $set: $all"
-	local g
+			}' "$tmp/events") || die "no healthy -> create events for set $set: $all"$'\n'"$(cat "$tmp/events")"
 	for g in $all; do
 		add "$key-all" "$title, each" "$g"
 	done
@@ -330,14 +343,12 @@ floor_cmd() {
 # ordered TOOL: an OrderedReady up of $ordered, its healthy -> create gaps, a rolling
 # update, a down.
 ordered() {
-	local t0 t1
-	t0=$EPOCHREALTIME
 	if [[ $1 == ostset ]]; then
 		write_set OrderedReady 1 $ordered
+		watch_events "$name"
 		timed os-up-ord "ostset up, OrderedReady, $ordered" "ostset up" "$ostset" up -f "$setfile" --timeout "${step_timeout}s"
-		t1=$EPOCHREALTIME
+		gaps os-gap "ostset healthy(i) -> create(i+1)" "$name" $ordered
 		check_set "$name" 1 $ordered
-		gaps os-gap "ostset healthy(i) -> create(i+1)" "$name" $ordered "$t0" "$t1"
 		write_set OrderedReady 2 $ordered
 		timed os-roll "ostset rolling update, $ordered" "ostset up (rolling update)" "$ostset" up -f "$setfile" --timeout "${step_timeout}s"
 		check_set "$name" 2 $ordered
@@ -345,10 +356,10 @@ ordered() {
 		check_gone "$name"
 	else
 		floor_cmd up $ordered 1 "${hc_flags[@]}" -policy OrderedReady
+		watch_events "$fname"
 		timed fl-up-ord "floor up, OrderedReady, $ordered" "floor up" "${fcmd[@]}"
-		t1=$EPOCHREALTIME
+		gaps fl-gap "floor healthy(i) -> create(i+1)" "$fname" $ordered
 		check_set "$fname" 1 $ordered
-		gaps fl-gap "floor healthy(i) -> create(i+1)" "$fname" $ordered "$t0" "$t1"
 		floor_cmd update $ordered 2 "${hc_flags[@]}"
 		timed fl-roll "floor rolling update, $ordered" "floor update" "${fcmd[@]}"
 		check_set "$fname" 2 $ordered
