@@ -6,15 +6,18 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // The state directory holds set files' environment, database passwords
 // included: it is private to its user (0700, files 0600). An existing one made
 // looser (by an earlier version, or by hand) is tightened the first time a
 // process uses it; one that belongs to another user is refused, since that user
-// could change what ostset runs.
+// could change what ostset runs. Securing it also removes the temporary files
+// that processes killed in the middle of an atomic write left behind.
 
 // secured remembers, per state directory, the outcome of securing it in this process.
 var secured sync.Map // dir → error (nil when fine)
@@ -35,6 +38,25 @@ func (s Store) secure() error {
 		secured.Store(s.Dir, nil)
 	}
 	return err
+}
+
+// staleTempAge is how old a temporary file of an atomic write must be to be
+// taken for one a killed process left: a write takes milliseconds.
+const staleTempAge = time.Minute
+
+// atomicDirs are the directories, relative to the state directory, that ostset
+// writes files in atomically; others (a manifest's ConfigMap files) hold what
+// users named.
+var atomicDirs = map[string]bool{"": true, "/sets": true, "/volume-use": true, "/events": true}
+
+// staleTemp says whether a file called name, last modified at mod, is a
+// temporary file of an atomic write (writeFileAtomic's ".<file>.<random>",
+// the state ID's ".id.<random>", the event log trim's "<log>.tmp") that a process
+// killed before its rename left behind.
+func staleTemp(name string, mod, now time.Time) bool {
+	temp := strings.HasPrefix(name, ".") && (strings.Contains(name, ".json.") || strings.HasPrefix(name, ".id.")) ||
+		strings.HasSuffix(name, ".tmp")
+	return temp && now.Sub(mod) > staleTempAge
 }
 
 func securePrivate(dir string) error {
@@ -65,6 +87,12 @@ func securePrivate(dir string) error {
 		info, err := d.Info()
 		if err != nil {
 			return nil //nolint:nilerr // removed meanwhile
+		}
+		if !d.IsDir() && atomicDirs[strings.TrimPrefix(filepath.Dir(path), dir)] && staleTemp(d.Name(), info.ModTime(), time.Now()) {
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("state directory: remove the stale temporary file %s: %w", path, err)
+			}
+			return nil
 		}
 		if info.Mode().Perm()&^want != 0 {
 			if err := os.Chmod(path, info.Mode().Perm()&want); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -211,9 +211,9 @@ func (s Store) Save(st State) error {
 	return nil
 }
 
-// Delete forgets a set.
+// Delete forgets a set, durably: a crash after it does not bring the set back.
 func (s Store) Delete(name string) error {
-	if err := os.Remove(s.file(name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := removeFileDurable(s.file(name)); err != nil {
 		return fmt.Errorf("delete state of %s: %w", name, err)
 	}
 	return nil

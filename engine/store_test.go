@@ -275,3 +275,44 @@ func TestStateDirIsPrivate(t *testing.T) {
 		t.Errorf("a state directory of another user: %v, want a refusal", err)
 	}
 }
+
+// The temporary files of atomic writes that killed processes left behind are
+// removed when a process first uses the state directory; a fresh one (a write
+// under way in another process) and every other file are kept.
+func TestStaleTemporaryFilesRemoved(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-2 * staleTempAge)
+	files := map[string]bool{ // path → kept
+		"sets/.web.json.123456":      false,
+		"sets/.db.json.99":           true, // fresh
+		".id.4242":                   false,
+		"events/web.log.tmp":         false,
+		"sets/web.json":              true,
+		"volume-use/.web.json.7":     false,
+		"manifest-volumes/web/.cfg":  true,
+		"manifest-volumes/.a.json.b": true, // a user's file
+	}
+	for p, kept := range files {
+		path := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if !kept || p == "sets/web.json" || strings.HasPrefix(p, "manifest-volumes/") {
+			if err := os.Chtimes(path, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := securePrivate(dir); err != nil {
+		t.Fatal(err)
+	}
+	for p, kept := range files {
+		_, err := os.Stat(filepath.Join(dir, p))
+		if gone := errors.Is(err, os.ErrNotExist); gone == kept {
+			t.Errorf("%s: kept %v, want %v (%v)", p, !gone, kept, err)
+		}
+	}
+}

@@ -55,7 +55,7 @@ func (s Store) KeptVolumeUse(name string) (map[string]VolumeUse, error) {
 
 // ForgetVolumeUse removes what KeepVolumeUse stored for the set.
 func (s Store) ForgetVolumeUse(name string) error {
-	if err := os.Remove(s.volumeUseFile(name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := removeFileDurable(s.volumeUseFile(name)); err != nil {
 		return fmt.Errorf("forget the volume use of %s: %w", name, err)
 	}
 	return nil
@@ -127,4 +127,17 @@ func writeFileAtomicTold(path string, data []byte, renaming func(os.FileInfo)) e
 		err = syncDir(filepath.Dir(path)) // the rename itself survives a power loss
 	}
 	return err
+}
+
+// removeFileDurable removes path, if it exists, and syncs its directory so that
+// the removal survives a crash as a rename does.
+func removeFileDurable(path string) error {
+	err := os.Remove(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
 }
