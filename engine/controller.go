@@ -276,7 +276,32 @@ func (c *Controller) loop(ctx context.Context, name string, untilComplete bool) 
 		// Passes report Docker failures with backoff; events are only a wake-up.
 		c.logger().Warn("docker events", "set", name, "err", err)
 	}
-	return c.drive(ctx, &w, &progress{c: c, set: name}, untilComplete, start.UpdateRevision, c.now())
+	err = c.drive(ctx, &w, &progress{c: c, set: name}, untilComplete, start.UpdateRevision, c.now())
+	return deletedSince(name, start, err)
+}
+
+// deletedSince turns ErrUnknownSet, met by a wait that began with the set's
+// state start, into a *DeletedError: the set was there when the wait began.
+func deletedSince(name string, start State, err error) error {
+	if errors.Is(err, ErrUnknownSet) {
+		return &DeletedError{Set: name, Finished: start.Deleting != nil}
+	}
+	return err
+}
+
+// DeletedError ends a wait whose set was deleted meanwhile. Finished: the set
+// was already being deleted when the wait began (an interrupted ostset down),
+// and the wait's passes finished the delete.
+type DeletedError struct {
+	Set      string
+	Finished bool
+}
+
+func (e *DeletedError) Error() string {
+	if e.Finished {
+		return "the interrupted delete of " + e.Set + " was finished"
+	}
+	return e.Set + " was deleted (ostset down) while this command waited for its rollout"
 }
 
 // drive runs passes, reporting through p, until the rollout is complete (if

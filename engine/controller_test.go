@@ -224,6 +224,28 @@ func TestInterruptedDeleteIsFinished(t *testing.T) {
 	}
 }
 
+// A wait on a set whose delete was interrupted finishes the delete and says
+// so (a *DeletedError that is Finished), rather than calling the set unknown; a
+// set deleted by another command while one waited is not Finished.
+func TestConvergeFinishesAnInterruptedDelete(t *testing.T) {
+	rt := enginetest.New()
+	c, _ := newController(t, rt, 2, "v1")
+	converge(t, c)
+	rt.FailRemove = "web-0"
+	if err := c.Delete(context.Background(), "web", true); err == nil {
+		t.Fatal("delete with a failing remove succeeded")
+	}
+	rt.FailRemove = ""
+	err := c.Converge(context.Background(), "web")
+	var deleted *engine.DeletedError
+	if !errors.As(err, &deleted) || !deleted.Finished || errors.Is(err, engine.ErrUnknownSet) {
+		t.Fatalf("converge of a set being deleted: %v, want a finished *DeletedError", err)
+	}
+	if err := c.Converge(context.Background(), "web"); !errors.Is(err, engine.ErrUnknownSet) {
+		t.Fatalf("converge of a deleted set: %v, want ErrUnknownSet", err)
+	}
+}
+
 // A replica that keeps exiting is recreated at once the first time, then only
 // after a growing back-off.
 func TestCrashLoopBackoff(t *testing.T) {

@@ -9,7 +9,8 @@ import (
 // Follow waits, as Converge does, for the set's rollout while a daemon drives
 // it: it observes and plans without executing, reports what Converge would
 // report, and ends as Converge ends (nil once complete, *RollbackError,
-// *DeadlineError, *StoppedError, an *OwnershipError, ErrUnknownSet).
+// *DeadlineError, *StoppedError, an *OwnershipError, ErrUnknownSet, a
+// *DeletedError).
 //
 // What the daemon does (creates, removals, rollbacks, its errors) it relays from
 // the set's event log: the events numbered above after that another process
@@ -25,6 +26,10 @@ func (c *Controller) Follow(ctx context.Context, name string, after int64) error
 	if err != nil {
 		return err
 	}
+	return deletedSince(name, start, c.follow(ctx, name, after, start))
+}
+
+func (c *Controller) follow(ctx context.Context, name string, after int64, start State) error {
 	started := c.now()
 	w := watcher{c: c, set: name}
 	if err := w.subscribe(ctx); err != nil {

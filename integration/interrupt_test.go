@@ -180,3 +180,28 @@ func TestDownVolumesAfterDownAndRecreate(t *testing.T) {
 		t.Errorf("down --volumes with nothing left:\n%s", r)
 	}
 }
+
+// ostset reconcile of a set whose down was killed finishes the delete and says
+// so, exit 0: the set is gone, with its replicas and, as down --volumes asked,
+// its volumes.
+func TestReconcileFinishesKilledDown(t *testing.T) {
+	h := newHarness(t)
+	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1))
+	cmd, _ := h.started(h.name(2)+" removed", "down", h.set, "--volumes")
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+
+	r := h.mustOstset("reconcile", h.set)
+	if !strings.Contains(r.stdout, h.set+": deleted") {
+		t.Errorf("reconcile after the killed down:\n%s", r)
+	}
+	if names := h.replicaNames(); len(names) != 0 {
+		t.Errorf("replicas left: %v", names)
+	}
+	if vols := h.dockerLines("volume", "ls", "-q", "--filter", "label=io.ostset.set="+h.set); len(vols) != 0 {
+		t.Errorf("volumes left: %v", vols)
+	}
+	if r := h.ostset("status", h.set); r.code != 2 {
+		t.Errorf("status of the deleted set:\n%s", r)
+	}
+}

@@ -225,7 +225,12 @@ func (a *app) converge(ctx context.Context, c *engine.Controller, timeout time.D
 			wait = func(ctx context.Context, name string) error { return c.Follow(ctx, name, after) }
 		}
 		g.Go(func() error {
-			if err := wait(gctx, name); err != nil {
+			err := wait(gctx, name)
+			if deleted := (*engine.DeletedError)(nil); errors.As(err, &deleted) && deleted.Finished {
+				fmt.Fprintf(a.stdout, "%s: deleted (the interrupted ostset down is finished)\n", name)
+				return nil
+			}
+			if err != nil {
 				return waitError(name, timeout, err)
 			}
 			if sayComplete {
