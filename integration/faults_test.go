@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -340,7 +341,7 @@ func TestDownFinishesDespiteAStaleNetwork(t *testing.T) {
 		t.Fatalf("down with a failing network remove: %s", r)
 	}
 	pending := "is being deleted (an 'ostset down' did not finish"
-	if g := h.mustOstset("get"); !strings.Contains(g.stderr, h.set+" "+pending) {
+	if g := h.mustOstset("get"); !strings.Contains(g.stderr, h.set+" "+pending) || !regexp.MustCompile(`(?m)^`+h.set+` +0/[0-9]+ \(deleting\) `).MatchString(g.stdout) {
 		t.Errorf("get does not show the set being deleted:\n%s", g)
 	}
 	if s := h.mustOstset("status", h.set); !strings.Contains(s.stdout, "deleting: "+h.set+" "+pending) {

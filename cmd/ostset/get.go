@@ -89,7 +89,11 @@ func (a *app) printSets(rows []setRow, output string) error {
 		fmt.Fprintln(w, "NAME\tREADY\tAGE")
 	}
 	for _, r := range rows {
-		fmt.Fprintf(w, "%s\t%d/%d\t%s", r.Name, r.ReadyReplicas, r.Replicas, age(r.Created, now))
+		ready := fmt.Sprintf("%d/%d", r.ReadyReplicas, r.Replicas)
+		if r.Deleting != nil {
+			ready += " (deleting)"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s", r.Name, ready, age(r.Created, now))
 		if output == "wide" {
 			fmt.Fprintf(w, "\t%d\t%d\t%s\t%s", r.CurrentReplicas, r.UpdatedReplicas, r.CurrentRevision, r.UpdateRevision)
 		}
