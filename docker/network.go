@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -16,7 +17,8 @@ import (
 // labelled io.ostset.managed=true if there is none. Docker does not refuse
 // duplicate names at API 1.41 (the client no longer sends CheckDuplicate), so the
 // caller must hold the lock that serialises EnsureNetwork calls for a name; two
-// networks with the name are reported as ambiguous, never guessed between.
+// networks with the name are repaired if they are all ostset's and at most one
+// is in use (see dedupNetworks), and reported as ambiguous otherwise.
 //
 // The ID found is kept for the life of the Runtime: a long-running controller
 // would otherwise list networks before every create. A network that is gone
@@ -56,7 +58,54 @@ func (r *Runtime) ensureNetwork(ctx context.Context, name string) (string, error
 	case 1:
 		return found[0].ID, nil
 	}
-	return "", ambiguous(name, found)
+	return r.dedupNetworks(ctx, name, found)
+}
+
+// dedupNetworks repairs two or more networks called name that are all
+// ostset's (labelled io.ostset.managed=true), and returns the one kept. They
+// come from a create whose process was killed while the engine was still
+// making the network: the lock serialising creates was released with the
+// process, and the next one listed the networks before the first was there.
+// The one kept is the one containers (of any state) are attached to, or the oldest if none
+// has any; the others, empty, are removed. Networks not all ostset's, or more
+// than one in use, are ambiguous: which one replicas should join is then a
+// person's call.
+func (r *Runtime) dedupNetworks(ctx context.Context, name string, found []network.Summary) (string, error) {
+	for _, n := range found {
+		if n.Labels[engine.LabelManaged] != "true" {
+			return "", ambiguous(name, found)
+		}
+	}
+	used, err := r.networksInUse(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	keep, inUse := -1, 0
+	for i, n := range found {
+		if used[n.ID] || used[name] {
+			keep, inUse = i, inUse+1
+		}
+	}
+	switch {
+	case inUse > 1:
+		return "", ambiguous(name, found)
+	case keep < 0:
+		keep = 0
+		for i, n := range found {
+			if n.Created.Before(found[keep].Created) || n.Created.Equal(found[keep].Created) && n.ID < found[keep].ID {
+				keep = i
+			}
+		}
+	}
+	for i, n := range found {
+		if i == keep {
+			continue
+		}
+		if _, err := r.cli.NetworkRemove(ctx, n.ID, client.NetworkRemoveOptions{}); err != nil && !cerrdefs.IsNotFound(err) {
+			return "", fmt.Errorf("remove network %s (%s), a duplicate of %s: %w", name, n.ID, found[keep].ID, err)
+		}
+	}
+	return found[keep].ID, nil
 }
 
 // RemoveNetwork removes the network called name if ostset created it (label
@@ -69,11 +118,16 @@ func (r *Runtime) RemoveNetwork(ctx context.Context, name string) (bool, error) 
 	if err != nil {
 		return false, err
 	}
+	if len(found) > 1 {
+		id, err := r.dedupNetworks(ctx, name, found)
+		if err != nil {
+			return false, err
+		}
+		found = slices.DeleteFunc(found, func(n network.Summary) bool { return n.ID != id })
+	}
 	switch {
 	case len(found) == 0:
 		return false, nil
-	case len(found) > 1:
-		return false, ambiguous(name, found)
 	case found[0].Labels[engine.LabelManaged] != "true":
 		return false, nil
 	}
@@ -136,6 +190,33 @@ func (r *Runtime) networksNamed(ctx context.Context, name string) ([]network.Sum
 		}
 	}
 	return out, nil
+}
+
+// networksInUse returns the networks containers of any state use, by ID, and
+// by name for a container that names its network and was never started (a
+// created container's network is not resolved yet). Not NetworkInspect, nor
+// the network filter: both see only containers that have joined the network
+// by starting, and ostset creates replicas before it starts them.
+func (r *Runtime) networksInUse(ctx context.Context, name string) (map[string]bool, error) {
+	res, err := r.cli.ContainerList(ctx, client.ContainerListOptions{All: true})
+	if err != nil {
+		return nil, fmt.Errorf("list containers to repair network %s: %w", name, err)
+	}
+	used := map[string]bool{}
+	for _, c := range res.Items {
+		joined := false
+		if c.NetworkSettings != nil {
+			for _, n := range c.NetworkSettings.Networks {
+				if n != nil && n.NetworkID != "" {
+					used[n.NetworkID], joined = true, true
+				}
+			}
+		}
+		if !joined {
+			used[c.HostConfig.NetworkMode] = true
+		}
+	}
+	return used, nil
 }
 
 func ambiguous(name string, found []network.Summary) error {

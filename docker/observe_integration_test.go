@@ -299,3 +299,79 @@ func TestWatchFilter(t *testing.T) {
 		}
 	}
 }
+
+// Two networks of one name, both ostset's (a create whose process was killed
+// while the engine still made the network, and the next create): EnsureNetwork
+// keeps the one replicas are attached to, or the oldest, and removes the
+// other; RemoveNetwork removes both once empty.
+func TestDuplicateManagedNetworksRepaired(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t)
+	set := newSet(t)
+	name := set + "-net"
+	managed := client.NetworkCreateOptions{Driver: "bridge", Labels: map[string]string{engine.LabelManaged: "true", testLabel: set}}
+	create := func() string {
+		t.Helper()
+		res, err := rt.cli.NetworkCreate(ctx, name, managed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.ID
+	}
+	ids := func() []string {
+		t.Helper()
+		found, err := rt.networksNamed(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, n := range found {
+			out = append(out, n.ID)
+		}
+		return out
+	}
+
+	// None in use: the oldest is kept.
+	older := create()
+	newer := create()
+	if got, err := rt.EnsureNetwork(ctx, name); err != nil || got != older {
+		t.Fatalf("EnsureNetwork with two empty duplicates = %s, %v; want the older %s (newer %s)", got, err, older, newer)
+	}
+	if got := ids(); len(got) != 1 || got[0] != older {
+		t.Fatalf("networks named %s after the repair: %v, want only %s", name, got, older)
+	}
+
+	// The newer in use: it is kept, the older removed.
+	newer = create()
+	rt.forgetNetwork(name)
+	opts, err := createOptions(replicaSpec(set, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	attach(&opts, newer, nil)
+	if _, err := rt.cli.ContainerCreate(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := rt.EnsureNetwork(ctx, name); err != nil || got != newer {
+		t.Fatalf("EnsureNetwork with the newer duplicate in use = %s, %v; want %s", got, err, newer)
+	}
+	if got := ids(); len(got) != 1 || got[0] != newer {
+		t.Fatalf("networks named %s after the repair: %v, want only %s", name, got, newer)
+	}
+
+	// down: the duplicate is removed along with the network once empty.
+	other := create()
+	obs, err := rt.Observe(ctx, set, engine.ObserveOptions{})
+	if err != nil || len(obs.Replicas) != 1 {
+		t.Fatalf("observe: %+v, %v", obs, err)
+	}
+	if err := rt.RemoveReplica(ctx, set, obs.Replicas[0].ID, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if removed, err := rt.RemoveNetwork(ctx, name); !removed || err != nil {
+		t.Fatalf("RemoveNetwork with a duplicate (%s) = %v, %v", other, removed, err)
+	}
+	if got := ids(); len(got) != 0 {
+		t.Fatalf("networks named %s left: %v", name, got)
+	}
+}
