@@ -60,7 +60,12 @@ func (s Store) DaemonRunning() (pid int, running bool) {
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		return 0, false
 	}
-	return readPid(f), true
+	// Locked with no pid: the daemon is starting or, more likely, releasing
+	// (it empties the file before it unlocks). Either way it does not drive
+	// the sets yet or any more; the set locks keep a command that drives one
+	// meanwhile from overlapping its passes.
+	pid = readPid(f)
+	return pid, pid != 0
 }
 
 func readPid(f *os.File) int {
