@@ -136,6 +136,12 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 	}
 	t.mark(&t.observed)
 	before, _ := json.Marshal(st)
+	switch finished, err := c.finishRemovals(ctx, &st, obs.Replicas); {
+	case err != nil:
+		return Plan{}, st, errors.Join(err, c.Store.Save(st))
+	case finished:
+		return Plan{}, st, errors.Join(c.Store.Save(st), errReplan)
+	}
 	st.rememberReadiness(obs.Replicas)
 	c.initLogs.fill(ctx, c.Runtime, name, &obs)
 	plan := MakePlan(Input{
@@ -174,6 +180,12 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 	for _, a := range plan.Actions {
 		c.logger().Info("action", "set", name, "action", a.String())
 	}
+	if st.recordRemovals(plan.Actions, c.now()) {
+		if err := c.Store.Save(st); err != nil {
+			return plan, st, err
+		}
+		before = nil // the record is dropped as the removals end: save again
+	}
 	err = c.execute(ctx, &st, plan.Actions, obs.Volumes)
 	t.mark(&t.executed)
 	err = errors.Join(err, save())
@@ -181,6 +193,48 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 	c.logger().Debug("pass", "set", name, "actions", len(plan.Actions), "lock", t.locked, "observe", t.observed,
 		"plan", t.planned, "execute", t.executed, "save", t.saved, "err", err)
 	return plan, st, err
+}
+
+// recordRemovals notes in st the replicas the actions remove (see
+// State.Removing), and reports whether there are any. Removing an init
+// container needs no record: a replica's init containers are all removed
+// again before it is created.
+func (st *State) recordRemovals(actions []Action, now time.Time) bool {
+	recorded := false
+	for _, a := range actions {
+		if a.Kind == ActDelete {
+			if st.Removing == nil {
+				st.Removing = map[string]time.Time{}
+			}
+			st.Removing[a.ID], recorded = now, true
+		}
+	}
+	return recorded
+}
+
+// finishRemovals removes the replicas a pass recorded it was removing and did
+// not see through (State.Removing), before anything is planned: such a
+// container was perhaps sent its stop signal already, and would exit after
+// this pass found it running, ready, and maybe wanted. Records of containers
+// that are gone are dropped. It reports whether it removed any (the caller
+// saves and observes again).
+func (c *Controller) finishRemovals(ctx context.Context, st *State, replicas []Replica) (bool, error) {
+	finished := false
+	for id := range st.Removing {
+		i := slices.IndexFunc(replicas, func(r Replica) bool { return r.ID == id })
+		if i < 0 {
+			delete(st.Removing, id)
+			continue
+		}
+		r := replicas[i]
+		if err := c.Runtime.RemoveReplica(ctx, st.Spec.Name, id, st.Spec.GracePeriod()); err != nil {
+			return finished, err
+		}
+		c.emit(st.Spec.Name, r.Name, "%s removed (its removal was interrupted)", r.Name)
+		delete(st.Removing, id)
+		finished = true
+	}
+	return finished, nil
 }
 
 // passTimer records how long each phase of a pass took, for the debug log.

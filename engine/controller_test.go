@@ -246,6 +246,36 @@ func TestConvergeFinishesAnInterruptedDelete(t *testing.T) {
 	}
 }
 
+// A removal a pass recorded and did not see through (here it failed; a
+// killed process is the same: the container may have been sent its stop) is
+// finished by the next pass even when the replica is wanted again by then: the
+// rollout to v2 is undone back to v1, the revision web-2 still runs.
+func TestInterruptedRemovalIsFinished(t *testing.T) {
+	rt := enginetest.New()
+	c, events := newController(t, rt, 3, "v1")
+	converge(t, c)
+	apply(t, c.Store, 3, "v2")
+	rt.FailRemove = "web-2"
+	rt.Log = nil
+	if _, err := c.Pass(context.Background(), "web"); err == nil {
+		t.Fatal("a pass with a failing remove succeeded")
+	}
+	if st, _ := c.Store.Load("web"); len(st.Removing) != 1 {
+		t.Fatalf("state after the failed removal: removing %v, want web-2's container", st.Removing)
+	}
+	apply(t, c.Store, 3, "v1")
+	converge(t, c)
+	if want := []string{"remove web-2", "create web-2"}; !prefixes(rt.Log, want) {
+		t.Fatalf("log %v, want %v", rt.Log, want)
+	}
+	if !slices.ContainsFunc(*events, func(e string) bool { return e == "web-2 removed (its removal was interrupted)" }) {
+		t.Errorf("events %v: no word of the finished removal", *events)
+	}
+	if st, _ := c.Store.Load("web"); len(st.Removing) != 0 {
+		t.Errorf("removing %v after the removal finished", st.Removing)
+	}
+}
+
 // A replica that keeps exiting is recreated at once the first time, then only
 // after a growing back-off.
 func TestCrashLoopBackoff(t *testing.T) {

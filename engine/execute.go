@@ -92,6 +92,7 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Act
 		c.emit(set, a.Name, "%s removed (%s)", a.Name, a.Reason)
 		mu.Lock()
 		defer mu.Unlock()
+		delete(st.Removing, a.ID)
 		if st.VolumeUse == nil {
 			st.VolumeUse = map[string]VolumeUse{}
 		}

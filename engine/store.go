@@ -63,6 +63,13 @@ type State struct {
 	// CrashLoops holds the crash-loop back-off of ordinals whose replica keeps
 	// exiting (see crashloop.go).
 	CrashLoops map[int]CrashLoop `json:"crashLoops,omitempty"`
+	// Removing holds the replica containers (by ID) that a pass decided to
+	// remove, recorded before the removal began and dropped once it is done.
+	// A process killed in between leaves a container that may be stopping
+	// (Docker carries on with a stop it was sent) yet looks running; the next
+	// pass finishes the removal (see finishRemovals), as Kubernetes finishes
+	// the delete of a pod with a deletion timestamp.
+	Removing map[string]time.Time `json:"removing,omitempty"`
 	// AdoptedOwners are other state directories whose containers and volumes of
 	// the set were adopted on purpose (ostset up --adopt) and count as its own.
 	AdoptedOwners []Owner `json:"adoptedOwners,omitempty"`
