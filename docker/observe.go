@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -17,8 +18,9 @@ import (
 	"github.com/ostset/ostset/engine"
 )
 
-// Observe takes one ContainerList (all containers, no filter, so replicas and
-// foreign containers come from the same snapshot) and one VolumeList.
+// Observe takes two ContainerLists at once, one of the containers labelled
+// with the set, one of those named as its replicas and init containers are
+// (foreign ones among them), and one VolumeList.
 //
 // A container carrying io.ostset.set=<set> is a Replica, or an InitContainer if it
 // also carries io.ostset.init. Its ordinal comes from the io.ostset.ordinal label,
@@ -40,13 +42,13 @@ func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOp
 		volumes, err = r.listVolumes(ctx, set)
 		return err
 	})
-	list, err := r.cli.ContainerList(ctx, client.ContainerListOptions{All: true})
+	list, err := r.listContainers(ctx, set)
 	if err != nil {
 		_ = vols.Wait()
 		return engine.Observed{}, fmt.Errorf("observe set %s: list containers: %w", set, err)
 	}
 	var obs engine.Observed
-	for _, c := range list.Items {
+	for _, c := range list {
 		classify(&obs, set, opts.Network, c)
 	}
 	g := errgroup.Group{}
@@ -146,6 +148,36 @@ func healthFromStatus(status string) string {
 		return engine.HealthStarting
 	}
 	return engine.HealthNone
+}
+
+// listContainers lists the set's containers (by label: a replica renamed by
+// hand is still one) and the containers named <set>-<digits>… (a foreign one
+// holding a replica's name), each once. Not every container of the engine: a
+// daemon keeping many sets would decode them all on every pass.
+func (r *Runtime) listContainers(ctx context.Context, set string) ([]container.Summary, error) {
+	filters := []client.Filters{
+		make(client.Filters).Add("label", engine.LabelSet+"="+set),
+		make(client.Filters).Add("name", "^/?"+regexp.QuoteMeta(set)+"-[0-9]"),
+	}
+	lists := make([][]container.Summary, len(filters))
+	g := errgroup.Group{}
+	for i, f := range filters {
+		g.Go(func() error {
+			res, err := r.cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
+			lists[i] = res.Items
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	out := lists[0]
+	for _, c := range lists[1] {
+		if !slices.ContainsFunc(out, func(o container.Summary) bool { return o.ID == c.ID }) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 func (r *Runtime) listVolumes(ctx context.Context, set string) ([]engine.Volume, error) {
