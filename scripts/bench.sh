@@ -425,6 +425,8 @@ compose_baseline() {
 	timed compose-down "docker-compose down -v" "docker-compose down" docker-compose -p "$project" -f "$composefile" down -v
 }
 
+# The image's own healthcheck (exec form: the image has no shell, and --health-cmd would
+# run through /bin/sh) with the run's interval, timeout and retries.
 run_baseline() {
 	local t0 t1 i ids=() vols=()
 	t0=$EPOCHREALTIME
@@ -433,7 +435,7 @@ run_baseline() {
 		run "docker run" docker run -d --name "$name-run-$i" --hostname "$name-run-$i" \
 			--network "$runnet" --network-alias "$name-run" --label "$mark=$name" \
 			--mount "type=volume,src=$name-run-data-$i,dst=/data,volume-label=$mark=$name" \
-			--health-cmd "/web health" --health-interval "$interval" --health-timeout 5s --health-retries 3 \
+			--health-interval "$interval" --health-timeout 5s --health-retries 3 \
 			--restart unless-stopped -e VERSION=1 "$image"
 		ids+=("$(tail -n 1 "$log")")
 		vols+=("$name-run-data-$i")
