@@ -5,7 +5,6 @@ package integration
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -13,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -361,8 +359,7 @@ type streamEvent struct {
 // container created then marks the end, so every earlier event is seen).
 func (h *harness) streamEvents() (stop func() []streamEvent) {
 	h.t.Helper()
-	h.sentinels++
-	sentinel := fmt.Sprintf("%s-sentinel%d", h.set, h.sentinels)
+	sentinel := h.nextSentinel()
 	cmd := exec.Command("docker", "events", "--since", time.Now().Add(-100*time.Millisecond).Format(time.RFC3339Nano),
 		"--filter", "type=container", "--filter", "type=volume",
 		"--format", `{{.TimeNano}}	{{.Type}}	{{.Action}}	{{.Actor.ID}}	{{index .Actor.Attributes "name"}}	{{index .Actor.Attributes "io.ostset.set"}}	{{index .Actor.Attributes "io.ostset.ordinal"}}	{{index .Actor.Attributes "io.ostset.init"}}`)
@@ -373,7 +370,6 @@ func (h *harness) streamEvents() (stop func() []streamEvent) {
 	if err := cmd.Start(); err != nil {
 		h.t.Fatal(err)
 	}
-	var mu sync.Mutex
 	done := make(chan []streamEvent, 1)
 	go func() {
 		var got []streamEvent
@@ -396,24 +392,13 @@ func (h *harness) streamEvents() (stop func() []streamEvent) {
 			default:
 				continue
 			}
-			mu.Lock()
 			got = append(got, e)
-			mu.Unlock()
 		}
 		done <- got
 	}()
 	return func() []streamEvent {
 		h.t.Helper()
-		defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-		h.docker("create", "--name", sentinel, "--label", "io.ostset.test="+h.set, imageV1)
-		defer h.docker("rm", "-f", sentinel)
-		select {
-		case got := <-done:
-			return got
-		case <-time.After(30 * time.Second):
-			h.t.Fatal("the event stream did not deliver the sentinel")
-			return nil
-		}
+		return awaitSentinel(h, cmd, sentinel, done)
 	}
 }
 

@@ -257,8 +257,7 @@ func (e event) String() string { return e.Action + " " + e.Name }
 // container created after the action, so every earlier event has been seen.
 func (h *harness) recordEvents() (stop func() []event) {
 	h.t.Helper()
-	h.sentinels++
-	sentinel := fmt.Sprintf("%s-sentinel%d", h.set, h.sentinels)
+	sentinel := h.nextSentinel()
 	since := time.Now().Add(-100 * time.Millisecond)
 	cmd := exec.Command("docker", "events", "--since", since.Format(time.RFC3339Nano),
 		"--filter", "type=container", "--filter", "event=create", "--filter", "event=start",
@@ -292,16 +291,31 @@ func (h *harness) recordEvents() (stop func() []event) {
 	}()
 	return func() []event {
 		h.t.Helper()
-		defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-		h.docker("create", "--name", sentinel, "--label", "io.ostset.test="+h.set, imageV1)
-		defer h.docker("rm", "-f", sentinel)
-		select {
-		case got := <-evs:
-			return got
-		case <-time.After(30 * time.Second):
-			h.t.Fatal("the event stream did not deliver the sentinel")
-			return nil
-		}
+		return awaitSentinel(h, cmd, sentinel, evs)
+	}
+}
+
+// nextSentinel names a new sentinel container of the test.
+func (h *harness) nextSentinel() string {
+	h.sentinels++
+	return fmt.Sprintf("%s-sentinel%d", h.set, h.sentinels)
+}
+
+// awaitSentinel ends an event recording: it creates the sentinel container,
+// waits for the reader of cmd's output to see its create and send what it
+// recorded on done, and stops cmd and removes the sentinel.
+func awaitSentinel[T any](h *harness, cmd *exec.Cmd, sentinel string, done <-chan T) T {
+	h.t.Helper()
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	h.docker("create", "--name", sentinel, "--label", "io.ostset.test="+h.set, imageV1)
+	defer h.docker("rm", "-f", sentinel)
+	select {
+	case got := <-done:
+		return got
+	case <-time.After(30 * time.Second):
+		h.t.Fatal("the event stream did not deliver the sentinel")
+		var zero T
+		return zero
 	}
 }
 
