@@ -315,6 +315,20 @@ func TestRemoveAndStartReplica(t *testing.T) {
 	if c := inspect(t, ctx, res.ID); !c.State.Running {
 		t.Fatalf("not running after StartReplica: %+v", c.State)
 	}
+	// The app handles SIGTERM once it says it listens; before that, as PID 1,
+	// it ignores the signal and only the grace period's SIGKILL ends it.
+	waitFor(t, 10*time.Second, "the restarted app to listen", func() bool {
+		rc, err := rt.Logs(ctx, set, res.ID, false, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = rc.Close() }()
+		out, err := io.ReadAll(rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bytes.Count(out, []byte("listening on :8080")) == 2 // the first start's line, then this one's
+	})
 	start := time.Now()
 	if err := rt.RemoveReplica(ctx, set, res.ID, 10*time.Second); err != nil {
 		t.Fatal(err)
