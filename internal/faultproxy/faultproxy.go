@@ -48,8 +48,10 @@
 //
 // Cut closes every connection, including hijacked and streaming ones
 // (/events, logs, attach), cancels requests in flight and refuses new
-// connections (connection refused) until Restore. Close stops the proxy for
-// good and removes its socket.
+// connections (connection refused) until Restore. A request held by a rule's
+// Delay ends there: its connection is closed and it never reaches the engine,
+// as a request sent to an engine that went away never does. Close stops the
+// proxy for good, once every held request has ended, and removes its socket.
 package faultproxy
 
 import (
@@ -166,6 +168,13 @@ type Proxy struct {
 	log    []Request
 	closed bool
 	served sync.WaitGroup
+	// cut is done when the listener of this generation is cut: requests
+	// it accepted are cancelled then, held ones included.
+	cut     context.Context
+	cutDone context.CancelFunc
+	// faulted counts the requests a fault applies to that have not ended;
+	// Close waits for them.
+	faulted sync.WaitGroup
 }
 
 // Start listens on dir/docker.sock and forwards to upstream (a socket path or
@@ -226,6 +235,7 @@ func (p *Proxy) listen() error {
 	ln.(*net.UnixListener).SetUnlinkOnClose(false)
 	tl := &listener{Listener: ln, p: p}
 	p.ln = tl
+	p.cut, p.cutDone = context.WithCancel(context.Background())
 	p.served.Add(1)
 	go func() {
 		defer p.served.Done()
@@ -295,6 +305,9 @@ func (p *Proxy) Cut() {
 	p.ln = nil
 	conns := p.conns
 	p.conns = map[*conn]struct{}{}
+	if ln != nil {
+		p.cutDone()
+	}
 	p.mu.Unlock()
 	if ln != nil {
 		_ = ln.Close()
@@ -320,12 +333,14 @@ func (p *Proxy) Restore() error {
 	return p.listen()
 }
 
-// Close cuts every connection, stops the proxy and removes its socket.
+// Close cuts every connection, waits for the requests held by a fault to
+// end, stops the proxy and removes its socket.
 func (p *Proxy) Close() error {
 	p.mu.Lock()
 	p.closed = true
 	p.mu.Unlock()
 	p.Cut()
+	p.faulted.Wait()
 	_ = p.srv.Close()
 	if err := os.Remove(p.sock); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("faultproxy: %w", err)
@@ -369,6 +384,11 @@ func (p *Proxy) serve(w http.ResponseWriter, req *http.Request) {
 		rec.Query = req.URL.RawQuery
 	}
 	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		hijackClose(w, nil)
+		return
+	}
 	for _, f := range p.faults {
 		if f.rule.matches(rec) && f.take() {
 			rec.Fault = f
@@ -376,7 +396,21 @@ func (p *Proxy) serve(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	p.log = append(p.log, rec)
+	cut := p.cut
+	if rec.Fault != nil {
+		p.faulted.Add(1)
+		defer p.faulted.Done()
+	}
 	p.mu.Unlock()
+
+	// The server cancels a request's context when its client goes away,
+	// but not before the handler has read the body: a POST held by a Delay
+	// would outlive Cut and reach the engine later. The request's context
+	// ends with the cut of the listener that accepted it.
+	ctx, cancel := context.WithCancel(req.Context())
+	defer cancel()
+	defer context.AfterFunc(cut, cancel)()
+	req = req.WithContext(ctx)
 
 	if rec.Fault == nil {
 		p.rp.ServeHTTP(w, req)
@@ -387,8 +421,9 @@ func (p *Proxy) serve(w http.ResponseWriter, req *http.Request) {
 		t := time.NewTimer(rule.Delay)
 		select {
 		case <-t.C:
-		case <-req.Context().Done():
+		case <-ctx.Done():
 			t.Stop()
+			hijackClose(w, nil)
 			return
 		}
 	}

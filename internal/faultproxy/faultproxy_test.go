@@ -317,3 +317,44 @@ func TestStartRejectsLongPathAndNonUnix(t *testing.T) {
 		t.Errorf("long path: %v", err)
 	}
 }
+
+// A request held by a Delay ends on Cut and never reaches the engine, even
+// once its delay is over: a test that cuts the engine mid-create must not find
+// that create performed minutes later.
+func TestCutEndsAHeldRequest(t *testing.T) {
+	p, fe := startProxy(t)
+	delay := 300 * time.Millisecond
+	f := p.AddFault(Rule{Method: "POST", Path: "/containers/create", Action: Forward, Delay: delay})
+	done := make(chan error, 1)
+	go func() {
+		resp, err := create(client(p))
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+		done <- err
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for f.Hits() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the create never reached the proxy")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	p.Cut()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("the held create was answered after Cut")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the held create did not end on Cut")
+	}
+	// Close waits for held requests: a create still held would be sent
+	// once its delay is over, before Close returns.
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := fe.creates.Load(); n != 0 {
+		t.Fatalf("the engine performed %d creates, want 0", n)
+	}
+}
