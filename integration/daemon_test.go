@@ -4,6 +4,8 @@ package integration
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -16,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/internal/faultproxy"
 )
 
@@ -232,5 +235,27 @@ func (h *harness) awaitReady(n int) {
 			h.t.Fatalf("%d replicas ready, want %d", s.ReadyReplicas, n)
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// A set whose lock a command holds is waited for, and the wait is said in the
+// daemon's log format: every line of a JSON log parses as JSON.
+func TestDaemonLogsLockWaitInItsFormat(t *testing.T) {
+	h := newHarness(t)
+	h.mustOstset("up", "-f", h.writeSpec(daemonSpec(1), imageV1), "--wait=false")
+	unlock, err := engine.Store{Dir: h.stateDir}.Lock(context.Background(), h.set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := h.startDaemon(nil, "--log-format", "json")
+	d.await("waiting for its lock")
+	unlock()
+	h.awaitReady(1)
+	d.stop()
+	for _, line := range strings.Split(strings.TrimSpace(d.out.String()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Errorf("not a JSON log line: %q", line)
+		}
 	}
 }

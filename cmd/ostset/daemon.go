@@ -66,6 +66,9 @@ func (a *app) runDaemon(ctx context.Context, log *slog.Logger, metricsAddr strin
 		return err
 	}
 	store := a.store()
+	// A set's lock held by a command is waited for in the daemon's own log
+	// format: a raw line would break a JSON log.
+	store.Waiting = func(msg string) { log.Info(msg) }
 	release, err := store.HoldDaemon()
 	if err != nil {
 		return err
