@@ -115,7 +115,7 @@ func daemonSpec(replicas int) string {
 // removed behind its back, reacting to Docker events; its /metrics says so.
 func TestDaemonConvergesAndHeals(t *testing.T) {
 	h := newHarness(t)
-	d := h.startDaemon(nil, "--metrics-addr", "127.0.0.1:0", "--log-format", "json", "--resync", "10m")
+	d := h.startDaemon(nil, "--metrics-addr", "127.0.0.1:0", "--pprof", "--log-format", "json", "--resync", "10m")
 	addr := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)/metrics`).FindStringSubmatch(d.out.String())
 	if addr == nil {
 		t.Fatalf("no metrics address in the daemon's log:\n%s", d.out)
@@ -141,6 +141,9 @@ func TestDaemonConvergesAndHeals(t *testing.T) {
 	}
 	if got := get(t, "http://"+addr[1]+"/healthz"); got != "ok\n" {
 		t.Errorf("/healthz: %q", got)
+	}
+	if got := get(t, "http://"+addr[1]+"/debug/pprof/"); !strings.Contains(got, "goroutine") {
+		t.Errorf("/debug/pprof/ with --pprof: %.200q", got)
 	}
 	d.stop()
 	if !strings.Contains(d.out.String(), `"msg":"daemon stopping`) {

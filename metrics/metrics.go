@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"sync"
 	"time"
 
@@ -19,7 +20,12 @@ import (
 
 // Daemon holds the daemon's metrics on a registry of its own.
 type Daemon struct {
-	Registry   *prometheus.Registry
+	Registry *prometheus.Registry
+	// Profiling adds Go's profiles under /debug/pprof/ (CPU, heap,
+	// goroutines, execution trace) to Handler. Off by default: a profile
+	// shows the daemon's internals to whoever reaches the address.
+	Profiling bool
+
 	reconciles *prometheus.CounterVec
 	actions    *prometheus.CounterVec
 	reaction   prometheus.Histogram
@@ -143,13 +149,20 @@ func (d *Daemon) Forget(set string) {
 	d.reconciles.DeletePartialMatch(prometheus.Labels{"set": set})
 }
 
-// Handler serves /metrics and /healthz.
+// Handler serves /metrics and /healthz, and /debug/pprof/ if Profiling is set.
 func (d *Daemon) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(d.Registry, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte("ok\n"))
 	})
+	if d.Profiling {
+		mux.HandleFunc("/debug/pprof/", pprof.Index) // the named profiles: heap, goroutine, allocs…
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
 	return mux
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,5 +136,36 @@ func TestMetricsServed(t *testing.T) {
 	_ = resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || string(body) != "ok\n" {
 		t.Errorf("/healthz: %s %q", resp.Status, body)
+	}
+}
+
+// Go's profiles are served only when asked for.
+func TestProfilingOptIn(t *testing.T) {
+	get := func(h http.Handler, path string) (int, string) {
+		t.Helper()
+		srv := httptest.NewServer(h)
+		defer srv.Close()
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = resp.Body.Close() }()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	m := New()
+	if code, _ := get(m.Handler(), "/debug/pprof/heap?debug=1"); code != http.StatusNotFound {
+		t.Errorf("profiles served without Profiling: status %d", code)
+	}
+	m.Profiling = true
+	code, body := get(m.Handler(), "/debug/pprof/heap?debug=1")
+	if code != http.StatusOK || !strings.Contains(body, "heap profile") {
+		t.Errorf("heap profile with Profiling: status %d, %.80q", code, body)
+	}
+	if code, body := get(m.Handler(), "/debug/pprof/"); code != http.StatusOK || !strings.Contains(body, "goroutine") {
+		t.Errorf("profile index: status %d, %.80q", code, body)
+	}
+	if code, _ := get(m.Handler(), "/metrics"); code != http.StatusOK {
+		t.Errorf("/metrics with Profiling: status %d", code)
 	}
 }

@@ -17,6 +17,7 @@ import (
 func newDaemonCmd(a *app) *cobra.Command {
 	var logFormat, logLevel, metricsAddr string
 	var resync time.Duration
+	var profiling bool
 	cmd := &cobra.Command{
 		Use:   "daemon",
 		Short: "Run the controller continuously for every set, reacting to Docker events",
@@ -32,12 +33,16 @@ says so, and at least every 30s. SIGTERM or SIGINT finishes the passes in flight
 			if resync < time.Second {
 				return invalidf("--resync: %s is shorter than 1s", resync)
 			}
-			return a.runDaemon(cmd.Context(), log, metricsAddr, resync)
+			if profiling && metricsAddr == "" {
+				return invalidf("--pprof: profiles are served on --metrics-addr, which is not set")
+			}
+			return a.runDaemon(cmd.Context(), log, metricsAddr, profiling, resync)
 		},
 	}
 	cmd.Flags().StringVar(&logFormat, "log-format", "text", "log format: text or json (to stderr)")
 	cmd.Flags().StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve /metrics (Prometheus) and /healthz on HOST:PORT (default: off)")
+	cmd.Flags().BoolVar(&profiling, "pprof", false, "also serve Go's profiles under /debug/pprof/ on --metrics-addr")
 	// For tests that must tell a reaction from the safety net.
 	cmd.Flags().DurationVar(&resync, "resync", 30*time.Second, "the longest a set goes without a pass")
 	_ = cmd.Flags().MarkHidden("resync")
@@ -60,7 +65,7 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format: %q is not text or json", format)
 }
 
-func (a *app) runDaemon(ctx context.Context, log *slog.Logger, metricsAddr string, resync time.Duration) error {
+func (a *app) runDaemon(ctx context.Context, log *slog.Logger, metricsAddr string, profiling bool, resync time.Duration) error {
 	rt, err := a.runtime()
 	if err != nil {
 		return err
@@ -85,11 +90,15 @@ func (a *app) runDaemon(ctx context.Context, log *slog.Logger, metricsAddr strin
 	d := &engine.Daemon{Controller: c, Events: rt, Resync: resync}
 	if metricsAddr != "" {
 		m := metrics.New()
+		m.Profiling = profiling
 		addr, served, err := m.Serve(ctx, metricsAddr)
 		if err != nil {
 			return invalidf("--metrics-addr %s: %w", metricsAddr, err)
 		}
 		log.Info("serving metrics", "addr", "http://"+addr.String()+"/metrics")
+		if profiling {
+			log.Info("serving profiles", "addr", "http://"+addr.String()+"/debug/pprof/")
+		}
 		d.Metrics = m
 		defer func() {
 			if err := <-served; err != nil {
