@@ -11,17 +11,24 @@
 # state directory. Then BENCH_REMOVALS times, alternating: `docker rm -f` of a random replica of
 # the daemon's set, wait until it is back and running; the same on the floor's set. The latency of
 # one removal is read from Docker's own event timestamps: `destroy` of the container to the next
-# `create` of the same name. Prints p50 and p99 of each side and their ratios.
+# `create` of the same name. Prints p50 and p99 of each side and their ratios. The daemon's side
+# is then split at its `action` log line, written just before it calls ContainerCreate: destroy ->
+# action is ostset's own part (event, queue, lock, state, observation, plan), action -> create
+# Docker's create call.
 #
-# Idle: BENCH_IDLE_SETS sets (default 10) of 10 replicas with a healthcheck every 10 s, kept by the
-# daemon (`up --wait=false`: the daemon creates them); once all are healthy, the daemon's CPU time (utime + stime in /proc/PID/stat) over
-# BENCH_IDLE_SECONDS (default 60) as a percentage of one core, and its RSS (VmRSS).
+# Idle: BENCH_IDLE_SETS sets (default 10) of 10 replicas with a healthcheck every
+# BENCH_IDLE_INTERVAL (default 10s), kept by the daemon (`up --wait=false`: the daemon creates
+# them); once all are healthy, the daemon's CPU time (utime + stime in /proc/PID/stat) over
+# BENCH_IDLE_SECONDS (default 60) as a percentage of one core, its RSS (VmRSS), the passes it ran
+# meanwhile (ostset_reconciles_total from its /metrics) and the health_status events Docker sent
+# for the benchmark's containers (each one wakes the daemon for a pass of its set).
 #
 # Everything is named after bd-<random> and labelled (io.ostset.set), and removed on exit, failure
 # or interrupt included; nothing else on the engine is touched.
 #
-# Environment: BENCH_REMOVALS (25), BENCH_IMAGE (ostset/web:demo), BENCH_IDLE_SETS (10),
-# BENCH_IDLE_SECONDS (60), BENCH_SKIP_IDLE (unset), OSTSET (bin/ostset), DOCKER_HOST as usual.
+# Environment: BENCH_REMOVALS (100), BENCH_IMAGE (ostset/web:demo), BENCH_IDLE_SETS (10),
+# BENCH_IDLE_SECONDS (60), BENCH_IDLE_INTERVAL (10s), BENCH_SKIP_IDLE (unset), OSTSET
+# (bin/ostset), DOCKER_HOST as usual.
 set -euo pipefail
 export LC_ALL=C
 
@@ -31,17 +38,19 @@ die() { echo "$prog: $*" >&2; exit 1; }
 
 case ${1:-} in
 '') ;;
--h | --help) sed -n '2,27s/^# \{0,1\}//p' "$0"; exit 0 ;;
+-h | --help) sed -n '2,34s/^# \{0,1\}//p' "$0"; exit 0 ;;
 *) echo "usage: $prog (settings come from the environment; see $prog --help)" >&2; exit 2 ;;
 esac
 
-removals=${BENCH_REMOVALS:-25}
+removals=${BENCH_REMOVALS:-100}
 image=${BENCH_IMAGE:-ostset/web:demo}
 idle_sets=${BENCH_IDLE_SETS:-10}
 idle_secs=${BENCH_IDLE_SECONDS:-60}
+idle_interval=${BENCH_IDLE_INTERVAL:-10s}
 ostset=${OSTSET:-$root/bin/ostset}
 [[ $removals =~ ^[1-9][0-9]*$ ]] || die "BENCH_REMOVALS must be a positive integer"
 [[ $idle_sets =~ ^[1-9][0-9]*$ && $idle_secs =~ ^[1-9][0-9]*$ ]] || die "BENCH_IDLE_SETS and BENCH_IDLE_SECONDS must be positive integers"
+[[ $idle_interval =~ ^[1-9][0-9]*(ms|s|m)$ ]] || die "BENCH_IDLE_INTERVAL must be a duration such as 10s"
 [[ -x $ostset ]] || die "$ostset not found: run make build (or make bench)"
 docker version >/dev/null 2>&1 || die "cannot reach the Docker engine${DOCKER_HOST:+ at $DOCKER_HOST}"
 docker image inspect "$image" >/dev/null 2>&1 || die "image $image not found: run make demo-image"
@@ -130,7 +139,8 @@ write_set "$tmp/d.yaml" "$dset" 5 1s
 write_set "$tmp/f.yaml" "$fset" 5 1s
 OSTSET_STATE_DIR=$tmp/daemon-state "$ostset" up -f "$tmp/d.yaml" --timeout 600s >/dev/null
 OSTSET_STATE_DIR=$tmp/floor-state "$ostset" up -f "$tmp/f.yaml" --timeout 600s >/dev/null
-OSTSET_STATE_DIR=$tmp/daemon-state "$ostset" daemon 2>"$tmp/daemon.log" &
+# TZ=UTC: the log's timestamps are compared with Docker's below.
+TZ=UTC OSTSET_STATE_DIR=$tmp/daemon-state "$ostset" daemon --metrics-addr 127.0.0.1:0 2>"$tmp/daemon.log" &
 daemon_pid=$!
 "$tmp/floor" react -label "io.ostset.set=$fset" 2>"$tmp/floor.log" &
 floor_pid=$!
@@ -181,23 +191,53 @@ echo "| floor (create + start on destroy) | $p50_floor | $p99_floor |"
 awk -v a="$p50_daemon" -v b="$p50_floor" -v c="$p99_daemon" -v e="$p99_floor" \
 	'BEGIN { printf "| ratio daemon / floor | %.2fx | %.2fx |\n", a / b, c / e }'
 
+# The daemon's side split at its `action` log line (millisecond timestamps): the first create
+# action for the replica after its destroy.
+grep 'msg=action ' "$tmp/daemon.log" | grep "action=\"create $dset-" |
+	sed -E 's/^time=([^ ]+) .*action="create ([^ ]+) .*/\1 \2/' |
+	while read -r ts replica; do echo "$(date -u -d "$ts" +%s%N) action $replica"; done >"$tmp/actions"
+sort -n -s -k1,1 "$tmp/events" "$tmp/actions" | awk -v d="$dset" '
+	index($3, d "-") != 1 { next }
+	$2 == "destroy" { gone[$3] = $1; acted[$3] = 0 }
+	$2 == "action" && ($3 in gone) && !acted[$3] { acted[$3] = $1 }
+	$2 == "create" && ($3 in gone) { if (acted[$3]) printf "%.3f %.3f\n", (acted[$3] - gone[$3]) / 1e6, ($1 - acted[$3]) / 1e6; delete gone[$3] }
+' >"$tmp/split"
+n=$(wc -l <"$tmp/split")
+echo
+echo "| daemon, split at its create call ($n of $removals removals) | p50 (ms) | p99 (ms) |"
+echo "| --- | ---: | ---: |"
+echo "| destroy -> action (ostset) | $(awk '{ print $1 }' "$tmp/split" | pct 50) | $(awk '{ print $1 }' "$tmp/split" | pct 99) |"
+echo "| action -> create (Docker's create call) | $(awk '{ print $2 }' "$tmp/split" | pct 50) | $(awk '{ print $2 }' "$tmp/split" | pct 99) |"
+
 [[ -n ${BENCH_SKIP_IDLE:-} ]] && exit 0
 
 echo
-echo "# idle: $idle_sets sets x 10 replicas, healthcheck every 10 s, $idle_secs s"
+echo "# idle: $idle_sets sets x 10 replicas, healthcheck every $idle_interval, $idle_secs s"
 kill -TERM "$floor_pid" && wait "$floor_pid" || true
 floor_pid=
 for ((s = 0; s < idle_sets; s++)); do
-	write_set "$tmp/i$s.yaml" "$name-i$s" 10 10s
+	write_set "$tmp/i$s.yaml" "$name-i$s" 10 "$idle_interval"
 	OSTSET_STATE_DIR=$tmp/daemon-state "$ostset" up -f "$tmp/i$s.yaml" --wait=false >/dev/null
 done
 wait_all_healthy "$((idle_sets * 10 + 10))" # the daemon creates them; both 5-replica sets too
 sleep 15                                    # the last passes and health events settle
 hz=$(getconf CLK_TCK)
+metrics=$(grep -o 'http://127.0.0.1:[0-9]*/metrics' "$tmp/daemon.log" | head -n 1)
+[[ -n $metrics ]] || die "the daemon did not say where it serves /metrics"
 cpu() { awk '{ print $14 + $15 }' "/proc/$daemon_pid/stat"; }
-c0=$(cpu) t0=$(date +%s.%N)
+passes() { curl -fsS "$metrics" | awk '/^ostset_reconciles_total/ { n += $NF } END { print n + 0 }'; }
+docker events --filter type=container --filter "label=bench.ostset=$name" --filter event=health_status \
+	--format '{{.TimeNano}}' >"$tmp/health" &
+events_pid=$!
+sleep 1 # subscribed
+p0=$(passes) c0=$(cpu) t0=$(date +%s.%N)
 sleep "$idle_secs"
-c1=$(cpu) t1=$(date +%s.%N)
+c1=$(cpu) t1=$(date +%s.%N) p1=$(passes)
+kill "$events_pid" && wait "$events_pid" || true
+events_pid=
+health=$(wc -l <"$tmp/health")
 rss=$(awk '/^VmRSS/ { print $2 }' "/proc/$daemon_pid/status")
-awk -v c0="$c0" -v c1="$c1" -v t0="$t0" -v t1="$t1" -v hz="$hz" -v rss="$rss" -v n="$((idle_sets * 10 + 5))" 'BEGIN {
-	printf "| idle daemon, %d replicas | %.3f %% of a core over %.0f s | RSS %.1f MiB |\n", n, 100 * (c1 - c0) / hz / (t1 - t0), t1 - t0, rss / 1024 }'
+awk -v c0="$c0" -v c1="$c1" -v t0="$t0" -v t1="$t1" -v hz="$hz" -v rss="$rss" -v n="$((idle_sets * 10 + 5))" \
+	-v passes="$((p1 - p0))" -v health="$health" 'BEGIN {
+	printf "| idle daemon, %d replicas | %.3f %% of a core over %.0f s | RSS %.1f MiB | %d passes | %d health_status events |\n",
+		n, 100 * (c1 - c0) / hz / (t1 - t0), t1 - t0, rss / 1024, passes, health }'
