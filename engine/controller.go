@@ -521,6 +521,12 @@ type progress struct {
 	readySeen map[string]bool
 	// acted holds the replicas that the relayed events of another process name.
 	acted map[string]bool
+	// readyUnsaid holds, following, the replicas the first plan found ready
+	// that no relayed event named yet, with the time they took: the daemon
+	// may have made them in this rollout and not recorded it yet (Docker
+	// shows a replica before the create call returns). Their "created" line,
+	// when relayed, brings the "ready" line after it.
+	readyUnsaid map[string]time.Duration
 	// failedSeen holds the failed init containers reported, by ID.
 	failedSeen map[string]bool
 	waiting    []string
@@ -543,8 +549,15 @@ func (p *progress) observed(plan Plan) {
 	for _, cs := range plan.Status.Containers {
 		if cs.Ready && !p.readySeen[cs.ID] {
 			p.readySeen[cs.ID] = true
-			if !first || p.acted[cs.Name] {
-				p.saw(cs.Name, "%s ready (%s)", cs.Name, now.Sub(p.c.created(cs)).Round(100*time.Millisecond))
+			took := now.Sub(p.c.created(cs)).Round(100 * time.Millisecond)
+			switch {
+			case !first || p.acted[cs.Name]:
+				p.saw(cs.Name, "%s ready (%s)", cs.Name, took)
+			case p.following:
+				if p.readyUnsaid == nil {
+					p.readyUnsaid = map[string]time.Duration{}
+				}
+				p.readyUnsaid[cs.Name] = took
 			}
 		}
 		if !cs.Ready {
@@ -588,6 +601,25 @@ func (p *progress) initFailures(inits []InitStatus) {
 		p.saw(s.Replica, "%s", msg)
 	}
 	p.failedSeen = seen
+}
+
+// relayed notes an event of another process that a follower reported: the
+// replica it names is the daemon's doing, and if the event is its creation and
+// the first plan found it ready, that readiness is news, said now.
+func (p *progress) relayed(e Event) {
+	if e.Replica == "" {
+		return
+	}
+	p.acted[e.Replica] = true
+	took, ok := p.readyUnsaid[e.Replica]
+	if !ok || !strings.HasPrefix(e.Message, e.Replica+" ") {
+		return // not about the replica's own container (its init containers')
+	}
+	delete(p.readyUnsaid, e.Replica)
+	if strings.HasPrefix(e.Message, e.Replica+" created ") { // as apply words it
+		p.saw(e.Replica, "%s ready (%s)", e.Replica, took)
+	}
+	// Any other line (removed, …): the container found ready was an older one.
 }
 
 // saw reports an observation and, unless following, records it, marked Observed.

@@ -74,6 +74,7 @@ func (c *Controller) follow(ctx context.Context, name string, after int64, start
 			// only then is a complete plan its rollout's end.
 			if st.ObservedGeneration >= st.Generation {
 				if done, err := finished(name, plan, st, start.UpdateRevision, started); done {
+					c.awaitPass(ctx, name)
 					c.relay(name, after, p)
 					return err
 				}
@@ -88,6 +89,20 @@ func (c *Controller) follow(ctx context.Context, name string, after int64, start
 	}
 }
 
+// awaitPass waits, for a few seconds at most, until no pass holds the set's
+// lock. A pass records what it did before it releases the lock, but Docker
+// shows a replica as soon as it is created: the daemon's pass that made the
+// replica a view found ready may not have recorded it yet.
+func (c *Controller) awaitPass(ctx context.Context, name string) {
+	s := c.Store
+	s.Waiting = nil // waiting out a pass is not news
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if unlock, err := s.Lock(ctx, name); err == nil {
+		unlock()
+	}
+}
+
 // relay reports the events of the set's log numbered above after that another
 // process recorded and that are not observations, notes in p the replicas they
 // name, and returns the number to pass next time.
@@ -99,12 +114,10 @@ func (c *Controller) relay(name string, after int64, p *progress) int64 {
 	}
 	for _, e := range events {
 		if e.PID != c.self() && !e.Observed {
-			if e.Replica != "" {
-				p.acted[e.Replica] = true
-			}
 			if c.Report != nil {
 				c.Report(e)
 			}
+			p.relayed(e)
 		}
 	}
 	return last

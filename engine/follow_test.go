@@ -64,6 +64,20 @@ func (w *watchOnly) RemoveVolume(ctx context.Context, set, name string) error {
 	return w.Runtime.RemoveVolume(ctx, set, name)
 }
 
+// recordedLate is a runtime whose creates return a while after the container
+// exists, as over a slow connection to the engine: a follower can see a
+// replica, even ready, before the daemon that made it has recorded it.
+type recordedLate struct {
+	engine.Runtime
+	late time.Duration
+}
+
+func (r recordedLate) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+	res, err := r.Runtime.CreateReplica(ctx, spec)
+	time.Sleep(r.late)
+	return res, err
+}
+
 // recorder collects reported events, safe for the goroutines of a test.
 type recorder struct {
 	mu     sync.Mutex
@@ -107,11 +121,13 @@ func runDaemonAs(t *testing.T, rt engine.Runtime, store engine.Store, pid int) {
 }
 
 // A follower reports the daemon's rollout, each line once, and acts on nothing.
+// Its creates are recorded only after the replicas exist and are ready: the
+// follower still relays the last one before it ends.
 func TestFollowReportsTheDaemonsRolloutWithoutActing(t *testing.T) {
 	rt := enginetest.New()
 	store := engine.Store{Dir: t.TempDir()}
 	daemonPID := os.Getpid() + 1
-	runDaemonAs(t, rt, store, daemonPID)
+	runDaemonAs(t, recordedLate{rt, 100 * time.Millisecond}, store, daemonPID)
 
 	after, err := store.EventSeq("web")
 	if err != nil {
@@ -165,6 +181,37 @@ func TestFollowReportsTheDaemonsRolloutWithoutActing(t *testing.T) {
 		if strings.Contains(e.Message, " created ") && e.PID != daemonPID {
 			t.Errorf("event %q recorded by pid %d, want the daemon's %d", e.Message, e.PID, daemonPID)
 		}
+	}
+}
+
+// A follower that first looks when the daemon's replica is already there and
+// ready, but not yet recorded, says it is ready once its creation is relayed,
+// in that order.
+func TestFollowSaysTheReadinessOfAReplicaRecordedLate(t *testing.T) {
+	rt := enginetest.New()
+	store := engine.Store{Dir: t.TempDir()}
+	runDaemonAs(t, recordedLate{rt, 300 * time.Millisecond}, store, os.Getpid()+1)
+	after, err := store.EventSeq("web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, store, 1, "v1")
+	awaitCondition(t, func() bool { return len(rt.Replicas()) == 1 }) // made, and the daemon not yet back
+	var rec recorder
+	f := &engine.Controller{Runtime: rt, Store: store, Poll: 5 * time.Millisecond, Report: rec.report}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := f.Follow(ctx, "web", after); err != nil {
+		t.Fatalf("Follow: %v", err)
+	}
+	var lines []string
+	for _, m := range rec.messages() {
+		if strings.HasPrefix(m, "web-0 ") {
+			lines = append(lines, strings.Fields(m)[1])
+		}
+	}
+	if !slices.Equal(lines, []string{"created", "ready"}) {
+		t.Errorf("lines about web-0: %v, want [created ready]; reported:\n%s", lines, strings.Join(rec.messages(), "\n"))
 	}
 }
 
