@@ -31,9 +31,9 @@
 # failure or interrupt included; nothing else on the engine is touched.
 #
 # Environment: BENCH_RUNS (20), BENCH_BASELINE_RUNS (5), BENCH_PLANNER_COUNT (5; 0 skips
-# the planner), BENCH_HEALTH_INTERVAL (500ms), BENCH_IMAGE (ostset/web:demo),
-# BENCH_TIMEOUT (seconds a step may take, 300), OSTSET (bin/ostset), FLOOR (bin/floor),
-# DOCKER_HOST as usual.
+# the planner), BENCH_STEPS (which steps of part 2: "ordered parallel"), BENCH_HEALTH_INTERVAL
+# (500ms), BENCH_IMAGE (ostset/web:demo), BENCH_TIMEOUT (seconds a step may take, 300),
+# OSTSET (bin/ostset), FLOOR (bin/floor), DOCKER_HOST as usual.
 set -euo pipefail
 export LC_ALL=C # "." as the decimal point in $EPOCHREALTIME and awk
 
@@ -44,13 +44,14 @@ die() { echo "$prog: $*" >&2; exit 1; }
 
 case ${1:-} in
 '') ;;
--h | --help) sed -n '2,39s/^# \{0,1\}//p' "$0"; exit 0 ;;
+-h | --help) sed -n '2,40s/^# \{0,1\}//p' "$0"; exit 0 ;;
 *) echo "usage: $prog (settings come from the environment; see $prog --help)" >&2; exit 2 ;;
 esac
 
 runs=${BENCH_RUNS:-20}
 base_runs=${BENCH_BASELINE_RUNS:-5}
 planner_count=${BENCH_PLANNER_COUNT:-5}
+read -ra steps <<<"${BENCH_STEPS:-ordered parallel}"
 interval=${BENCH_HEALTH_INTERVAL:-500ms}
 image=${BENCH_IMAGE:-ostset/web:demo}
 step_timeout=${BENCH_TIMEOUT:-300}
@@ -63,6 +64,10 @@ replicas=10  # replicas of the baselines
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive integer, got '$runs'"
 [[ $base_runs =~ ^[0-9]+$ ]] || die "BENCH_BASELINE_RUNS must be a non-negative integer, got '$base_runs'"
 [[ $planner_count =~ ^[0-9]+$ ]] || die "BENCH_PLANNER_COUNT must be a non-negative integer, got '$planner_count'"
+((${#steps[@]})) || die "BENCH_STEPS must name ordered, parallel or both"
+for s in "${steps[@]}"; do
+	[[ $s == ordered || $s == parallel ]] || die "BENCH_STEPS: '$s' is not ordered or parallel"
+done
 [[ $interval =~ ^[0-9]+(ms|s)$ ]] || die "BENCH_HEALTH_INTERVAL must be like 500ms or 1s, got '$interval'"
 [[ $step_timeout =~ ^[1-9][0-9]*$ ]] || die "BENCH_TIMEOUT must be a positive integer, got '$step_timeout'"
 [[ -x $ostset ]] || die "$ostset not found: run make build (or make bench)"
@@ -486,10 +491,10 @@ baselines_done=0
 for ((r = 1; r <= runs; r++)); do
 	echo "run $r/$runs (load $(cut -d' ' -f1-3 /proc/loadavg))"
 	if ((r % 2)); then order=(ostset floor); else order=(floor ostset); fi
-	ordered "${order[0]}"
-	ordered "${order[1]}"
-	parallel "${order[0]}"
-	parallel "${order[1]}"
+	for s in "${steps[@]}"; do
+		"$s" "${order[0]}"
+		"$s" "${order[1]}"
+	done
 	# The baselines, spread evenly over the runs.
 	for (( ; baselines_done < r * base_runs / runs; baselines_done++)); do
 		echo " baseline $((baselines_done + 1))/$base_runs"
@@ -503,6 +508,7 @@ load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 # row TITLE OSTSET-KEY FLOOR-KEY UNIT SCALE: one line of the ostset / floor table.
 row() {
 	local os fl ra lo med hi flo fmed fhi rlo rmed rhi
+	[[ -v times[$2] ]] || return 0 # a step BENCH_STEPS left out
 	# shellcheck disable=SC2086
 	read -r lo med hi <<<"$(stats ${times[$2]})"
 	# shellcheck disable=SC2086
@@ -528,12 +534,15 @@ row "rolling update, $ordered replicas (all replaced and healthy)" os-roll fl-ro
 row "down, $ordered replicas" os-down-ord fl-down-ord s 2
 row "up, Parallel, $parallel replicas (all healthy)" os-up-par fl-up-par s 2
 row "down, $parallel replicas" os-down-par fl-down-par s 2
-# shellcheck disable=SC2086
-read -r lo med hi <<<"$(stats ${times[os-gap-all]})"
-# shellcheck disable=SC2086
-read -r flo fmed fhi <<<"$(stats ${times[fl-gap-all]})"
-echo
-echo "Every healthy(i) -> create(i+1) gap ($(wc -w <<<"${times[os-gap-all]}") each): ostset $med ms ($lo–$hi), floor $fmed ms ($flo–$fhi)."
+fmed=
+if [[ -v times[os-gap-all] ]]; then
+	# shellcheck disable=SC2086
+	read -r lo med hi <<<"$(stats ${times[os-gap-all]})"
+	# shellcheck disable=SC2086
+	read -r flo fmed fhi <<<"$(stats ${times[fl-gap-all]})"
+	echo
+	echo "Every healthy(i) -> create(i+1) gap ($(wc -w <<<"${times[os-gap-all]}") each): ostset $med ms ($lo–$hi), floor $fmed ms ($flo–$fhi)."
+fi
 
 if ((planner_count > 0)); then
 	echo
@@ -544,8 +553,9 @@ if ((planner_count > 0)); then
 	for b in $(awk '/^Benchmark/ { n = $1; sub(/-[0-9]+$/, "", n); if (!seen[n]++) print n }' "$planner_out"); do
 		ns=$(planner_median "$b")
 		allocs=$(awk -v b="$b" '{ n = $1; sub(/-[0-9]+$/, "", n) } n == b { a = $7 } END { print a }' "$planner_out")
-		share=$(awk -v ns="$ns" -v ms="$fmed" 'BEGIN { printf "%.4f", ns / 1e6 / ms }')
-		echo "| ${b#Benchmark} | $ns | $allocs | ${share}x |"
+		share=- # no gap measured: BENCH_STEPS left out ordered
+		[[ -z $fmed ]] || share=$(awk -v ns="$ns" -v ms="$fmed" 'BEGIN { printf "%.4fx", ns / 1e6 / ms }')
+		echo "| ${b#Benchmark} | $ns | $allocs | $share |"
 	done
 fi
 
