@@ -69,6 +69,7 @@ func (r *Runtime) WatchSets(ctx context.Context) (<-chan engine.SetEvent, error)
 			case m := <-msgs:
 				e := engine.SetEvent{
 					Set:    m.Actor.Attributes[engine.LabelSet],
+					ID:     m.Actor.ID,
 					Name:   m.Actor.Attributes["name"],
 					Action: string(m.Action),
 					Time:   time.Unix(0, m.TimeNano),

@@ -27,6 +27,7 @@ type Daemon struct {
 	Metrics DaemonMetrics
 
 	q       *workQueue
+	obs     *observations
 	mu      sync.Mutex
 	sets    map[string]*setState
 	watched *stateWatch
@@ -70,6 +71,8 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if d.Metrics != nil {
 		c.Runtime = instrumented{Runtime: c.Runtime, m: d.Metrics}
 	}
+	d.obs = newObservations()
+	c.Runtime = observing{Runtime: c.Runtime, o: d.obs}
 	w, err := newStateWatch(c.Store)
 	if err != nil {
 		return err
@@ -109,8 +112,9 @@ func cmpOr[T comparable](v, def T) T {
 
 func (d *Daemon) resync() time.Duration { return cmpOr(d.Resync, defaultResync) }
 
-// resyncAll queues every set of the store.
+// resyncAll queues every set of the store, for a pass that observes Docker.
 func (d *Daemon) resyncAll() {
+	d.obs.drop("")
 	names, err := d.Controller.Store.List()
 	if err != nil {
 		d.Controller.logger().Error("list sets", "err", err)
@@ -127,6 +131,7 @@ func (d *Daemon) stateChanged(name string) {
 		return
 	}
 	d.Controller.logger().Debug("state file changed", "set", name)
+	d.obs.drop(name)
 	d.q.add(name)
 }
 
@@ -151,9 +156,12 @@ func (d *Daemon) watchEvents(ctx context.Context) {
 			continue
 		}
 		log.Info("docker events subscribed; resyncing every set")
+		d.obs.streaming(true)
 		d.resyncAll()
 		opened := time.Now()
-		if !d.drain(ctx, events) {
+		ok := d.drain(ctx, events)
+		d.obs.streaming(false)
+		if !ok {
 			return
 		}
 		if time.Since(opened) > eventBackoffMax {
@@ -211,6 +219,7 @@ func (d *Daemon) event(e SetEvent) {
 		s.seen = now
 	}
 	d.mu.Unlock()
+	d.obs.event(e)
 	d.Controller.logger().Debug("docker event", "set", e.Set, "container", e.Name, "action", e.Action, "at", e.Time)
 	d.q.add(e.Set)
 }
@@ -264,6 +273,7 @@ func (d *Daemon) process(ctx context.Context, name string) {
 		pctx = context.WithValue(pctx, eventSeenKey{}, seen)
 	}
 	plan, st, err := c.pass(pctx, name, func(_ State, plan Plan) { s.progress.observed(plan) })
+	d.obs.settle(name, err == nil && len(plan.Actions) == 0)
 	if d.Metrics != nil && !errors.Is(err, errReplan) {
 		d.Metrics.Pass(name, plan, err)
 	}
@@ -275,6 +285,7 @@ func (d *Daemon) process(ctx context.Context, name string) {
 		d.mu.Lock()
 		delete(d.sets, name)
 		d.mu.Unlock()
+		d.obs.forget(name)
 		if d.Metrics != nil {
 			d.Metrics.Forget(name)
 		}

@@ -58,7 +58,7 @@ func (e *events) subscriptions() int {
 
 // startDaemon runs a daemon whose safety nets (resync, rollout poll) are an
 // hour away, so that only what the test exercises can make a pass.
-func startDaemon(t *testing.T, rt *enginetest.Runtime, ev engine.EventSource) (*engine.Controller, *countMetrics, func()) {
+func startDaemon(t *testing.T, rt engine.Runtime, ev engine.EventSource) (*engine.Controller, *countMetrics, func()) {
 	t.Helper()
 	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}, Poll: time.Hour}
 	m := &countMetrics{}
@@ -121,6 +121,73 @@ func TestDaemonReactsToEvents(t *testing.T) {
 	if n := m.get().bySet["other"]; n != 0 {
 		t.Errorf("%d passes of a set the store does not hold", n)
 	}
+}
+
+// The replacement of a replica removed by hand is created from the daemon's
+// kept observation, with no list of the set between the destroy event and the
+// create; an event that is not a destroy is answered from a fresh one.
+func TestDaemonAnswersADestroyWithoutObserving(t *testing.T) {
+	fake := enginetest.New()
+	rt := &countingRuntime{Runtime: fake, atCreate: map[string]int{}}
+	ev := &events{}
+	c, m, stop := startDaemon(t, rt, ev)
+	defer stop()
+	apply(t, engine.Store{Dir: c.Store.Dir}, 3, "v1")
+	// The pass that found the set complete acted on nothing: it kept its observation.
+	awaitCondition(t, func() bool { return m.get().complete && ev.subscriptions() == 1 })
+
+	before := rt.count()
+	removed := fake.Destroy("web-1")
+	ev.send(engine.SetEvent{Set: "web", ID: removed, Name: "web-1", Action: "destroy"})
+	awaitCondition(t, func() bool { id := running(fake)["web-1"]; return id != "" && id != removed })
+	if n := rt.createdAfter("web-1") - before; n != 0 {
+		t.Errorf("%d observations between the destroy and the create, want none", n)
+	}
+
+	awaitCondition(t, func() bool { return rt.count() > before }) // the pass after the create observes again
+	before = rt.count()
+	crashed := running(fake)["web-0"]
+	fake.Exit("web-0")
+	ev.send(engine.SetEvent{Set: "web", ID: crashed, Name: "web-0", Action: "die"})
+	awaitCondition(t, func() bool { id := running(fake)["web-0"]; return id != "" && id != crashed })
+	if rt.createdAfter("web-0") == before {
+		t.Error("a die was answered from the kept observation, which still had the replica running")
+	}
+}
+
+// countingRuntime counts observations, and notes how many there had been at
+// each replica's last create.
+type countingRuntime struct {
+	*enginetest.Runtime
+	mu       sync.Mutex
+	observes int
+	atCreate map[string]int
+}
+
+func (r *countingRuntime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
+	r.mu.Lock()
+	r.observes++
+	r.mu.Unlock()
+	return r.Runtime.Observe(ctx, set, opts)
+}
+
+func (r *countingRuntime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+	r.mu.Lock()
+	r.atCreate[spec.Name] = r.observes
+	r.mu.Unlock()
+	return r.Runtime.CreateReplica(ctx, spec)
+}
+
+func (r *countingRuntime) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.observes
+}
+
+func (r *countingRuntime) createdAfter(name string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.atCreate[name]
 }
 
 // Events missed while the stream was down are made up for: the daemon

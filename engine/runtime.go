@@ -237,6 +237,7 @@ type CreateResult struct {
 // SetEvent is one Docker event about a container that carries a set's label.
 type SetEvent struct {
 	Set    string
+	ID     string // the container's
 	Name   string // the container's name
 	Action string // as Docker names it: create, destroy, die, "health_status: healthy", …
 	// Time is when Docker says it happened.

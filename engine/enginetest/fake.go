@@ -336,6 +336,16 @@ func (r *Runtime) Exit(name string) {
 	r.containers[name] = c
 }
 
+// Destroy removes a replica as docker rm -f would, behind the engine's back,
+// and returns its ID.
+func (r *Runtime) Destroy(name string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	id := r.containers[name].ID
+	delete(r.containers, name)
+	return id
+}
+
 // Add puts a container in the runtime as it is, as another process would have
 // made it (another state directory's replica, say).
 func (r *Runtime) Add(c engine.Replica) {

@@ -1,0 +1,214 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"sync"
+)
+
+// observations is the daemon's copy of each set's last observation, kept
+// current by Docker's events, so that the pass answering a replica's removal
+// creates its replacement without listing the set again: that list is a round
+// trip to the engine between the destroy event and the create.
+//
+// A pass gets the copy only while it is known to be what Docker holds:
+//   - it was taken by a pass that found nothing to do, with no init or
+//     foreign container (an init container's log, which the pass reads,
+//     changes without events; a foreign one sends the daemon none);
+//   - no event of the set other than destroy arrived from the moment that
+//     observation began (an event that arrived while the engine answered the
+//     list may or may not be in it);
+//   - a destroy only takes its container out, by ID: a removed container is
+//     gone for good, whenever its event arrives.
+//
+// What the plan reads of a replica (its state, health, revision) changes only
+// with an event of the set. What it does not read may be older in the copy:
+// why a replica is not ready (its last probe's output, NotReady) is that of
+// the observation the copy was taken from, in the daemon's progress lines;
+// get, describe and the CLI's own passes observe Docker every time.
+//
+// Nothing is kept while the event stream is down (events are missed then).
+// Any other event of the set, a resync, a change of the state file, a failed
+// pass or a pass that acted drops the copy, and the next pass observes Docker
+// again. Docker sends the daemon no set event for a volume or network changed
+// by hand or for a foreign container; those are seen at the next full
+// observation (the resync at the latest), as they would be without the copy,
+// and a create that collides with one fails, and its retry observes.
+type observations struct {
+	mu   sync.Mutex
+	live bool // the event stream is open: nothing is kept while it is not
+	sets map[string]*observation
+}
+
+type observation struct {
+	gen   uint64 // bumped by every event but destroy, and by drops
+	valid bool
+	obs   Observed
+	opts  ObserveOptions
+
+	// The observation of the pass in flight: the gen when it began, and
+	// the containers destroyed since.
+	taken     *Observed
+	takenOpts ObserveOptions
+	takenGen  uint64
+	gone      map[string]bool
+}
+
+func newObservations() *observations {
+	return &observations{sets: map[string]*observation{}}
+}
+
+func (o *observations) setLocked(name string) *observation {
+	s, ok := o.sets[name]
+	if !ok {
+		s = &observation{}
+		o.sets[name] = s
+	}
+	return s
+}
+
+// get returns a copy of the set's observation, if it is current and was
+// taken with opts.
+func (o *observations) get(set string, opts ObserveOptions) (Observed, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s := o.sets[set]
+	if !o.live || s == nil || !s.valid || s.opts != opts {
+		return Observed{}, false
+	}
+	return cloneObserved(s.obs), true
+}
+
+// begin notes that an observation of the set is about to be taken.
+func (o *observations) begin(set string) uint64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s := o.setLocked(set)
+	s.taken, s.gone = nil, map[string]bool{}
+	return s.gen
+}
+
+// took keeps the observation begun at gen until the pass ends (settle).
+func (o *observations) took(set string, gen uint64, opts ObserveOptions, obs Observed) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s := o.setLocked(set)
+	s.taken, s.takenGen, s.takenOpts = new(cloneObserved(obs)), gen, opts
+}
+
+// settle ends a pass of the set: one that found nothing to do keeps the
+// observation it took, if nothing but destroys happened since it began;
+// one that acted or failed drops what is kept.
+func (o *observations) settle(set string, idle bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s := o.setLocked(set)
+	taken := s.taken
+	s.taken = nil
+	switch {
+	case !idle || !o.live:
+		s.valid = false
+	case taken == nil: // the pass was given the kept observation
+	case s.takenGen != s.gen:
+		s.valid = false
+	default:
+		obs := without(*taken, s.gone)
+		s.obs, s.opts, s.valid = obs, s.takenOpts, settled(obs)
+	}
+	s.gone = nil
+}
+
+// settled reports whether an observation may be kept: nothing being
+// initialised, nothing foreign.
+func settled(obs Observed) bool {
+	return len(obs.Inits) == 0 && len(obs.Foreign) == 0
+}
+
+// event updates the set's observation with a Docker event.
+func (o *observations) event(e SetEvent) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s := o.setLocked(e.Set)
+	if e.Action != "destroy" || e.ID == "" {
+		s.gen++
+		s.valid = false
+		return
+	}
+	if s.gone != nil {
+		s.gone[e.ID] = true
+	}
+	if s.valid {
+		s.obs = without(s.obs, map[string]bool{e.ID: true})
+	}
+}
+
+// forget drops a set that is gone from the store.
+func (o *observations) forget(set string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	delete(o.sets, set)
+}
+
+// streaming says whether the event stream is open; either way, what was
+// kept, and what is being taken, is dropped.
+func (o *observations) streaming(live bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.live = live
+	o.dropLocked("")
+}
+
+// drop forgets the set's observation (every set's for "").
+func (o *observations) drop(set string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.dropLocked(set)
+}
+
+func (o *observations) dropLocked(set string) {
+	for name, s := range o.sets {
+		if set == "" || name == set {
+			s.gen++
+			s.valid = false
+		}
+	}
+}
+
+// without returns obs less the containers with the given IDs.
+func without(obs Observed, gone map[string]bool) Observed {
+	if len(gone) == 0 {
+		return obs
+	}
+	out := cloneObserved(obs)
+	out.Replicas = slices.DeleteFunc(out.Replicas, func(r Replica) bool { return gone[r.ID] })
+	out.Inits = slices.DeleteFunc(out.Inits, func(x InitContainer) bool { return gone[x.ID] })
+	return out
+}
+
+func cloneObserved(obs Observed) Observed {
+	obs.Replicas = slices.Clone(obs.Replicas)
+	obs.Foreign = slices.Clone(obs.Foreign)
+	obs.Volumes = slices.Clone(obs.Volumes)
+	obs.Inits = slices.Clone(obs.Inits)
+	obs.OwnedElsewhere = slices.Clone(obs.OwnedElsewhere)
+	return obs
+}
+
+// observing serves a pass the set's kept observation when there is one, and
+// otherwise observes Docker and hands the result to the cache.
+type observing struct {
+	Runtime
+	o *observations
+}
+
+func (r observing) Observe(ctx context.Context, set string, opts ObserveOptions) (Observed, error) {
+	if obs, ok := r.o.get(set, opts); ok {
+		return obs, nil
+	}
+	gen := r.o.begin(set)
+	obs, err := r.Runtime.Observe(ctx, set, opts)
+	if err == nil {
+		r.o.took(set, gen, opts, obs)
+	}
+	return obs, err
+}

@@ -1,0 +1,130 @@
+package engine
+
+import "testing"
+
+func replica(id string, ready bool) Replica {
+	h := HealthHealthy
+	if !ready {
+		h = HealthUnhealthy
+	}
+	return Replica{ID: id, Name: "web-" + id, State: StateRunning, Health: h}
+}
+
+// The rules by which the daemon keeps an observation (see observations).
+func TestObservationsKeepOnlyWhatEventsVouchFor(t *testing.T) {
+	opts := ObserveOptions{Network: "net"}
+	idle := Observed{Replicas: []Replica{replica("0", true), replica("1", true)}}
+	// pass takes obs; during the observation the events arrive; the pass ends
+	// (idle or not).
+	newObservations := func() *observations {
+		o := newObservations()
+		o.streaming(true)
+		return o
+	}
+	pass := func(o *observations, obs Observed, during []SetEvent, idle bool) {
+		gen := o.begin("web")
+		for _, e := range during {
+			o.event(e)
+		}
+		o.took("web", gen, opts, obs)
+		o.settle("web", idle)
+	}
+	ids := func(obs Observed) (out []string) {
+		for _, r := range obs.Replicas {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	destroy := func(id string) SetEvent { return SetEvent{Set: "web", ID: id, Action: "destroy"} }
+
+	t.Run("an idle pass's observation is kept, and destroys take containers out", func(t *testing.T) {
+		o := newObservations()
+		pass(o, idle, nil, true)
+		o.event(destroy("1"))
+		got, ok := o.get("web", opts)
+		if !ok || len(got.Replicas) != 1 || got.Replicas[0].ID != "0" {
+			t.Fatalf("got %v, %v; want replica 0 alone", ids(got), ok)
+		}
+		got.Replicas[0].ID = "changed"
+		if again, _ := o.get("web", opts); again.Replicas[0].ID != "0" {
+			t.Error("get handed out the kept observation itself, not a copy")
+		}
+		if _, ok := o.get("web", ObserveOptions{Network: "other"}); ok {
+			t.Error("an observation taken with other options was served")
+		}
+	})
+	t.Run("any other event drops it", func(t *testing.T) {
+		o := newObservations()
+		pass(o, idle, nil, true)
+		o.event(SetEvent{Set: "web", ID: "0", Action: "die"})
+		if _, ok := o.get("web", opts); ok {
+			t.Error("kept after a die")
+		}
+	})
+	t.Run("an event during the observation keeps it from being kept", func(t *testing.T) {
+		o := newObservations()
+		pass(o, idle, []SetEvent{{Set: "web", ID: "0", Action: "health_status: unhealthy"}}, true)
+		if _, ok := o.get("web", opts); ok {
+			t.Error("kept although an event arrived while it was taken")
+		}
+	})
+	t.Run("a destroy during the observation is applied to it", func(t *testing.T) {
+		o := newObservations()
+		dying := Observed{Replicas: []Replica{replica("0", true), {ID: "1", State: StateRemoving}}}
+		pass(o, dying, []SetEvent{destroy("1")}, true)
+		got, ok := o.get("web", opts)
+		if !ok || len(ids(got)) != 1 {
+			t.Errorf("got %v, %v; want replica 0 alone", ids(got), ok)
+		}
+	})
+	t.Run("an init or a foreign container keeps it from being kept", func(t *testing.T) {
+		o := newObservations()
+		pass(o, Observed{Replicas: []Replica{replica("0", false)}}, nil, true)
+		if _, ok := o.get("web", opts); !ok {
+			t.Error("not kept with a replica not ready: its health changes only with an event")
+		}
+		pass(o, Observed{Replicas: []Replica{replica("0", true)}, Inits: []InitContainer{{ID: "i"}}}, nil, true)
+		if _, ok := o.get("web", opts); ok {
+			t.Error("kept with an init container")
+		}
+		pass(o, Observed{Replicas: []Replica{replica("0", true)}, Foreign: []Foreign{{ID: "f", Name: "web-1"}}}, nil, true)
+		if _, ok := o.get("web", opts); ok {
+			t.Error("kept with a foreign container")
+		}
+	})
+	t.Run("a pass that acts or fails drops it, and so does a resync", func(t *testing.T) {
+		o := newObservations()
+		pass(o, idle, nil, true)
+		if _, ok := o.get("web", opts); !ok {
+			t.Fatal("not kept")
+		}
+		o.settle("web", false) // a pass given the kept observation acted
+		if _, ok := o.get("web", opts); ok {
+			t.Error("kept after a pass that acted")
+		}
+		pass(o, idle, nil, true)
+		o.drop("")
+		if _, ok := o.get("web", opts); ok {
+			t.Error("kept after a resync")
+		}
+	})
+	t.Run("nothing is kept while the event stream is down", func(t *testing.T) {
+		o := newObservations()
+		pass(o, idle, nil, true)
+		o.streaming(false)
+		if _, ok := o.get("web", opts); ok {
+			t.Error("kept after the stream ended")
+		}
+		pass(o, idle, nil, true)
+		if _, ok := o.get("web", opts); ok {
+			t.Error("kept while the stream is down")
+		}
+		gen := o.begin("web") // taken while down, settled once it is back
+		o.streaming(true)
+		o.took("web", gen, opts, idle)
+		o.settle("web", true)
+		if _, ok := o.get("web", opts); ok {
+			t.Error("an observation begun while the stream was down was kept")
+		}
+	})
+}
