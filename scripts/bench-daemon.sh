@@ -26,7 +26,7 @@
 # Everything is named after bd-<random> and labelled (io.ostset.set), and removed on exit, failure
 # or interrupt included; nothing else on the engine is touched.
 #
-# Environment: BENCH_REMOVALS (100), BENCH_IMAGE (ostset/web:demo), BENCH_IDLE_SETS (10),
+# Environment: BENCH_REMOVALS (300), BENCH_IMAGE (ostset/web:demo), BENCH_IDLE_SETS (10),
 # BENCH_IDLE_SECONDS (60), BENCH_IDLE_INTERVAL (10s), BENCH_SKIP_IDLE (unset), OSTSET
 # (bin/ostset), DOCKER_HOST as usual.
 set -euo pipefail
@@ -42,7 +42,7 @@ case ${1:-} in
 *) echo "usage: $prog (settings come from the environment; see $prog --help)" >&2; exit 2 ;;
 esac
 
-removals=${BENCH_REMOVALS:-100}
+removals=${BENCH_REMOVALS:-300}
 image=${BENCH_IMAGE:-ostset/web:demo}
 idle_sets=${BENCH_IDLE_SETS:-10}
 idle_secs=${BENCH_IDLE_SECONDS:-60}
@@ -197,11 +197,13 @@ echo "| floor (create + start on destroy) | $p50_floor | $p99_floor |"
 awk -v a="$p50_daemon" -v b="$p50_floor" -v c="$p99_daemon" -v e="$p99_floor" \
 	'BEGIN { printf "| ratio daemon / floor | %.2fx | %.2fx |\n", a / b, c / e }'
 
-# The daemon's side split at its `action` log line (millisecond timestamps): the first create
-# action for the replica after its destroy.
+# The daemon's side split at its `action` log line: the first create action for the replica after
+# its destroy. The log's timestamps are in milliseconds: a line stamped M was written in [M, M+1);
+# it is taken at M+1 (less 1 ns), so that one written in the millisecond of the destroy still
+# follows it. ostset's part is over-stated by up to 1 ms, never under-stated.
 grep 'msg=action ' "$tmp/daemon.log" | grep "action=\"create $dset-" |
 	sed -E 's/^time=([^ ]+) .*action="create ([^ ]+) .*/\1 \2/' |
-	while read -r ts replica; do echo "$(date -u -d "$ts" +%s%N) action $replica"; done >"$tmp/actions"
+	while read -r ts replica; do echo "$(($(date -u -d "$ts" +%s%N) + 999999)) action $replica"; done >"$tmp/actions"
 sort -n -s -k1,1 "$tmp/events" "$tmp/actions" | awk -v d="$dset" '
 	index($3, d "-") != 1 { next }
 	$2 == "destroy" { gone[$3] = $1; acted[$3] = 0 }
