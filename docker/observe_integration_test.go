@@ -261,6 +261,46 @@ func TestWatch(t *testing.T) {
 	}
 }
 
+// TestWatchSetsCarriesTheContainer: the daemon's shared subscription says of
+// each event the set, the container's name and its ID (a destroy takes that
+// container out of the daemon's kept observation).
+func TestWatchSetsCarriesTheContainer(t *testing.T) {
+	t.Parallel()
+	set := newSet(t)
+	ctx, cancel := context.WithCancel(testCtx(t))
+	defer cancel()
+	events, err := rt.WatchSets(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := replicaSpec(set, 0)
+	created, err := rt.CreateReplica(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.RemoveReplica(ctx, set, created.ID, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case e, ok := <-events:
+			if !ok {
+				t.Fatal("the stream ended")
+			}
+			if e.Set != set || e.Action != "destroy" {
+				continue // other tests' sets share the engine
+			}
+			if e.ID != created.ID || e.Name != spec.Name {
+				t.Fatalf("destroy event %+v, want ID %s and name %s", e, created.ID, spec.Name)
+			}
+			return
+		case <-timeout:
+			t.Fatal("no destroy event for the set")
+		}
+	}
+}
+
 // TestWatchFilter: health_status events pass the filter, the exec_* events of
 // every probe do not.
 func TestWatchFilter(t *testing.T) {
