@@ -122,8 +122,15 @@ func TestLockIsHandedOverFairly(t *testing.T) {
 		defer mu.Unlock()
 		order = append(order, who)
 	}
+	waiting := make(chan struct{})
 	waiter := s
-	waiter.Waiting = func(msg string) { said = append(said, msg) }
+	waiter.Waiting = func(msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if said = append(said, msg); len(said) == 1 {
+			close(waiting)
+		}
+	}
 	wg.Go(func() {
 		unlock, err := waiter.Lock(context.Background(), "web")
 		if err != nil {
@@ -134,14 +141,13 @@ func TestLockIsHandedOverFairly(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 		unlock()
 	})
-	queue := filepath.Join(s.Dir, "locks", "web.queue")
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-		if entries, _ := os.ReadDir(queue); len(entries) > 0 && !strings.HasPrefix(entries[0].Name(), ".") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the waiter never queued")
-		}
+	// The waiter has its ticket and found the lock held: it is in the queue.
+	// (Its ticket file alone is not enough: a waiter that queued but had not
+	// tried the lock yet when it was released takes it without waiting.)
+	select {
+	case <-waiting:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the waiter never waited")
 	}
 	unlock()
 	again, err := s.Lock(context.Background(), "web") // at once, as the next pass
@@ -151,6 +157,8 @@ func TestLockIsHandedOverFairly(t *testing.T) {
 	took("holder again")
 	again()
 	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
 	if !slices.Equal(order, []string{"waiter", "holder again"}) {
 		t.Errorf("lock taken in order %v, want the waiter first", order)
 	}
