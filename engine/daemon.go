@@ -112,9 +112,8 @@ func cmpOr[T comparable](v, def T) T {
 
 func (d *Daemon) resync() time.Duration { return cmpOr(d.Resync, defaultResync) }
 
-// resyncAll queues every set of the store, for a pass that observes Docker.
+// resyncAll queues every set of the store.
 func (d *Daemon) resyncAll() {
-	d.obs.drop("")
 	names, err := d.Controller.Store.List()
 	if err != nil {
 		d.Controller.logger().Error("list sets", "err", err)
@@ -131,7 +130,6 @@ func (d *Daemon) stateChanged(name string) {
 		return
 	}
 	d.Controller.logger().Debug("state file changed", "set", name)
-	d.obs.drop(name)
 	d.q.add(name)
 }
 
@@ -271,6 +269,11 @@ func (d *Daemon) process(ctx context.Context, name string) {
 	pctx := context.WithoutCancel(ctx)
 	if !seen.IsZero() {
 		pctx = context.WithValue(pctx, eventSeenKey{}, seen)
+	} else {
+		// Only a pass that answers an event takes the kept observation: the
+		// resync, a plan's timer and the rollout poll list the set, and see
+		// what no event said (a network or volume changed by hand, a missed event).
+		d.obs.drop(name)
 	}
 	plan, st, err := c.pass(pctx, name, func(_ State, plan Plan) { s.progress.observed(plan) })
 	d.obs.settle(name, err == nil && len(plan.Actions) == 0)

@@ -155,6 +155,30 @@ func TestDaemonAnswersADestroyWithoutObserving(t *testing.T) {
 	}
 }
 
+// The resync lists the set even when the daemon keeps an observation: it is
+// the safety net for what no event said (here a replica that exited unseen).
+func TestDaemonResyncListsTheSet(t *testing.T) {
+	fake := enginetest.New()
+	ev := &events{}
+	c := &engine.Controller{Runtime: fake, Store: engine.Store{Dir: t.TempDir()}, Poll: time.Hour}
+	m := &countMetrics{}
+	d := &engine.Daemon{Controller: c, Events: ev, Resync: 50 * time.Millisecond, Metrics: m}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- d.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	apply(t, engine.Store{Dir: c.Store.Dir}, 2, "v1")
+	awaitCondition(t, func() bool { return m.get().complete && ev.subscriptions() == 1 })
+	crashed := running(fake)["web-1"]
+	fake.Exit("web-1") // no event
+	awaitCondition(t, func() bool { id := running(fake)["web-1"]; return id != "" && id != crashed })
+}
+
 // countingRuntime counts observations, and notes how many there had been at
 // each replica's last create.
 type countingRuntime struct {

@@ -11,7 +11,9 @@ import (
 // creates its replacement without listing the set again: that list is a round
 // trip to the engine between the destroy event and the create.
 //
-// A pass gets the copy only while it is known to be what Docker holds:
+// Only a pass that answers an event of the set is given the copy (Daemon.process
+// drops it for any other), and only while it is known to be what Docker's
+// container events say:
 //   - it was taken by a pass that found nothing to do, with no init or
 //     foreign container (an init container's log, which the pass reads,
 //     changes without events; a foreign one sends the daemon none);
@@ -19,21 +21,19 @@ import (
 //     observation began (an event that arrived while the engine answered the
 //     list may or may not be in it);
 //   - a destroy only takes its container out, by ID: a removed container is
-//     gone for good, whenever its event arrives.
+//     gone for good, whenever its event arrives;
+//   - the event stream has been open all along (events are missed while it
+//     is down; a reconnect drops every copy).
 //
-// What the plan reads of a replica (its state, health, revision) changes only
-// with an event of the set. What it does not read may be older in the copy:
-// why a replica is not ready (its last probe's output, NotReady) is that of
-// the observation the copy was taken from, in the daemon's progress lines;
-// get, describe and the CLI's own passes observe Docker every time.
-//
-// Nothing is kept while the event stream is down (events are missed then).
-// Any other event of the set, a resync, a change of the state file, a failed
-// pass or a pass that acted drops the copy, and the next pass observes Docker
-// again. Docker sends the daemon no set event for a volume or network changed
-// by hand or for a foreign container; those are seen at the next full
-// observation (the resync at the latest), as they would be without the copy,
-// and a create that collides with one fails, and its retry observes.
+// A replica's state, health and revision change only with one of its events.
+// What changes without a container event is older in the copy: whether a
+// replica is attached to its network (Detached), the set's volumes, foreign
+// containers, why a replica is not ready (a probe's output). Those are seen
+// by the next pass that lists the set: any pass that answers no event (the
+// 30 s resync at the latest), or any after an event other than a destroy. A
+// create that collides with a container the copy did not have fails, or
+// adopts it if this state directory made it (docker.Runtime.CreateReplica),
+// and the retry lists.
 type observations struct {
 	mu   sync.Mutex
 	live bool // the event stream is open: nothing is kept while it is not

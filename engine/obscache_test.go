@@ -60,6 +60,11 @@ func TestObservationsKeepOnlyWhatEventsVouchFor(t *testing.T) {
 		if _, ok := o.get("web", opts); ok {
 			t.Error("kept after a die")
 		}
+		pass(o, idle, nil, true)
+		o.event(SetEvent{Set: "web", Action: "destroy"})
+		if _, ok := o.get("web", opts); ok {
+			t.Error("kept after a destroy that did not say which container")
+		}
 	})
 	t.Run("an event during the observation keeps it from being kept", func(t *testing.T) {
 		o := newObservations()
