@@ -34,6 +34,13 @@ import (
 // create that collides with a container the copy did not have fails, or
 // adopts it if this state directory made it (docker.Runtime.CreateReplica),
 // and the retry lists.
+//
+// The set's lock no longer makes what a pass sees current, as a list taken
+// under it does: another process that drove the set (a command that started
+// before the daemon) may have released the lock before its container events
+// reached the daemon. A pass in that window plans from the copy without that
+// process's last change; what it would create is adopted or refused as above,
+// and the event, when it arrives, drops the copy.
 type observations struct {
 	mu   sync.Mutex
 	live bool // the event stream is open: nothing is kept while it is not
