@@ -60,9 +60,15 @@ func (e *events) subscriptions() int {
 // hour away, so that only what the test exercises can make a pass.
 func startDaemon(t *testing.T, rt engine.Runtime, ev engine.EventSource) (*engine.Controller, *countMetrics, func()) {
 	t.Helper()
+	return startDaemonResync(t, rt, ev, time.Hour)
+}
+
+// startDaemonResync is startDaemon with the given resync period.
+func startDaemonResync(t *testing.T, rt engine.Runtime, ev engine.EventSource, resync time.Duration) (*engine.Controller, *countMetrics, func()) {
+	t.Helper()
 	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}, Poll: time.Hour}
 	m := &countMetrics{}
-	d := &engine.Daemon{Controller: c, Events: ev, Resync: time.Hour, Metrics: m}
+	d := &engine.Daemon{Controller: c, Events: ev, Resync: resync, Metrics: m}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- d.Run(ctx) }()
@@ -160,18 +166,8 @@ func TestDaemonAnswersADestroyWithoutObserving(t *testing.T) {
 func TestDaemonResyncListsTheSet(t *testing.T) {
 	fake := enginetest.New()
 	ev := &events{}
-	c := &engine.Controller{Runtime: fake, Store: engine.Store{Dir: t.TempDir()}, Poll: time.Hour}
-	m := &countMetrics{}
-	d := &engine.Daemon{Controller: c, Events: ev, Resync: 50 * time.Millisecond, Metrics: m}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- d.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	}()
+	c, m, stop := startDaemonResync(t, fake, ev, 50*time.Millisecond)
+	defer stop()
 	apply(t, engine.Store{Dir: c.Store.Dir}, 2, "v1")
 	awaitCondition(t, func() bool { return m.get().complete && ev.subscriptions() == 1 })
 	crashed := running(fake)["web-1"]
@@ -240,18 +236,8 @@ func TestDaemonBacksOffOnFailure(t *testing.T) {
 	rt := enginetest.New()
 	rt.FailCreate = 1
 	ev := &events{}
-	m := &countMetrics{}
-	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}, Poll: time.Hour}
-	d := &engine.Daemon{Controller: c, Events: ev, Resync: time.Hour, Metrics: m}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- d.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	}()
+	c, m, stop := startDaemon(t, rt, ev)
+	defer stop()
 	apply(t, engine.Store{Dir: c.Store.Dir}, 1, "v1")
 	awaitCondition(t, func() bool { return m.get().errors == 1 && ev.subscriptions() == 1 })
 	failedAt := time.Now()

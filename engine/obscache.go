@@ -137,8 +137,7 @@ func (o *observations) event(e SetEvent) {
 	defer o.mu.Unlock()
 	s := o.setLocked(e.Set)
 	if e.Action != "destroy" || e.ID == "" {
-		s.gen++
-		s.valid = false
+		s.drop()
 		return
 	}
 	if s.gone != nil {
@@ -162,23 +161,21 @@ func (o *observations) streaming(live bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.live = live
-	o.dropLocked("")
+	for _, s := range o.sets {
+		s.drop()
+	}
 }
 
-// drop forgets the set's observation (every set's for "").
+// drop forgets the set's observation.
 func (o *observations) drop(set string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.dropLocked(set)
+	o.setLocked(set).drop()
 }
 
-func (o *observations) dropLocked(set string) {
-	for name, s := range o.sets {
-		if set == "" || name == set {
-			s.gen++
-			s.valid = false
-		}
-	}
+func (s *observation) drop() {
+	s.gen++
+	s.valid = false
 }
 
 // without returns obs less the containers with the given IDs.

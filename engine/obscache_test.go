@@ -97,7 +97,7 @@ func TestObservationsKeepOnlyWhatEventsVouchFor(t *testing.T) {
 			t.Error("kept with a foreign container")
 		}
 	})
-	t.Run("a pass that acts or fails drops it, and so does a resync", func(t *testing.T) {
+	t.Run("a pass that acts or fails drops it, and so does one that answers no event", func(t *testing.T) {
 		o := newObservations()
 		pass(o, idle, nil, true)
 		if _, ok := o.get("web", opts); !ok {
@@ -108,9 +108,9 @@ func TestObservationsKeepOnlyWhatEventsVouchFor(t *testing.T) {
 			t.Error("kept after a pass that acted")
 		}
 		pass(o, idle, nil, true)
-		o.drop("")
+		o.drop("web") // Daemon.process, for a pass with no event to answer
 		if _, ok := o.get("web", opts); ok {
-			t.Error("kept after a resync")
+			t.Error("kept for a pass that answers no event")
 		}
 	})
 	t.Run("nothing is kept while the event stream is down", func(t *testing.T) {
