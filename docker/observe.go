@@ -26,8 +26,9 @@ import (
 // also carries io.ostset.init. Its ordinal comes from the io.ostset.ordinal label,
 // else from its name; if neither parses it is -1 (outside any ordinal range, so the
 // engine removes it). A container without that label whose name is <set>-<digits>
-// or <set>-<digits>-init-<name> is Foreign. A running replica without an
-// endpoint on opts.Network is Detached. Replicas and volumes carry their owner
+// or <set>-<digits>-init-<name> is Foreign. A running replica carries the
+// networks it has an endpoint on (whether they are the right ones is the
+// planner's to judge). Replicas and volumes carry their owner
 // labels; which of them the state directory owns is the engine's to decide.
 // A replica that is not ready is inspected to say why (Replica.NotReady).
 func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
@@ -49,7 +50,7 @@ func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOp
 	}
 	var obs engine.Observed
 	for _, c := range list {
-		classify(&obs, set, opts.Network, c)
+		classify(&obs, set, c)
 	}
 	g := errgroup.Group{}
 	g.SetLimit(4)
@@ -85,7 +86,7 @@ func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOp
 	return obs, nil
 }
 
-func classify(obs *engine.Observed, set, network string, c container.Summary) {
+func classify(obs *engine.Observed, set string, c container.Summary) {
 	name := primaryName(c.Names)
 	if !belongs(c.Labels, set) {
 		if foreign(set, name) {
@@ -112,18 +113,23 @@ func classify(obs *engine.Observed, set, network string, c container.Summary) {
 		Health:   summaryHealth(c),
 		Created:  time.Unix(c.Created, 0),
 		Owner:    engine.OwnerOf(c.Labels),
-		Detached: detached(c, network),
+		Networks: attached(c),
 	})
 }
 
-// detached reports a running container without an endpoint on network (see
-// engine.Replica.Detached). A stopped container has no endpoints to judge by.
-func detached(c container.Summary, network string) bool {
-	if network == "" || c.State != container.StateRunning || c.NetworkSettings == nil {
-		return false
+// attached names the networks a running container has an endpoint on, sorted
+// (see engine.Replica.Networks); nil for a container that is not running (it
+// has no endpoints to judge by) or whose networks the engine did not list.
+func attached(c container.Summary) []string {
+	if c.State != container.StateRunning || c.NetworkSettings == nil {
+		return nil
 	}
-	_, ok := c.NetworkSettings.Networks[network]
-	return !ok
+	out := make([]string, 0, len(c.NetworkSettings.Networks))
+	for name := range c.NetworkSettings.Networks {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // summaryHealth uses Summary.Health where the engine sends it (API 1.52+) and

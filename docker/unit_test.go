@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -51,7 +52,7 @@ func TestClassify(t *testing.T) {
 		{ID: "h", Names: []string{"/db-0"}, Labels: map[string]string{engine.LabelSet: "db", engine.LabelOrdinal: "0"}},
 		{ID: "i", Names: []string{"/web-5"}, Labels: map[string]string{engine.LabelSet: "web", engine.LabelOrdinal: "5", engine.LabelOwner: "o1", engine.LabelStateDir: "/s"}},
 	} {
-		classify(&obs, "web", "", c)
+		classify(&obs, "web", c)
 	}
 	want := []engine.Replica{
 		{ID: "a", Name: "web-1", Ordinal: 1, Revision: "web-1a", State: "running", Health: "healthy", Created: time.Unix(100, 0)},
@@ -63,7 +64,7 @@ func TestClassify(t *testing.T) {
 		t.Fatalf("replicas %+v", obs.Replicas)
 	}
 	for i := range want {
-		if obs.Replicas[i] != want[i] {
+		if !reflect.DeepEqual(obs.Replicas[i], want[i]) {
 			t.Errorf("replica %d = %+v, want %+v", i, obs.Replicas[i], want[i])
 		}
 	}
@@ -256,7 +257,7 @@ func TestClassifyInitContainers(t *testing.T) {
 		{ID: "d", Names: []string{"/web-0-init-clone"}},
 		{ID: "e", Names: []string{"/web-0-initial"}},
 	} {
-		classify(&obs, "web", "", c)
+		classify(&obs, "web", c)
 	}
 	want := []engine.InitContainer{
 		{ID: "a", Name: "web-1-init-clone", Ordinal: 1, Init: "clone", Revision: "web-1a", State: "exited", ExitCode: 3, Created: time.Unix(100, 0), Owner: engine.Owner{ID: "o1"}},
@@ -367,30 +368,31 @@ func TestNotCreatedFor(t *testing.T) {
 	}
 }
 
-// A running replica without an endpoint on the set's network is detached; a
-// stopped one, or one observed without a network to judge by, is not.
-func TestClassifyDetached(t *testing.T) {
-	on := &container.NetworkSettingsSummary{Networks: map[string]*network.EndpointSettings{"net": {}}}
-	off := &container.NetworkSettingsSummary{Networks: map[string]*network.EndpointSettings{"bridge": {}}}
+// A running replica carries the networks it has an endpoint on (none: an
+// empty list); a stopped one, or one listed without network settings, carries
+// nil, which the planner does not judge.
+func TestClassifyNetworks(t *testing.T) {
+	two := &container.NetworkSettingsSummary{Networks: map[string]*network.EndpointSettings{"net": {}, "bridge": {}}}
 	labels := map[string]string{engine.LabelSet: "web", engine.LabelOrdinal: "0"}
 	for _, tc := range []struct {
-		name    string
-		state   container.ContainerState
-		ns      *container.NetworkSettingsSummary
-		network string
-		want    bool
+		name  string
+		state container.ContainerState
+		ns    *container.NetworkSettingsSummary
+		want  []string
 	}{
-		{"attached", container.StateRunning, on, "net", false},
-		{"on another network only", container.StateRunning, off, "net", true},
-		{"no network at all", container.StateRunning, &container.NetworkSettingsSummary{}, "net", true},
-		{"stopped", container.StateExited, off, "net", false},
-		{"no network asked", container.StateRunning, off, "", false},
-		{"no settings", container.StateRunning, nil, "net", false},
+		{"attached", container.StateRunning, two, []string{"bridge", "net"}},
+		{"no network at all", container.StateRunning, &container.NetworkSettingsSummary{}, []string{}},
+		{"stopped", container.StateExited, two, nil},
+		{"no settings", container.StateRunning, nil, nil},
 	} {
 		var obs engine.Observed
-		classify(&obs, "web", tc.network, container.Summary{ID: "a", Names: []string{"/web-0"}, Labels: labels, State: tc.state, NetworkSettings: tc.ns})
-		if len(obs.Replicas) != 1 || obs.Replicas[0].Detached != tc.want {
-			t.Errorf("%s: %+v, want detached %v", tc.name, obs.Replicas, tc.want)
+		classify(&obs, "web", container.Summary{ID: "a", Names: []string{"/web-0"}, Labels: labels, State: tc.state, NetworkSettings: tc.ns})
+		if len(obs.Replicas) != 1 {
+			t.Fatalf("%s: %+v", tc.name, obs.Replicas)
+		}
+		got := obs.Replicas[0].Networks
+		if !slices.Equal(got, tc.want) || (got == nil) != (tc.want == nil) {
+			t.Errorf("%s: networks %#v, want %#v", tc.name, got, tc.want)
 		}
 	}
 }

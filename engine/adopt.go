@@ -22,9 +22,6 @@ func (c *Controller) observe(ctx context.Context, name string, st State, opts Ob
 	if err != nil {
 		return ctx, Observed{}, err
 	}
-	if opts.Network == "" {
-		opts.Network = st.Spec.Network
-	}
 	obs, err := c.Runtime.Observe(ctx, name, opts)
 	if err != nil {
 		return ctx, Observed{}, err

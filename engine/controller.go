@@ -153,6 +153,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 		Now:             c.now(),
 		RecreateAfter:   st.crashBackoff(obs.Replicas),
 		InitContainers:  initNames(st),
+		Networks:        revisionNetworks(st),
 	})
 	rolledBack := c.fold(&st, &plan)
 	if !rolledBack { // a plan thrown away recreates nothing
@@ -300,7 +301,7 @@ func (c *Controller) view(ctx context.Context, name string) (State, Plan, error)
 	view.ReadySince = maps.Clone(st.ReadySince) // remembered readiness, not saved here
 	view.rememberReadiness(obs.Replicas)
 	plan := MakePlan(Input{Set: st.Spec, CurrentRevision: st.CurrentRevision, UpdateRevision: st.UpdateRevision,
-		Paused: st.Paused, Observed: obs, Now: c.now(), InitContainers: initNames(st)})
+		Paused: st.Paused, Observed: obs, Now: c.now(), InitContainers: initNames(st), Networks: revisionNetworks(st)})
 	plan.Status.ObservedGeneration = st.ObservedGeneration
 	plan.Status.Conditions = Conditions(st, plan, c.now())
 	plan.Status.Deleting = st.Deleting

@@ -32,8 +32,8 @@ func (c *Controller) execute(ctx context.Context, st *State, actions []Action, o
 	if len(actions) == 0 {
 		return nil
 	}
-	if slices.ContainsFunc(actions, func(a Action) bool { return a.Kind == ActCreate || a.Kind == ActCreateInit }) {
-		if err := c.ensureNetwork(ctx, st.Spec.Network); err != nil {
+	for _, name := range createNetworks(*st, actions) {
+		if err := c.ensureNetwork(ctx, name); err != nil {
 			return err
 		}
 	}
@@ -233,6 +233,26 @@ func (c *Controller) removeNetwork(ctx context.Context, spec config.Set) error {
 		c.emit(spec.Name, "", "network %s removed", spec.Network)
 	}
 	return nil
+}
+
+// createNetworks names the networks the creates among actions attach to, each
+// once: that of each one's revision, which is the set's own unless a replica
+// is created at an older revision (below the partition).
+func createNetworks(st State, actions []Action) []string {
+	var out []string
+	for _, a := range actions {
+		if a.Kind != ActCreate && a.Kind != ActCreateInit {
+			continue
+		}
+		name := st.Spec.Network
+		if rev, ok := st.Revision(a.Revision); ok {
+			name = rev.Spec.Network
+		}
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 func (c *Controller) ensureNetwork(ctx context.Context, name string) error {

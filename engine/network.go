@@ -2,6 +2,16 @@ package engine
 
 import "fmt"
 
+// revisionNetworks is the network of each revision in st's history, by
+// revision name (see Input.Networks).
+func revisionNetworks(st State) map[string]string {
+	out := make(map[string]string, len(st.Revisions))
+	for _, r := range st.Revisions {
+		out[r.Name] = r.Spec.Network
+	}
+	return out
+}
+
 // StaleEndpointsError is what Runtime.RemoveNetwork returns when the engine
 // refuses to remove a network for active endpoints while no container is
 // attached to it: endpoints the engine kept after their containers went (seen

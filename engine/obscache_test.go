@@ -12,7 +12,7 @@ func replica(id string, ready bool) Replica {
 
 // The rules by which the daemon keeps an observation (see observations).
 func TestObservationsKeepOnlyWhatEventsVouchFor(t *testing.T) {
-	opts := ObserveOptions{Network: "net"}
+	opts := ObserveOptions{Logs: true}
 	idle := Observed{Replicas: []Replica{replica("0", true), replica("1", true)}}
 	// pass takes obs; during the observation the events arrive; the pass ends
 	// (idle or not).
@@ -49,7 +49,7 @@ func TestObservationsKeepOnlyWhatEventsVouchFor(t *testing.T) {
 		if again, _ := o.get("web", opts); again.Replicas[0].ID != "0" {
 			t.Error("get handed out the kept observation itself, not a copy")
 		}
-		if _, ok := o.get("web", ObserveOptions{Network: "other"}); ok {
+		if _, ok := o.get("web", ObserveOptions{Timings: true}); ok {
 			t.Error("an observation taken with other options was served")
 		}
 	})

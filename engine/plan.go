@@ -29,6 +29,11 @@ type Input struct {
 	// InitContainers lists, per revision (at least the current and the update
 	// one), the names of its init containers in the order they run.
 	InitContainers map[string][]string
+	// Networks is the network of each revision (at least the current and the
+	// update one), by revision name: a replica is created on the network of
+	// its revision, and judged detached against that one. A revision missing
+	// here has the set's network.
+	Networks map[string]string
 }
 
 // ActionKind is what an action does.
@@ -264,9 +269,9 @@ func (p *planner) replicaInRange(ord int) bool {
 	case r.State == StateRemoving:
 		p.wait("%s being removed", name())
 		return false
-	case r.Detached:
+	case p.detached(*r):
 		p.act(Action{Kind: ActDelete, Ordinal: ord, Name: name(), ID: r.ID, Revision: r.Revision,
-			Reason: fmt.Sprintf("not attached to network %s (removed, or disconnected by hand); it will be recreated on it", p.set.Network)})
+			Reason: fmt.Sprintf("not attached to network %s (removed, or disconnected by hand); it will be recreated on it", p.network(r.Revision))})
 		return false
 	case !p.ready(r) && p.stuckOnOldRevision(*r):
 		p.act(Action{Kind: ActDelete, Ordinal: ord, Name: name(), ID: r.ID, Revision: r.Revision,
@@ -284,6 +289,29 @@ func (p *planner) replicaInRange(ord int) bool {
 		return false
 	}
 	return true
+}
+
+// detached: a running replica without an endpoint on the network of its own
+// revision, the one it was created on, is cut off from its peers (the network
+// was removed, or the container disconnected by hand) and is recreated at
+// once, whatever the update strategy. A replica still on the network of an
+// older revision is not detached: the network is part of the revision, so a
+// change of network rolls as any other change does (see update), highest
+// ordinal first, within the partition and maxUnavailable, and not at all
+// under OnDelete.
+func (p *planner) detached(r Replica) bool {
+	if r.State != StateRunning || r.Networks == nil {
+		return false
+	}
+	return !slices.Contains(r.Networks, p.network(r.Revision))
+}
+
+// network is the network of a revision (see Input.Networks).
+func (p *planner) network(rev string) string {
+	if n, ok := p.in.Networks[rev]; ok && n != "" {
+		return n
+	}
+	return p.set.Network
 }
 
 // stuckOnOldRevision: under RollingUpdate, a replica that is not ready and at a

@@ -42,9 +42,18 @@ func ok(ord int, rev string) Replica { return rep(ord, rev, StateRunning, Health
 
 func detachedRep(ord int, rev string) Replica {
 	r := ok(ord, rev)
-	r.Detached = true
+	r.Networks = []string{}
 	return r
 }
+
+// on is r attached to the named networks alone.
+func on(r Replica, networks ...string) Replica {
+	r.Networks = networks
+	return r
+}
+
+// movedNetwork: revision a ran on network old, b runs on the set's network.
+var movedNetwork = map[string]string{"a": "old", "b": "ostset"}
 
 func okN(n int, rev string) []Replica {
 	var rs []Replica
@@ -61,6 +70,7 @@ func TestPlan(t *testing.T) {
 		cur     string // current revision; update is always "b" unless cur is "b"
 		paused  bool
 		backoff map[int]time.Time
+		nets    map[string]string // network by revision
 		obs     Observed
 		want    string
 	}{
@@ -89,6 +99,26 @@ func TestPlan(t *testing.T) {
 			set: testSet(parallel), cur: "b", obs: Observed{Replicas: []Replica{detachedRep(0, "b"), ok(1, "b"), detachedRep(2, "b")}},
 			want: "delete web-0: not attached to network ostset (removed, or disconnected by hand); it will be recreated on it\n" +
 				"delete web-2: not attached to network ostset (removed, or disconnected by hand); it will be recreated on it\n"},
+		{name: "a replica on the network of its own revision is not detached",
+			set: testSet(replicas(2), partition(2)), cur: "a", nets: movedNetwork,
+			obs:  Observed{Replicas: []Replica{on(ok(0, "a"), "old"), on(ok(1, "a"), "old")}},
+			want: "complete\n"},
+		{name: "a network change rolls from the highest ordinal",
+			set: testSet(), cur: "a", nets: movedNetwork,
+			obs:  Observed{Replicas: []Replica{on(ok(0, "a"), "old"), on(ok(1, "a"), "old"), on(ok(2, "a"), "old")}},
+			want: "delete web-2: update a -> b\n"},
+		{name: "a network change rolls on down once the one above is on the new network",
+			set: testSet(), cur: "a", nets: movedNetwork,
+			obs:  Observed{Replicas: []Replica{on(ok(0, "a"), "old"), on(ok(1, "a"), "old"), on(ok(2, "b"), "ostset")}},
+			want: "delete web-1: update a -> b\n"},
+		{name: "a network change replaces nothing under OnDelete",
+			set: testSet(onDelete), cur: "a", nets: movedNetwork,
+			obs:  Observed{Replicas: []Replica{on(ok(0, "a"), "old"), on(ok(1, "a"), "old"), on(ok(2, "a"), "old")}},
+			want: "complete\n"},
+		{name: "below the partition a replica cut off from its revision's network is recreated on it",
+			set: testSet(replicas(2), partition(2)), cur: "a", nets: movedNetwork,
+			obs:  Observed{Replicas: []Replica{detachedRep(0, "a"), on(ok(1, "a"), "old")}},
+			want: "delete web-0: not attached to network old (removed, or disconnected by hand); it will be recreated on it\n"},
 		{name: "ordered scale down removes the highest ordinal first, one at a time",
 			set: testSet(), cur: "b", obs: Observed{Replicas: okN(5, "b")},
 			want: "delete web-4: scale down\n"},
@@ -205,7 +235,7 @@ func TestPlan(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := MakePlan(Input{Set: c.set, CurrentRevision: c.cur, UpdateRevision: "b", Paused: c.paused, Observed: c.obs, Now: t0, RecreateAfter: c.backoff}).String()
+			got := MakePlan(Input{Set: c.set, CurrentRevision: c.cur, UpdateRevision: "b", Paused: c.paused, Observed: c.obs, Now: t0, RecreateAfter: c.backoff, Networks: c.nets}).String()
 			if got != c.want {
 				t.Errorf("plan:\n%s\nwant:\n%s", got, c.want)
 			}

@@ -43,10 +43,10 @@ type Replica struct {
 	// NotReady says why a replica that is not ready is not; nil for a ready
 	// one, or when the runtime could not tell.
 	NotReady *NotReadyDetail
-	// Detached: the container runs without an endpoint on the set's network
-	// (ObserveOptions.Network), so no other replica can reach it by name: the
-	// network was removed or the container disconnected from it by hand.
-	Detached bool
+	// Networks names the networks a running container has an endpoint on; nil
+	// when it is not running or the engine did not say. The planner checks it
+	// against the network of the replica's own revision (see planner.detached).
+	Networks []string
 }
 
 // Foreign is a container without the set's labels that holds a name the set needs.
@@ -107,9 +107,6 @@ type ObserveOptions struct {
 	// Logs asks for the last log lines of the replicas that are not ready
 	// (NotReadyDetail.Logs).
 	Logs bool
-	// Network is the set's network; running replicas without an endpoint on
-	// it are marked Detached. Empty: none is.
-	Network string
 }
 
 // ReplicaSpec is everything needed to create one replica container.
