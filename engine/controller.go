@@ -188,6 +188,9 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 		before = nil // the record is dropped as the removals end: save again
 	}
 	err = c.execute(ctx, &st, plan.Actions, obs.Volumes)
+	if err == nil && len(plan.Actions) == 0 { // obs is still current
+		_, err = c.releaseNetworks(ctx, &st, obs)
+	}
 	t.mark(&t.executed)
 	err = errors.Join(err, save())
 	t.mark(&t.saved)

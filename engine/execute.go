@@ -11,7 +11,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/volumes"
 )
 
@@ -204,8 +203,10 @@ func (c *Controller) finishDelete(ctx context.Context, st State) error {
 		c.emit(spec.Name, "", "volumes kept: %s", strings.Join(names, ", "))
 	}
 	c.leftAlone(spec.Name, obs.OwnedElsewhere)
-	if err := c.removeNetwork(ctx, spec); err != nil {
-		return err
+	for _, n := range append([]string{spec.Network}, st.LeftNetworks...) {
+		if _, err := c.removeNetwork(ctx, spec.Name, n); err != nil {
+			return err
+		}
 	}
 	if err := c.Store.KeepVolumeUse(spec.Name, st.keptUse(kept)); err != nil {
 		return err
@@ -213,26 +214,29 @@ func (c *Controller) finishDelete(ctx context.Context, st State) error {
 	return errors.Join(c.Store.Delete(spec.Name), c.Store.DeleteEvents(spec.Name))
 }
 
-func (c *Controller) removeNetwork(ctx context.Context, spec config.Set) error {
-	unlock, err := c.Store.LockNetwork(ctx, spec.Network)
+// removeNetwork removes a network the set no longer uses, if ostset created it
+// and no container uses it (another set's, or one of a person's), and reports
+// whether it did.
+func (c *Controller) removeNetwork(ctx context.Context, set, network string) (bool, error) {
+	unlock, err := c.Store.LockNetwork(ctx, network)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer unlock()
-	removed, err := c.Runtime.RemoveNetwork(ctx, spec.Network)
+	removed, err := c.Runtime.RemoveNetwork(ctx, network)
 	if stale := (*StaleEndpointsError)(nil); errors.As(err, &stale) {
-		// The set's own containers are gone: the delete is done, the engine's
-		// leftovers are for a person to clear.
-		c.emit(spec.Name, "", "%s", stale.Warning())
-		return nil
+		// The set's own containers are gone from it: the engine's leftovers
+		// are for a person to clear.
+		c.emit(set, "", "%s", stale.Warning())
+		return false, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	if removed {
-		c.emit(spec.Name, "", "network %s removed", spec.Network)
+		c.emit(set, "", "network %s removed", network)
 	}
-	return nil
+	return removed, nil
 }
 
 // createNetworks names the networks the creates among actions attach to, each

@@ -1,6 +1,11 @@
 package engine
 
-import "fmt"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+)
 
 // revisionNetworks is the network of each revision in st's history, by
 // revision name (see Input.Networks).
@@ -35,4 +40,44 @@ func (e *StaleEndpointsError) Warning() string {
 	return fmt.Sprintf("warning: network %s (id %s) left behind: Docker reports active endpoints but no container is attached to it (stale endpoints); "+
 		"list them with 'docker network inspect %s', clear each with 'docker network disconnect -f %s ENDPOINT', then 'docker network rm %s'",
 		e.Network, shortID(e.ID), e.Network, e.Network, e.Network)
+}
+
+// releaseNetworks removes the networks the set left (State.LeftNetworks) that
+// none of its containers is at a revision on, nor attached to, any more: after
+// a change of network has rolled, the old network goes, if ostset created it
+// and no other container uses it (removeNetwork); a person's network, or one
+// another set still uses, stays. Either way the set forgets it. obs must be
+// current: the caller runs it after a pass that changed nothing. It reports
+// whether st changed.
+func (c *Controller) releaseNetworks(ctx context.Context, st *State, obs Observed) (bool, error) {
+	if len(st.LeftNetworks) == 0 {
+		return false, nil
+	}
+	nets := revisionNetworks(*st)
+	used := func(n string) bool {
+		for _, r := range obs.Replicas {
+			if nets[r.Revision] == n || slices.Contains(r.Networks, n) {
+				return true
+			}
+		}
+		return slices.ContainsFunc(obs.Inits, func(x InitContainer) bool { return nets[x.Revision] == n })
+	}
+	kept := st.LeftNetworks[:0:0]
+	var errs []error
+	for _, n := range st.LeftNetworks {
+		if n == st.Spec.Network || used(n) {
+			kept = append(kept, n)
+			continue
+		}
+		if _, err := c.removeNetwork(ctx, st.Spec.Name, n); err != nil {
+			errs = append(errs, err)
+			kept = append(kept, n)
+		}
+	}
+	changed := len(kept) != len(st.LeftNetworks)
+	st.LeftNetworks = kept
+	if len(st.LeftNetworks) == 0 {
+		st.LeftNetworks = nil
+	}
+	return changed, errors.Join(errs...)
 }

@@ -73,6 +73,11 @@ type State struct {
 	// AdoptedOwners are other state directories whose containers and volumes of
 	// the set were adopted on purpose (ostset up --adopt) and count as its own.
 	AdoptedOwners []Owner `json:"adoptedOwners,omitempty"`
+	// LeftNetworks are networks the set's replicas ran on before its network
+	// was changed: each is removed, if ostset created it and no container
+	// uses it, once no replica of the set is at a revision on it (see
+	// releaseNetworks), or when the set is deleted.
+	LeftNetworks []string `json:"leftNetworks,omitempty"`
 }
 
 // Overrides are values of the spec set by commands rather than by the file.
@@ -134,6 +139,10 @@ func (st *State) SetUpdateRevision(spec config.RevisionSpec, cause string, now t
 		st.Revisions = append(slices.Delete(st.Revisions, i, i+1), r)
 	}
 	changed := st.UpdateRevision != name
+	if old, ok := st.Revision(st.UpdateRevision); ok && old.Spec.Network != spec.Network && !slices.Contains(st.LeftNetworks, old.Spec.Network) {
+		st.LeftNetworks = append(st.LeftNetworks, old.Spec.Network)
+	}
+	st.LeftNetworks = slices.DeleteFunc(st.LeftNetworks, func(n string) bool { return n == spec.Network })
 	st.UpdateRevision = name
 	if changed {
 		st.RollingBackFrom = ""

@@ -38,6 +38,8 @@ type Runtime struct {
 	FailCreate int
 	// RemoveNetworkErr is what RemoveNetwork returns.
 	RemoveNetworkErr error
+	// NetworksRemoved names the networks RemoveNetwork was called for, in order.
+	NetworksRemoved []string
 	// Foreign are containers without the set's labels that Observe reports.
 	Foreign []engine.Foreign
 	creates int
@@ -93,11 +95,12 @@ func (r *Runtime) Observe(_ context.Context, set string, _ engine.ObserveOptions
 // EnsureNetwork implements engine.Runtime.
 func (r *Runtime) EnsureNetwork(context.Context, string) (string, error) { return "net", nil }
 
-// RemoveNetwork implements engine.Runtime. It removes nothing and returns
-// RemoveNetworkErr.
-func (r *Runtime) RemoveNetwork(context.Context, string) (bool, error) {
+// RemoveNetwork implements engine.Runtime. It records the call in
+// NetworksRemoved, removes nothing and returns RemoveNetworkErr.
+func (r *Runtime) RemoveNetwork(_ context.Context, name string) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.NetworksRemoved = append(r.NetworksRemoved, name)
 	return false, r.RemoveNetworkErr
 }
 
@@ -132,7 +135,7 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (e
 		return engine.CreateResult{ID: id, ReusedVolumes: reused}, nil
 	}
 	c := engine.Replica{ID: id, Name: spec.Name, Ordinal: spec.Ordinal, Revision: spec.Revision,
-		State: engine.StateRunning, Created: time.Now(), Owner: engine.OwnerOf(spec.Labels)}
+		State: engine.StateRunning, Created: time.Now(), Owner: engine.OwnerOf(spec.Labels), Networks: []string{spec.Network}}
 	if r.Unhealthy[spec.Image] {
 		c.Health = engine.HealthUnhealthy
 	}
