@@ -27,6 +27,13 @@ type Event struct {
 	// opposed to what the recording process did or decided. A follower prints
 	// its own observations, not these.
 	Observed bool `json:"observed,omitempty"`
+	// Failing marks the failure of a pass ("error: …"); it is recorded once
+	// for as long as passes keep failing with the same message, and Recovered
+	// marks the first pass that succeeded after it. A follower that starts
+	// while the daemon keeps failing shows the failure from the log (see
+	// lastFailure).
+	Failing   bool `json:"failing,omitempty"`
+	Recovered bool `json:"recovered,omitempty"`
 }
 
 // Controller runs observe → plan → execute passes for sets.
@@ -386,7 +393,8 @@ func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, untilCo
 			backoff = min(max(2*backoff, 500*time.Millisecond), 10*time.Second)
 			p.failed(err, backoff)
 		default:
-			backoff, p.lastErr = 0, ""
+			backoff = 0
+			p.succeeded()
 			if untilComplete {
 				if done, err := finished(name, plan, st, startRevision, started); done {
 					return err
@@ -535,7 +543,10 @@ type progress struct {
 	failedSeen map[string]bool
 	waiting    []string
 	lastErr    string
-	status     Status    // of the last plan
+	// daemonErr is the failure the daemon keeps hitting, as a follower
+	// learns it from the daemon's events; "" once it recovered.
+	daemonErr string
+	status        Status    // of the last plan
 	since      time.Time // when the set started waiting for what it waits for
 	reminded   time.Time
 }
@@ -611,6 +622,7 @@ func (p *progress) initFailures(inits []InitStatus) {
 // replica it names is the daemon's doing, and if the event is its creation and
 // the first plan found it ready, that readiness is news, said now.
 func (p *progress) relayed(e Event) {
+	p.noteFailure(e)
 	if e.Replica == "" {
 		return
 	}
@@ -624,6 +636,17 @@ func (p *progress) relayed(e Event) {
 		p.saw(e.Replica, "%s ready (%s)", e.Replica, took)
 	}
 	// Any other line (removed, …): the container found ready was an older one.
+}
+
+// noteFailure keeps, following, the failure the daemon's events say it
+// keeps hitting, for the error a stopped wait returns.
+func (p *progress) noteFailure(e Event) {
+	switch {
+	case e.Failing:
+		p.daemonErr = strings.TrimPrefix(e.Message, "error: ")
+	case e.Recovered:
+		p.daemonErr = ""
+	}
 }
 
 // saw reports an observation and, unless following, records it, marked Observed.
@@ -642,7 +665,23 @@ func (p *progress) failed(err error, retry time.Duration) {
 			p.c.report(p.set, "", "error: %s (retrying every %s at most)", msg, retry.Round(time.Millisecond))
 			return
 		}
-		p.c.emit(p.set, "", "error: %s (retrying every %s at most)", msg, retry.Round(time.Millisecond))
+		e := p.c.report(p.set, "", "error: %s (retrying every %s at most)", msg, retry.Round(time.Millisecond))
+		e.Failing = true
+		p.c.record(e)
+	}
+}
+
+// succeeded ends a run of failed passes; a driving loop records that it
+// recovered, so that a follower stops counting the failure as current.
+func (p *progress) succeeded() {
+	if p.lastErr == "" {
+		return
+	}
+	p.lastErr = ""
+	if !p.following {
+		e := p.c.report(p.set, "", "recovered: the pass succeeded")
+		e.Recovered = true
+		p.c.record(e)
 	}
 }
 
@@ -677,6 +716,8 @@ func (p *progress) stopped(err error) error {
 	switch {
 	case p.lastErr != "":
 		e.Detail = "last error: " + p.lastErr
+	case p.daemonErr != "":
+		e.Detail = "the daemon's last error: " + p.daemonErr
 	case len(p.waiting) > 0:
 		e.Detail = "waiting for " + strings.Join(p.waiting, "; ")
 	}

@@ -299,7 +299,8 @@ func (d *Daemon) process(ctx context.Context, name string) {
 		s.progress.failed(err, s.backoff)
 		d.q.addAfter(name, s.backoff)
 	default:
-		s.backoff, s.hold, s.progress.lastErr = 0, time.Time{}, ""
+		s.backoff, s.hold = 0, time.Time{}
+		s.progress.succeeded()
 		d.q.addAfter(name, d.nextPass(plan, st))
 	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -51,6 +52,7 @@ func (c *Controller) follow(ctx context.Context, name string, after int64, start
 		if pid != daemon {
 			c.report(name, "", "following the rollout that the daemon (pid %d) drives", pid)
 			daemon = pid
+			c.lastFailure(name, after, pid, p)
 		}
 		// What the view shows the daemon did, it recorded just before: relaying
 		// after the view keeps the daemon's lines ahead of what they caused.
@@ -65,7 +67,8 @@ func (c *Controller) follow(ctx context.Context, name string, after int64, start
 			backoff = min(max(2*backoff, 500*time.Millisecond), 10*time.Second)
 			p.failed(err, backoff)
 		default:
-			backoff, p.lastErr = 0, ""
+			backoff = 0
+			p.succeeded()
 			p.observed(plan)
 			if c.OnPlan != nil {
 				c.OnPlan(st, plan)
@@ -121,4 +124,31 @@ func (c *Controller) relay(name string, after int64, p *progress) int64 {
 		}
 	}
 	return last
+}
+
+// lastFailure shows, when a follower starts, the failure the daemon (pid)
+// keeps hitting: its passes record a failure once, when it first happens
+// (Event.Failing), so a follower that starts later would relay nothing while
+// the daemon retries the same failing step for ever. The daemon's newest
+// failure or recovery at or below after tells: a failure not followed by a
+// recovery is still current.
+func (c *Controller) lastFailure(name string, after int64, pid int, p *progress) {
+	events, newest, err := c.Store.Events(name, 0)
+	if err != nil {
+		c.logger().Warn("event log", "set", name, "err", err)
+		return
+	}
+	// Numbers go up by one from line to line: those above after are relayed.
+	events = events[:min(len(events), max(0, len(events)-int(newest-after)))]
+	var last *Event
+	for i := range events {
+		if e := &events[i]; e.PID == pid && (e.Failing || e.Recovered) {
+			last = e
+		}
+	}
+	if last == nil || !last.Failing {
+		return
+	}
+	c.report(name, "", "the daemon keeps failing since %s: %s", last.Time.Local().Format("15:04:05"), strings.TrimPrefix(last.Message, "error: "))
+	p.noteFailure(*last)
 }

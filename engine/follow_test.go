@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -357,5 +358,83 @@ func TestFollowReportsReadinessReachedBeforeItLooked(t *testing.T) {
 		if n != 1 {
 			t.Errorf("%q reported ready %d times, want once; reported:\n%s", r, n, strings.Join(msgs, "\n"))
 		}
+	}
+}
+
+// failingCreates is a runtime whose creates fail while fail is set, as a
+// start fails for ever on a network ID that no longer exists.
+type failingCreates struct {
+	engine.Runtime
+	fail *atomic.Bool
+}
+
+func (r failingCreates) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+	if r.fail.Load() {
+		return engine.CreateResult{}, errors.New(spec.Name + ": start: network 2d8d not found")
+	}
+	return r.Runtime.CreateReplica(ctx, spec)
+}
+
+// awaitEvent waits until the set's log holds an event that ok accepts.
+func awaitEvent(t *testing.T, store engine.Store, ok func(engine.Event) bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		events, _, err := store.Events("web", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.ContainsFunc(events, ok) {
+			return
+		}
+	}
+	t.Fatal("the awaited event was not recorded")
+}
+
+// A follower that starts while the daemon keeps failing shows the failure,
+// although the daemon recorded it once, before the follower started, and
+// says it in the error a stopped wait returns. Once the daemon recovered, a
+// new follower says nothing of it.
+func TestFollowShowsTheFailureTheDaemonKeepsHitting(t *testing.T) {
+	rt := enginetest.New()
+	store := engine.Store{Dir: t.TempDir()}
+	fail := &atomic.Bool{}
+	fail.Store(true)
+	// The daemon records as this process, the pid its lock holds; the
+	// follower is another.
+	runDaemonAs(t, failingCreates{rt, fail}, store, os.Getpid())
+	apply(t, store, 2, "v1")
+	awaitEvent(t, store, func(e engine.Event) bool { return e.Failing })
+	after, err := store.EventSeq("web")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var rec recorder
+	f := &engine.Controller{Runtime: rt, Store: store, Poll: 5 * time.Millisecond, Report: rec.report}
+	engine.SetPID(f, os.Getpid()+1)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	err = f.Follow(ctx, "web", after)
+	var stopped *engine.StoppedError
+	if !errors.As(err, &stopped) || !strings.Contains(stopped.Detail, "network 2d8d not found") {
+		t.Errorf("Follow: %v, want a StoppedError naming the daemon's failure", err)
+	}
+	if !rec.has("the daemon keeps failing since") || !slices.ContainsFunc(rec.messages(), func(m string) bool { return strings.Contains(m, "network 2d8d not found") }) {
+		t.Errorf("the follower did not show the daemon's failure:\n%s", strings.Join(rec.messages(), "\n"))
+	}
+
+	fail.Store(false)
+	awaitEvent(t, store, func(e engine.Event) bool { return e.Recovered })
+	if after, err = store.EventSeq("web"); err != nil {
+		t.Fatal(err)
+	}
+	rec = recorder{}
+	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := f.Follow(ctx, "web", after); err != nil {
+		t.Fatalf("Follow after the recovery: %v", err)
+	}
+	if rec.has("the daemon keeps failing") {
+		t.Errorf("a follower showed a failure the daemon recovered from:\n%s", strings.Join(rec.messages(), "\n"))
 	}
 }
