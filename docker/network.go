@@ -21,9 +21,10 @@ import (
 // is in use (see dedupNetworks), and reported as ambiguous otherwise.
 //
 // The ID found is kept for the life of the Runtime: a long-running controller
-// would otherwise list networks before every create. A network that is gone
-// anyway (it can only be removed while no container is attached) makes the
-// next create fail, which drops the cached ID (see forgetNetwork).
+// would otherwise list networks before every create. A network removed since
+// (by another process's down, or by hand once nothing was attached) makes the
+// next create or start with its ID fail, which drops the cached ID (see
+// forgetNetwork), so the retry finds or makes the network again.
 func (r *Runtime) EnsureNetwork(ctx context.Context, name string) (string, error) {
 	if id, ok := r.networks.Load(name); ok {
 		return id.(string), nil
@@ -35,7 +36,7 @@ func (r *Runtime) EnsureNetwork(ctx context.Context, name string) (string, error
 	return id, err
 }
 
-// forgetNetwork drops a cached network ID after a create failed with it.
+// forgetNetwork drops a cached network ID after a create or start failed with it.
 func (r *Runtime) forgetNetwork(name string) { r.networks.Delete(name) }
 
 func (r *Runtime) ensureNetwork(ctx context.Context, name string) (string, error) {
@@ -82,7 +83,7 @@ func (r *Runtime) dedupNetworks(ctx context.Context, name string, found []networ
 	}
 	keep, inUse := -1, 0
 	for i, n := range found {
-		if used[n.ID] || used[name] {
+		if used.uses(n) {
 			keep, inUse = i, inUse+1
 		}
 	}
@@ -109,7 +110,8 @@ func (r *Runtime) dedupNetworks(ctx context.Context, name string, found []networ
 }
 
 // RemoveNetwork removes the network called name if ostset created it (label
-// io.ostset.managed=true) and no container is attached. It reports whether it did.
+// io.ostset.managed=true) and no container of any state uses it. It reports
+// whether it did.
 func (r *Runtime) RemoveNetwork(ctx context.Context, name string) (bool, error) {
 	r.forgetNetwork(name)
 	ctx, cancel := r.bound(ctx, 0)
@@ -131,23 +133,16 @@ func (r *Runtime) RemoveNetwork(ctx context.Context, name string) (bool, error) 
 	case found[0].Labels[engine.LabelManaged] != "true":
 		return false, nil
 	}
-	id := found[0].ID
-	res, err := r.cli.NetworkInspect(ctx, id, client.NetworkInspectOptions{})
-	if cerrdefs.IsNotFound(err) {
-		return false, nil
+	n := found[0]
+	if used, err := r.networksInUse(ctx, name); err != nil || used.uses(n) {
+		return false, err
 	}
-	if err != nil {
-		return false, fmt.Errorf("inspect network %s: %w", name, err)
-	}
-	if len(res.Network.Containers) > 0 {
-		return false, nil
-	}
-	if _, err := r.cli.NetworkRemove(ctx, id, client.NetworkRemoveOptions{}); err != nil {
+	if _, err := r.cli.NetworkRemove(ctx, n.ID, client.NetworkRemoveOptions{}); err != nil {
 		switch {
 		case cerrdefs.IsNotFound(err):
 			return false, nil
 		case strings.Contains(err.Error(), "has active endpoints"):
-			return r.activeEndpoints(ctx, name, id, err)
+			return r.activeEndpoints(ctx, n, err)
 		}
 		return false, fmt.Errorf("remove network %s: %w", name, err)
 	}
@@ -155,21 +150,15 @@ func (r *Runtime) RemoveNetwork(ctx context.Context, name string) (bool, error) 
 }
 
 // activeEndpoints sorts out a removal refused for active endpoints: a container
-// attached since the inspect means the network is in use (not removed, no
-// error); none attached means stale endpoints the engine kept, an
+// that uses the network since it was looked at means the network is in use
+// (not removed, no error); none means stale endpoints the engine kept, an
 // *engine.StaleEndpointsError.
-func (r *Runtime) activeEndpoints(ctx context.Context, name, id string, refused error) (bool, error) {
-	res, err := r.cli.NetworkInspect(ctx, id, client.NetworkInspectOptions{})
-	if cerrdefs.IsNotFound(err) {
-		return false, nil
+func (r *Runtime) activeEndpoints(ctx context.Context, n network.Summary, refused error) (bool, error) {
+	used, err := r.networksInUse(ctx, n.Name)
+	if err != nil || used.uses(n) {
+		return false, err
 	}
-	if err != nil {
-		return false, fmt.Errorf("inspect network %s: %w", name, err)
-	}
-	if len(res.Network.Containers) > 0 {
-		return false, nil
-	}
-	return false, &engine.StaleEndpointsError{Network: name, ID: id, Err: refused}
+	return false, &engine.StaleEndpointsError{Network: n.Name, ID: n.ID, Err: refused}
 }
 
 // networksNamed lists the networks whose name is exactly name (Docker's name
@@ -192,17 +181,24 @@ func (r *Runtime) networksNamed(ctx context.Context, name string) ([]network.Sum
 	return out, nil
 }
 
-// networksInUse returns the networks containers of any state use, by ID, and
-// by name for a container that names its network and was never started (a
-// created container's network is not resolved yet). Not NetworkInspect, nor
-// the network filter: both see only containers that have joined the network
-// by starting, and ostset creates replicas before it starts them.
-func (r *Runtime) networksInUse(ctx context.Context, name string) (map[string]bool, error) {
+// inUse holds the networks containers of any state use, by ID, and by name
+// for a container that names its network and was never started.
+type inUse map[string]bool
+
+func (u inUse) uses(n network.Summary) bool { return u[n.ID] || u[n.Name] }
+
+// networksInUse returns the networks containers of any state use: the one
+// lookup of whether a network is in use, for a removal and for the repair of
+// duplicates. A created container's network is not resolved yet, so it counts
+// by its HostConfig.NetworkMode. Not NetworkInspect, nor the network filter:
+// both see only containers that have joined the network by starting, and
+// ostset creates replicas before it starts them.
+func (r *Runtime) networksInUse(ctx context.Context, name string) (inUse, error) {
 	res, err := r.cli.ContainerList(ctx, client.ContainerListOptions{All: true})
 	if err != nil {
-		return nil, fmt.Errorf("list containers to repair network %s: %w", name, err)
+		return nil, fmt.Errorf("list containers using network %s: %w", name, err)
 	}
-	used := map[string]bool{}
+	used := inUse{}
 	for _, c := range res.Items {
 		joined := false
 		if c.NetworkSettings != nil {

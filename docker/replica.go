@@ -57,6 +57,10 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (e
 		return engine.CreateResult{}, r.discard(ctx, spec.Name, created.ID, err)
 	}
 	if _, err := r.cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
+		// At API 1.41 a create with the ID of a network removed since it was
+		// cached succeeds; only the start fails ("network … not found"). The
+		// retry looks the network up again.
+		r.forgetNetwork(spec.Network)
 		return engine.CreateResult{}, r.discard(ctx, spec.Name, created.ID, err)
 	}
 	return engine.CreateResult{ID: created.ID, ReusedVolumes: reused}, nil
