@@ -1,0 +1,178 @@
+//go:build integration
+
+package integration
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// newNetHarness is a harness whose set, containers, volumes and networks are
+// named nf…, apart from those of other tests on the shared engine.
+func newNetHarness(t *testing.T) *harness {
+	t.Helper()
+	h := newHarness(t)
+	h.set = "nf" + strings.TrimPrefix(h.set, "it")
+	h.network = h.set + "-net"
+	return h
+}
+
+// otherNetwork names a second network of the test, removed (if ostset made
+// it) when the test ends, after the set's containers.
+func (h *harness) otherNetwork() string {
+	h.t.Helper()
+	name := h.set + "-net2"
+	h.t.Cleanup(func() {
+		h.cleanup()
+		if ids := h.dockerLines("network", "ls", "-q", "--filter", "name=^"+name+"$", "--filter", "label=io.ostset.managed=true"); len(ids) > 0 {
+			h.dockerQuiet(append([]string{"network", "rm"}, ids...)...)
+		}
+	})
+	return name
+}
+
+// networksOf names the networks a container has an endpoint on.
+func (h *harness) networksOf(name string) []string {
+	var out []string
+	for n := range h.inspect(name).NetworkSettings.Networks {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// A change of network under a partition that covers every replica changes
+// no replica: each stays on the network of its revision (it was removed as
+// "not attached", recreated there below the partition, and removed again, for
+// ever). Lowering the partition rolls the change from the highest ordinal
+// down, and the network the set left is removed once no replica is on it.
+func TestNetworkChangeKeepsThePartitionAndRollsFromTheTop(t *testing.T) {
+	h := newNetHarness(t)
+	moved := h.otherNetwork()
+	h.mustOstset("up", "-f", h.writeSpec(daemonSpec(2), imageV1))
+	h.mustOstset("rollout", "partition", h.set, "2")
+	before := h.ids()
+	h.mustOstset("up", "-f", h.writeSpec(strings.ReplaceAll(daemonSpec(2), "{{NET}}", moved), imageV1), "--timeout", "60s")
+	h.mustOstset("reconcile", h.set, "--timeout", "60s")
+	time.Sleep(3 * time.Second) // a recreate loop took well under a second a round
+	if after := h.ids(); !maps.Equal(before, after) {
+		t.Fatalf("replicas replaced under partition 2: %v, then %v", before, after)
+	}
+	for ord := range 2 {
+		if got := h.networksOf(h.name(ord)); !slices.Equal(got, []string{h.network}) {
+			t.Errorf("%s on %v, want the network of its revision, %s", h.name(ord), got, h.network)
+		}
+	}
+
+	stop := h.recordEvents()
+	h.mustOstset("rollout", "partition", h.set, "0", "--wait")
+	var destroyed []string
+	for _, e := range stop() {
+		if e.Action == "destroy" {
+			destroyed = append(destroyed, e.Name)
+		}
+	}
+	if want := []string{h.name(1), h.name(0)}; !slices.Equal(destroyed, want) {
+		t.Errorf("replaced %v, want %v (highest ordinal first)", destroyed, want)
+	}
+	for ord := range 2 {
+		if got := h.networksOf(h.name(ord)); !slices.Equal(got, []string{moved}) {
+			t.Errorf("%s on %v after the rollout, want %s", h.name(ord), got, moved)
+		}
+	}
+	if out, err := h.tryDocker("network", "inspect", h.network); err == nil {
+		t.Errorf("the network the set left is still there:\n%.300s", out)
+	}
+}
+
+// With the daemon running, down then up brings the set back at once: the
+// daemon's cached ID of the network down removed is dropped when the start
+// with it fails ("network … not found"), and the next pass makes the network
+// again.
+func TestDaemonBringsASetBackAfterDownAndUp(t *testing.T) {
+	h := newNetHarness(t)
+	h.startDaemon(nil, "--resync", "10m")
+	spec := h.writeSpec(daemonSpec(2), imageV1)
+	h.mustOstset("up", "-f", spec, "--wait=false")
+	h.awaitReady(2)
+	h.mustOstset("down", h.set)
+	began := time.Now()
+	r := h.mustOstset("up", "-f", spec, "--timeout", "60s")
+	took := time.Since(began)
+	h.checkReplicas(2)
+	t.Logf("up after down took %s with the daemon running", took.Round(10*time.Millisecond))
+	if took > 30*time.Second {
+		t.Errorf("up after down took %s:\n%s", took, r)
+	}
+}
+
+// With the daemon running, replicas cut off from a network removed by hand
+// (disconnect -f, then network rm) are recreated on it, the network made
+// again, within a resync: no container event tells of it.
+func TestDaemonRecreatesReplicasOfARemovedNetwork(t *testing.T) {
+	h := newNetHarness(t)
+	d := h.startDaemon(nil, "--resync", "2s")
+	h.mustOstset("up", "-f", h.writeSpec(daemonSpec(2), imageV1), "--wait=false")
+	h.awaitReady(2)
+	old := h.ids()
+	oldNet := h.docker("network", "inspect", "-f", "{{.Id}}", h.network)
+	for ord := range 2 {
+		h.docker("network", "disconnect", "-f", h.network, h.name(ord))
+	}
+	h.docker("network", "rm", h.network)
+	began := time.Now()
+	for deadline := began.Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		ids, back := h.ids(), 0
+		for ord := range 2 {
+			if id := ids[h.name(ord)]; id != "" && id != old[h.name(ord)] && slices.Equal(h.networksOf(h.name(ord)), []string{h.network}) {
+				back++
+			}
+		}
+		if back == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("replicas not back on %s after 90s; daemon log:\n%s", h.network, d.out)
+		}
+	}
+	t.Logf("both replicas back on the network %s after its removal", time.Since(began).Round(10*time.Millisecond))
+	h.awaitReady(2)
+	if got := h.docker("network", "inspect", "-f", `{{.Id}} {{index .Labels "io.ostset.managed"}}`, h.network); strings.HasPrefix(got, oldNet) || !strings.HasSuffix(got, " true") {
+		t.Errorf("network: %q (old id %s)", got, oldNet)
+	}
+	if n := strings.Count(d.out.String(), "not found"); n > 2 {
+		t.Errorf("the daemon hit a missing network %d times:\n%s", n, d.out)
+	}
+}
+
+// A command that follows the daemon shows the failure the daemon keeps
+// hitting, although the daemon recorded it before the command started, and
+// its timeout names it.
+func TestFollowerShowsTheDaemonsRepeatedFailure(t *testing.T) {
+	h := newNetHarness(t)
+	h.startDaemon(nil)
+	// A volume of the name replica 0 needs, not the set's: every create fails.
+	h.docker("volume", "create", "--label", "io.ostset.test="+h.set, "data-"+h.name(0))
+	h.mustOstset("up", "-f", h.writeSpec(daemonSpec(1), imageV1), "--wait=false")
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if r := h.ostset("events", h.set); strings.Contains(r.stdout, "does not belong to set") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the daemon recorded no failure: %s", h.ostset("events", h.set))
+		}
+	}
+	time.Sleep(time.Second) // the daemon retries: the failure is older than the command
+	r := h.ostset("reconcile", h.set, "--timeout", "5s")
+	if r.code != 3 {
+		t.Errorf("reconcile: exit %d, want 3 (timed out)\n%s", r.code, r)
+	}
+	out := r.stdout + r.stderr
+	if !strings.Contains(out, "the daemon keeps failing since") || !strings.Contains(out, "the daemon's last error: ") ||
+		strings.Count(out, "does not belong to set "+h.set) < 2 {
+		t.Errorf("reconcile does not show the daemon's failure, and name it as it times out:\n%s", r)
+	}
+}
