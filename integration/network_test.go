@@ -125,9 +125,11 @@ func TestDaemonRecreatesReplicasOfARemovedNetwork(t *testing.T) {
 	h.docker("network", "rm", h.network)
 	began := time.Now()
 	for deadline := began.Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		ids, back := h.ids(), 0
+		back := 0
 		for ord := range 2 {
-			if id := ids[h.name(ord)]; id != "" && id != old[h.name(ord)] && slices.Equal(h.networksOf(h.name(ord)), []string{h.network}) {
+			// The container may go between two looks: one inspect, tolerating that.
+			out, err := h.tryDocker("inspect", "-f", "{{.Id}} {{range $n, $_ := .NetworkSettings.Networks}}{{$n}} {{end}}", h.name(ord))
+			if id, nets, _ := strings.Cut(strings.TrimSpace(out), " "); err == nil && id != old[h.name(ord)] && nets == h.network {
 				back++
 			}
 		}
