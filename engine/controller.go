@@ -546,9 +546,9 @@ type progress struct {
 	// daemonErr is the failure the daemon keeps hitting, as a follower
 	// learns it from the daemon's events; "" once it recovered.
 	daemonErr string
-	status        Status    // of the last plan
-	since      time.Time // when the set started waiting for what it waits for
-	reminded   time.Time
+	status    Status    // of the last plan
+	since     time.Time // when the set started waiting for what it waits for
+	reminded  time.Time
 }
 
 // remindEvery is how often a wait that does not move says again what it waits for.

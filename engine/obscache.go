@@ -27,7 +27,7 @@ import (
 //
 // A replica's state, health and revision change only with one of its events.
 // What changes without a container event is older in the copy: whether a
-// replica is attached to its network (Detached), the set's volumes, foreign
+// replica is attached to its network (Replica.Networks), the set's volumes, foreign
 // containers, why a replica is not ready (a probe's output). Those are seen
 // by the next pass that lists the set: any pass that answers no event (the
 // 30 s resync at the latest), or any after an event other than a destroy. A
