@@ -103,7 +103,7 @@ func TestDaemonBringsASetBackAfterDownAndUp(t *testing.T) {
 	r := h.mustOstset("up", "-f", spec, "--timeout", "60s")
 	took := time.Since(began)
 	h.checkReplicas(2)
-	t.Logf("up after down took %s with the daemon running", took.Round(10*time.Millisecond))
+	t.Logf("up after down took %s with the daemon running:\n%s", took.Round(10*time.Millisecond), r.stdout)
 	if took > 30*time.Second {
 		t.Errorf("up after down took %s:\n%s", took, r)
 	}
