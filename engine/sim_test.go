@@ -27,6 +27,8 @@ type world struct {
 	// in the world, by container name.
 	initNames map[string][]string
 	inits     map[string]InitContainer
+	// nets is each revision's network: a replica is created on its revision's.
+	nets map[string]string
 }
 
 func (w *world) observed() Observed {
@@ -67,7 +69,7 @@ func (w *world) intrude(t *rapid.T) {
 
 func (w *world) input() Input {
 	return Input{Set: w.set, CurrentRevision: w.current, UpdateRevision: w.update, Observed: w.observed(), Now: w.now,
-		InitContainers: w.initNames}
+		InitContainers: w.initNames, Networks: w.nets}
 }
 
 // apply carries out the plan's actions; fail decides whether an action fails.
@@ -83,7 +85,7 @@ func (w *world) apply(t *rapid.T, p Plan, fail func() bool) {
 			}
 			w.nextID++
 			w.replicas[a.Ordinal] = Replica{ID: fmt.Sprint(w.nextID), Name: a.Name, Ordinal: a.Ordinal, Revision: a.Revision,
-				State: StateRunning, Health: HealthStarting, Created: w.now}
+				State: StateRunning, Health: HealthStarting, Created: w.now, Networks: []string{w.network(a.Revision)}}
 			w.volumes[a.Ordinal] = Volume{Name: "data-" + a.Name, Ordinal: a.Ordinal}
 		case ActStart:
 			r := w.replicas[a.Ordinal]
@@ -111,6 +113,27 @@ func (w *world) apply(t *rapid.T, p Plan, fail func() bool) {
 		}
 	}
 	w.current = p.Status.CurrentRevision
+}
+
+// network is the network of rev (see Input.Networks).
+func (w *world) network(rev string) string {
+	if n, ok := w.nets[rev]; ok {
+		return n
+	}
+	return w.set.Network
+}
+
+// drawNetwork gives a new revision the set's network or another one: a change
+// of network is a change of the revision.
+func (w *world) drawNetwork(t *rapid.T, rev string) {
+	w.set.Network = rapid.SampledFrom([]string{"ostset", "moved"}).Draw(t, "network")
+	w.nets[rev] = w.set.Network
+}
+
+// cutOff reports whether a running replica has no endpoint on the network of
+// its revision (the network removed, or the container disconnected).
+func (w *world) cutOff(r Replica) bool {
+	return r.State == StateRunning && r.Networks != nil && !slices.Contains(r.Networks, w.network(r.Revision))
 }
 
 // drawInits gives a new revision zero to two init containers.
@@ -216,6 +239,8 @@ func (w *world) churn(t *rapid.T, fair bool) {
 				r.State = StateExited
 			case 6:
 				r.State = StateCreated
+			case 7:
+				r.Networks = []string{} // disconnected, or its network removed
 			}
 		}
 		w.replicas[ord] = r
@@ -299,7 +324,7 @@ func checkSafety(t *rapid.T, w *world, p Plan) {
 				}
 				continue
 			}
-			if r.State == StateExited {
+			if r.State == StateExited || w.cutOff(r) {
 				continue
 			}
 			if s.UpdateStrategy.Type == config.OnDelete {
@@ -367,7 +392,7 @@ func drawSet(t *rapid.T) config.Set {
 func TestSimulation(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		w := &world{set: drawSet(t), current: "r0", update: "r0", replicas: map[int]Replica{}, volumes: map[int]Volume{}, now: t0,
-			initNames: map[string][]string{}, inits: map[string]InitContainer{}}
+			initNames: map[string][]string{}, inits: map[string]InitContainer{}, nets: map[string]string{"r0": "ostset"}}
 		w.drawInits(t, "r0")
 		revs := 0
 		for range rapid.IntRange(0, 60).Draw(t, "steps") {
@@ -378,6 +403,7 @@ func TestSimulation(t *testing.T) {
 				revs++
 				w.update = fmt.Sprintf("r%d", revs)
 				w.drawInits(t, w.update)
+				w.drawNetwork(t, w.update)
 			case 2:
 				w.set.UpdateStrategy.RollingUpdate.Partition = rapid.IntRange(0, 4).Draw(t, "repartition")
 			case 3:
