@@ -187,18 +187,21 @@ func (c *Controller) finishDelete(ctx context.Context, st State) error {
 		}
 		c.emit(spec.Name, r.Name, "%s removed", r.Name)
 	}
-	kept := obs.Volumes
+	kept, err := c.removeCondemnedVolumes(ctx, st, obs.Volumes)
+	if err != nil {
+		return err
+	}
 	if st.Deleting.Volumes {
-		for _, v := range obs.Volumes {
+		for _, v := range kept {
 			if err := c.Runtime.RemoveVolume(ctx, spec.Name, v.Name); err != nil {
 				return err
 			}
 			c.emit(spec.Name, "", "volume %s removed", v.Name)
 		}
 		kept = nil
-	} else if len(obs.Volumes) > 0 {
-		names := make([]string, len(obs.Volumes))
-		for i, v := range obs.Volumes {
+	} else if len(kept) > 0 {
+		names := make([]string, len(kept))
+		for i, v := range kept {
 			names[i] = v.Name
 		}
 		c.emit(spec.Name, "", "volumes kept: %s", strings.Join(names, ", "))
@@ -211,6 +214,27 @@ func (c *Controller) finishDelete(ctx context.Context, st State) error {
 		return err
 	}
 	return errors.Join(c.Store.Delete(spec.Name), c.Store.DeleteEvents(spec.Name))
+}
+
+// removeCondemnedVolumes removes, for a delete of the set, the volumes whose
+// removal a scale-down under whenScaled: Delete left pending (the whenScaled
+// rule, see State.CondemnedVolumes): the set's replicas are gone, and the
+// delete must not turn them into kept volumes. It returns the other volumes.
+func (c *Controller) removeCondemnedVolumes(ctx context.Context, st State, vols []Volume) ([]Volume, error) {
+	var rest []Volume
+	for _, v := range vols {
+		inRange := v.Ordinal >= st.Spec.FirstOrdinal() && v.Ordinal < st.Spec.EndOrdinal() // scaled up again since
+		condemned := !inRange && slices.Contains(st.CondemnedVolumes, v.Ordinal)
+		if !volumes.RemoveOnScaleDown(st.Spec.PersistentVolumeClaimRetentionPolicy.WhenScaled, condemned, true) {
+			rest = append(rest, v)
+			continue
+		}
+		if err := c.Runtime.RemoveVolume(ctx, st.Spec.Name, v.Name); err != nil {
+			return nil, err
+		}
+		c.emit(st.Spec.Name, "", "volume %s removed (whenScaled: Delete; a scale-down removed its replica)", v.Name)
+	}
+	return rest, nil
 }
 
 func (c *Controller) removeNetwork(ctx context.Context, spec config.Set) error {
