@@ -1,0 +1,77 @@
+//go:build integration
+
+package integration
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// newVfHarness is a harness whose set name starts with vf.
+func newVfHarness(t *testing.T) *harness {
+	t.Helper()
+	h := newHarness(t)
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	h.set = "vf" + hex.EncodeToString(b)
+	h.network = h.set + "-net"
+	return h
+}
+
+func (h *harness) volumeNames() []string {
+	vols := h.dockerLines("volume", "ls", "-q", "--filter", "label=io.ostset.set="+h.set)
+	slices.Sort(vols)
+	return vols
+}
+
+// The volumes ostset down kept are not removed by the up that brings the set
+// back, although whenScaled is Delete: only a scale-down removes volumes, and
+// only those of the replicas it removed.
+func TestVfUpKeepsVolumesDownKept(t *testing.T) {
+	const parallel = "podManagementPolicy: Parallel\n"
+	t.Run("scale up, down, up", func(t *testing.T) {
+		h := newVfHarness(t)
+		file := h.writeSpec(scaledSpec(2, parallel+"persistentVolumeClaimRetentionPolicy: {whenDeleted: Retain, whenScaled: Delete}\n"), imageV1)
+		h.mustOstset("up", "-f", file)
+		h.mustOstset("scale", h.set, "--replicas", "4")
+		h.docker("exec", h.name(3), "/web", "write", "/data/note", "kept")
+		down := h.mustOstset("down", h.set)
+		want := []string{"data-" + h.name(0), "data-" + h.name(1), "data-" + h.name(2), "data-" + h.name(3)}
+		if !strings.Contains(down.stdout, "volumes kept: "+strings.Join(want, ", ")) {
+			t.Fatalf("down does not say it keeps %v:\n%s", want, down)
+		}
+		up := h.mustOstset("up", "-f", file)
+		if strings.Contains(up.stdout, "removed (whenScaled") {
+			t.Errorf("up removed a kept volume:\n%s", up)
+		}
+		if got := h.volumeNames(); !slices.Equal(got, want) {
+			t.Errorf("volumes %v after up, want %v", got, want)
+		}
+		// A scale-down now removes only what it condemned, and the data of the
+		// kept volume comes back with its ordinal.
+		h.mustOstset("scale", h.set, "--replicas", "4")
+		if got := h.docker("exec", h.name(3), "/web", "cat", "/data/note"); got != "kept" {
+			t.Errorf("data in data-%s after down and up: %q", h.name(3), got)
+		}
+		h.mustOstset("scale", h.set, "--replicas", "3")
+		if got := h.volumeNames(); !slices.Equal(got, want[:3]) {
+			t.Errorf("volumes %v after a scale-down to 3, want %v", got, want[:3])
+		}
+	})
+	t.Run("down under Retain, up with replicas 1 and Delete", func(t *testing.T) {
+		h := newVfHarness(t)
+		h.mustOstset("up", "-f", h.writeSpec(scaledSpec(3, parallel), imageV1))
+		h.mustOstset("down", h.set)
+		want := []string{"data-" + h.name(0), "data-" + h.name(1), "data-" + h.name(2)}
+		up := h.mustOstset("up", "-f", h.writeSpec(scaledSpec(1, parallel+"persistentVolumeClaimRetentionPolicy:\n  whenScaled: Delete\n"), imageV1))
+		if strings.Contains(up.stdout, "removed (whenScaled") {
+			t.Errorf("up removed a kept volume:\n%s", up)
+		}
+		if got := h.volumeNames(); !slices.Equal(got, want) {
+			t.Errorf("volumes %v after up, want %v", got, want)
+		}
+	})
+}
