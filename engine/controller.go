@@ -331,6 +331,7 @@ func (c *Controller) view(ctx context.Context, name string) (State, Plan, error)
 	plan.Status.ObservedGeneration = st.ObservedGeneration
 	plan.Status.Conditions = Conditions(st, plan, c.now())
 	plan.Status.Deleting = st.Deleting
+	markRemovals(&plan.Status, obs.Replicas, st.Removing)
 	return st, plan, nil
 }
 

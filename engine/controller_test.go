@@ -363,3 +363,32 @@ func TestConvergeStopsAtAForeignContainer(t *testing.T) {
 	rt.Foreign = nil
 	converge(t, c)
 }
+
+// status shows a replica whose recorded removal has not finished, until a pass
+// finishes it.
+func TestStatusShowsPendingRemoval(t *testing.T) {
+	rt := enginetest.New()
+	c, _ := newController(t, rt, 3, "v1")
+	converge(t, c)
+	apply(t, c.Store, 3, "v2")
+	rt.FailRemove = "web-2"
+	if _, err := c.Pass(context.Background(), "web"); err == nil {
+		t.Fatal("a pass with a failing remove succeeded")
+	}
+	s, _, err := c.Status(context.Background(), "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cs := range s.Containers {
+		if (cs.RemovalPending != nil) != (cs.Name == "web-2") {
+			t.Errorf("%s: removal pending %v", cs.Name, cs.RemovalPending)
+		}
+	}
+	converge(t, c)
+	s, _, _ = c.Status(context.Background(), "web")
+	for _, cs := range s.Containers {
+		if cs.RemovalPending != nil {
+			t.Errorf("%s: removal pending after the removal finished", cs.Name)
+		}
+	}
+}
