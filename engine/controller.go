@@ -124,7 +124,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 	defer unlock()
 	t.mark(&t.locked)
 	if st.Deleting != nil {
-		if err := c.finishDelete(ctx, st); err != nil {
+		if err := c.finishDelete(ctx, st, true); err != nil {
 			return Plan{}, st, err
 		}
 		return Plan{}, st, c.Store.Unknown(name)

@@ -392,3 +392,35 @@ func TestStatusShowsPendingRemoval(t *testing.T) {
 		}
 	}
 }
+
+// A delete cut short says what it recorded and how to finish or cancel it; the
+// next down says, before it removes any volume, that it finishes a delete that
+// removes the volumes, although it was not given --volumes itself.
+func TestUnfinishedDeleteIsSaid(t *testing.T) {
+	rt := enginetest.New()
+	c, events := newController(t, rt, 3, "v1")
+	converge(t, c)
+	rt.FailRemove = "web-1"
+	err := c.Delete(context.Background(), "web", true)
+	var unfinished *engine.UnfinishedDeleteError
+	if !errors.As(err, &unfinished) {
+		t.Fatalf("delete with a failing remove: %v, want an UnfinishedDeleteError", err)
+	}
+	for _, want := range []string{"injected failure", "the delete of web is recorded (its volumes data-web-0, data-web-1, data-web-2 are removed too)",
+		"'ostset down web' finishes it", "'ostset up -f FILE' cancels it"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	*events = nil
+	if err := c.Delete(context.Background(), "web", false); err != nil {
+		t.Fatal(err)
+	}
+	said := slices.IndexFunc(*events, func(e string) bool {
+		return e == "finishing the delete of web that an earlier 'ostset down --volumes' (or whenDeleted: Delete) began: its volumes data-web-0, data-web-1, data-web-2 are removed too"
+	})
+	removed := slices.IndexFunc(*events, func(e string) bool { return strings.HasPrefix(e, "volume ") })
+	if said < 0 || removed < 0 || said > removed {
+		t.Errorf("events %q: the resumed delete is not said before a volume is removed", *events)
+	}
+}

@@ -146,25 +146,42 @@ func (c *Controller) Delete(ctx context.Context, name string, removeVolumes bool
 		return err
 	}
 	defer unlock()
-	if st.Deleting == nil || removeVolumes {
+	resumed := st.Deleting != nil
+	if st.Deleting == nil || removeVolumes && !st.Deleting.Volumes {
+		resumed = false // a new intent: this command's own
 		st.Deleting = &DeleteIntent{Volumes: removeVolumes || volumes.RemoveOnSetDelete(st.Spec.PersistentVolumeClaimRetentionPolicy.WhenDeleted, false)}
 		if err := c.Store.Save(st); err != nil {
 			return err
 		}
 	}
-	return c.finishDelete(ctx, st)
+	return c.finishDelete(ctx, st, resumed)
 }
 
 // finishDelete removes a set's replicas in reverse ordinal order, then (per the
 // intent) its volumes, then its network if ostset made it and nothing else uses
 // it, and last the set's state. Another state directory's containers and volumes
-// are left alone. The caller holds the set's lock.
-func (c *Controller) finishDelete(ctx context.Context, st State) error {
+// are left alone. The caller holds the set's lock. resumed: the intent was
+// recorded by an earlier delete that did not finish; this one says so, and
+// which volumes it removes, before it removes anything. A delete that stops
+// short returns an *UnfinishedDeleteError: the intent stays recorded.
+func (c *Controller) finishDelete(ctx context.Context, st State, resumed bool) error {
 	spec := st.Spec
 	ctx, obs, err := c.observe(ctx, spec.Name, st, ObserveOptions{})
 	if err != nil {
-		return err
+		return &UnfinishedDeleteError{Set: spec.Name, Intent: *st.Deleting, Err: err}
 	}
+	if resumed {
+		c.emit(spec.Name, "", "%s", resumedDelete(spec.Name, *st.Deleting, obs.Volumes))
+	}
+	if err := c.removeSet(ctx, st, obs); err != nil {
+		return &UnfinishedDeleteError{Set: spec.Name, Intent: *st.Deleting, Volumes: volumeNames(obs.Volumes), Err: err}
+	}
+	return nil
+}
+
+// removeSet is finishDelete once the set is observed.
+func (c *Controller) removeSet(ctx context.Context, st State, obs Observed) error {
+	spec := st.Spec
 	// Init containers first: they would be removed once their replica exists,
 	// and a replica that does not exist yet is the highest to go anyway.
 	for _, x := range obs.Inits {

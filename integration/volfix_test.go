@@ -5,6 +5,9 @@ package integration
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -74,4 +77,40 @@ func TestVfUpKeepsVolumesDownKept(t *testing.T) {
 			t.Errorf("volumes %v after up, want %v", got, want)
 		}
 	})
+}
+
+// down --volumes interrupted with Ctrl-C says what it recorded and how to
+// finish or cancel it; the plain down after it says that it finishes a delete
+// that removes the volumes, before it removes any.
+func TestVfInterruptedDownVolumesIsSaid(t *testing.T) {
+	h := newVfHarness(t)
+	// The replicas ignore SIGUSR1, so each stop lasts the grace period and the
+	// interrupt lands while down waits for one.
+	spec := strings.Replace(strings.Replace(baseSpec, "terminationGracePeriodSeconds: 2", "terminationGracePeriodSeconds: 5", 1),
+		"  image: {{IMAGE}}\n", "  image: {{IMAGE}}\n  stopSignal: SIGUSR1\n", 1)
+	h.mustOstset("up", "-f", h.writeSpec(spec, imageV1))
+	cmd, stderr := h.started(h.name(2)+" removed", "down", h.set, "--volumes")
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if ee := (*exec.ExitError)(nil); !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("down interrupted: %v, want exit 130\n%s", err, stderr)
+	}
+	vols := "data-" + h.name(0) + ", data-" + h.name(1) + ", data-" + h.name(2)
+	for _, want := range []string{"the delete of " + h.set + " is recorded (its volumes " + vols + " are removed too)",
+		"'ostset down " + h.set + "' finishes it", "'ostset up -f FILE' cancels it"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr of the interrupted down lacks %q:\n%s", want, stderr)
+		}
+	}
+	r := h.mustOstset("down", h.set)
+	said := strings.Index(r.stdout, "finishing the delete of "+h.set+" that an earlier 'ostset down --volumes' (or whenDeleted: Delete) began: its volumes "+vols+" are removed too")
+	removed := strings.Index(r.stdout, "volume data-"+h.name(0)+" removed")
+	if said < 0 || removed < 0 || said > removed {
+		t.Errorf("down after the interrupted down --volumes does not say it removes the volumes before it does:\n%s", r)
+	}
+	if got := h.volumeNames(); len(got) != 0 {
+		t.Errorf("volumes left: %v", got)
+	}
 }
