@@ -5,9 +5,11 @@ package integration
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -112,5 +114,70 @@ func TestVfInterruptedDownVolumesIsSaid(t *testing.T) {
 	}
 	if got := h.volumeNames(); len(got) != 0 {
 		t.Errorf("volumes left: %v", got)
+	}
+}
+
+// anonymousVolume is the name of the anonymous volume mounted at dest in the
+// container.
+func (h *harness) anonymousVolume(container, dest string) string {
+	h.t.Helper()
+	for _, m := range h.inspectMounts(container) {
+		if m.Destination == dest && m.Type == "volume" {
+			// Anonymous volumes carry no label to clean up by: one a failed
+			// test leaves is removed by name.
+			h.t.Cleanup(func() {
+				if _, err := h.tryDocker("volume", "inspect", m.Name); err == nil {
+					h.dockerQuiet("volume", "rm", m.Name)
+				}
+			})
+			return m.Name
+		}
+	}
+	h.t.Fatalf("%s has no volume at %s", container, dest)
+	return ""
+}
+
+type mount struct{ Type, Name, Destination string }
+
+func (h *harness) inspectMounts(container string) []mount {
+	h.t.Helper()
+	var ms []mount
+	if err := json.Unmarshal([]byte(h.docker("inspect", "-f", "{{json .Mounts}}", container)), &ms); err != nil {
+		h.t.Fatal(err)
+	}
+	return ms
+}
+
+// An image VOLUME that no claim covers: up warns about it (and not about one a
+// claim covers), and the anonymous volume Docker makes there goes with the
+// replica ostset removes, while the claim's named volume stays.
+func TestVfImageVolumeWarnedAndRemoved(t *testing.T) {
+	h := newVfHarness(t)
+	image := h.set + "-anon:test"
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte("FROM "+imageV1+"\nVOLUME /cache\nVOLUME /data\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.docker("build", "-q", "-t", image, dir)
+	t.Cleanup(func() { h.dockerQuiet("rmi", image) })
+
+	up := h.mustOstset("up", "-f", h.writeSpec(scaledSpec(1, ""), image))
+	if !strings.Contains(up.stderr, "declares VOLUME /cache, which no volumeClaimTemplates mountPath, volumeMounts target or tmpfs covers") ||
+		!strings.Contains(up.stderr, "its data is lost at each replacement") || strings.Contains(up.stderr, "VOLUME /data") {
+		t.Errorf("up does not warn about /cache alone:\n%s", up)
+	}
+	first := h.anonymousVolume(h.name(0), "/cache")
+	h.docker("exec", h.name(0), "/web", "write", "/data/note", "kept")
+	h.mustOstset("rollout", "restart", h.set)
+	if out, err := h.tryDocker("volume", "inspect", first); err == nil {
+		t.Errorf("the anonymous volume %s of the replaced replica is left: %s", first, out)
+	}
+	if got := h.docker("exec", h.name(0), "/web", "cat", "/data/note"); got != "kept" {
+		t.Errorf("the claim's data after the restart: %q", got)
+	}
+	second := h.anonymousVolume(h.name(0), "/cache")
+	h.mustOstset("down", h.set, "--volumes")
+	if out, err := h.tryDocker("volume", "inspect", second); err == nil {
+		t.Errorf("the anonymous volume %s is left after down --volumes: %s", second, out)
 	}
 }
