@@ -160,3 +160,29 @@ func TestDownRemovesPendingCondemnedVolumes(t *testing.T) {
 		t.Fatalf("volumes %v after down, want %v", got, want)
 	}
 }
+
+// A replica condemned while its init containers still run is condemned all the
+// same: under whenScaled: Delete its volume goes once they are removed.
+func TestScaleDownDuringInitRemovesItsVolume(t *testing.T) {
+	rt := enginetest.New()
+	s := initSet(2, "clone")
+	s.PodManagementPolicy = config.Parallel
+	s.PersistentVolumeClaimRetentionPolicy.WhenScaled = config.Delete
+	c, _ := initController(t, rt, s)
+	if _, err := c.Pass(context.Background(), "web"); err != nil { // both ordinals start their first init container
+		t.Fatal(err)
+	}
+	if got, want := volumeNames(t, rt), []string{"data-web-0", "data-web-1"}; !slices.Equal(got, want) {
+		t.Fatalf("volumes %v while initializing, want %v", got, want)
+	}
+	s.Replicas = ptr(1)
+	applySet(t, c, s)
+	for range 4 {
+		if _, err := c.Pass(context.Background(), "web"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := volumeNames(t, rt), []string{"data-web-0"}; !slices.Equal(got, want) {
+		t.Fatalf("volumes %v after scaling down a replica that was initializing, want %v", got, want)
+	}
+}

@@ -207,16 +207,20 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 func (st *State) recordRemovals(actions []Action, now time.Time) bool {
 	recorded := false
 	for _, a := range actions {
-		if a.Kind != ActDelete {
+		if a.Kind != ActDelete && a.Kind != ActDeleteInit {
 			continue
 		}
-		if st.Removing == nil {
-			st.Removing = map[string]time.Time{}
+		if a.Kind == ActDelete {
+			if st.Removing == nil {
+				st.Removing = map[string]time.Time{}
+			}
+			st.Removing[a.ID], recorded = now, true
 		}
-		st.Removing[a.ID], recorded = now, true
+		// A replica still initializing is condemned as well (a pod in Kubernetes).
 		if a.Releases && st.Spec.PersistentVolumeClaimRetentionPolicy.WhenScaled == volumes.Delete && !slices.Contains(st.CondemnedVolumes, a.Ordinal) {
 			st.CondemnedVolumes = append(st.CondemnedVolumes, a.Ordinal)
 			slices.Sort(st.CondemnedVolumes)
+			recorded = true
 		}
 	}
 	return recorded
