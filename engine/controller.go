@@ -201,9 +201,9 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 
 // recordRemovals notes in st the replicas the actions remove (see
 // State.Removing) and, under whenScaled: Delete, the ordinals a scale-down
-// condemns (State.CondemnedVolumes), and reports whether there are any.
-// Removing an init container needs no record: a replica's init containers are
-// all removed again before it is created.
+// condemns (State.CondemnedVolumes), and reports whether it noted any.
+// Removing an init container needs no removal record: a replica's init
+// containers are all removed again before it is created.
 func (st *State) recordRemovals(actions []Action, now time.Time) bool {
 	recorded := false
 	for _, a := range actions {
