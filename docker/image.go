@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -19,6 +20,22 @@ import (
 // the local image ID.
 func (r *Runtime) EnsureImage(ctx context.Context, ref, policy string, progress func(engine.PullProgress)) (string, error) {
 	return ensureImage(ctx, engineImages{r.cli}, ref, policy, progress)
+}
+
+// ImageVolumes implements engine.Runtime: the image's VOLUME mount points.
+func (r *Runtime) ImageVolumes(ctx context.Context, imageID string) ([]string, error) {
+	res, err := r.cli.ImageInspect(ctx, imageID)
+	if err != nil {
+		return nil, fmt.Errorf("inspect image %s: %w", imageID, err)
+	}
+	var paths []string
+	if res.Config != nil {
+		for p := range res.Config.Volumes {
+			paths = append(paths, p)
+		}
+	}
+	slices.Sort(paths)
+	return paths, nil
 }
 
 // images is the part of the engine EnsureImage needs, so that its logic can

@@ -126,7 +126,7 @@ func (r *Runtime) discard(ctx context.Context, name, id string, startErr error) 
 	err := fmt.Errorf("%s: start: %w", name, startErr)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 	defer cancel()
-	_, rmErr := r.cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true})
+	_, rmErr := r.cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
 	if rmErr != nil && !cerrdefs.IsNotFound(rmErr) {
 		return fmt.Errorf("%w (and removing the container failed: %w)", err, rmErr)
 	}
@@ -167,7 +167,10 @@ func (r *Runtime) RemoveReplica(ctx context.Context, set, id string, grace time.
 			return fmt.Errorf("stop container %s: %w", name, err)
 		}
 	}
-	_, err = r.cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{})
+	// RemoveVolumes removes the anonymous volumes of the image's VOLUMEs that
+	// no claim covers (a replacement never gets them back); Docker never
+	// removes a named volume with it, so the per-ordinal volumes stay.
+	_, err = r.cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{RemoveVolumes: true})
 	if err != nil && !cerrdefs.IsNotFound(err) {
 		return fmt.Errorf("remove container %s: %w", name, err)
 	}

@@ -24,6 +24,9 @@ type ApplyResult struct {
 	Changed bool // the update revision changed
 	// Notes say what was kept from commands, or cancelled, one line each.
 	Notes []string
+	// Warnings say what of the set's image loses data in silence: each VOLUME
+	// it declares that no claim or mount covers.
+	Warnings []string
 }
 
 // Apply stores s as the set's desired spec and makes its template, with its
@@ -90,6 +93,11 @@ func (c *Controller) Images(ctx context.Context, s config.Set, progress func(Pul
 
 // ApplyImages is Apply with the images already resolved.
 func (c *Controller) ApplyImages(ctx context.Context, s config.Set, ids ImageIDs, cause string) (ApplyResult, error) {
+	declared, err := c.Runtime.ImageVolumes(ctx, ids.Main)
+	if err != nil {
+		return ApplyResult{}, err
+	}
+	warnings := uncoveredImageVolumes(s.Template, s.VolumeClaimTemplates, declared)
 	var res ApplyResult
 	st, err := c.Store.Update(ctx, s.Name, func(st *State, exists bool) error {
 		var err error
@@ -105,7 +113,7 @@ func (c *Controller) ApplyImages(ctx context.Context, s config.Set, ids ImageIDs
 		}
 		return c.Store.ForgetVolumeUse(s.Name)
 	})
-	res.State = st
+	res.State, res.Warnings = st, warnings
 	return res, err
 }
 

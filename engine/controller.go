@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ostset/ostset/volumes"
 )
 
 // Event is one thing the controller did or noticed, for progress output.
@@ -129,7 +131,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 	defer unlock()
 	t.mark(&t.locked)
 	if st.Deleting != nil {
-		if err := c.finishDelete(ctx, st); err != nil {
+		if err := c.finishDelete(ctx, st, true); err != nil {
 			return Plan{}, st, err
 		}
 		return Plan{}, st, c.Store.Unknown(name)
@@ -150,17 +152,19 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 		return Plan{}, st, errors.Join(c.Store.Save(st), errReplan)
 	}
 	st.rememberReadiness(obs.Replicas)
+	st.settleCondemnedVolumes(obs)
 	c.initLogs.fill(ctx, c.Runtime, name, &obs)
 	plan := MakePlan(Input{
-		Set:             st.Spec,
-		CurrentRevision: st.CurrentRevision,
-		UpdateRevision:  st.UpdateRevision,
-		Paused:          st.Paused,
-		Observed:        obs,
-		Now:             c.now(),
-		RecreateAfter:   st.crashBackoff(obs.Replicas),
-		InitContainers:  initNames(st),
-		Networks:        revisionNetworks(st),
+		Set:              st.Spec,
+		CurrentRevision:  st.CurrentRevision,
+		UpdateRevision:   st.UpdateRevision,
+		Paused:           st.Paused,
+		Observed:         obs,
+		Now:              c.now(),
+		RecreateAfter:    st.crashBackoff(obs.Replicas),
+		InitContainers:   initNames(st),
+		Networks:         revisionNetworks(st),
+		CondemnedVolumes: st.CondemnedVolumes,
 	})
 	rolledBack := c.fold(&st, &plan)
 	if !rolledBack { // a plan thrown away recreates nothing
@@ -207,20 +211,47 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 }
 
 // recordRemovals notes in st the replicas the actions remove (see
-// State.Removing), and reports whether there are any. Removing an init
-// container needs no record: a replica's init containers are all removed
-// again before it is created.
+// State.Removing) and, under whenScaled: Delete, the ordinals a scale-down
+// condemns (State.CondemnedVolumes), and reports whether it noted any.
+// Removing an init container needs no removal record: a replica's init
+// containers are all removed again before it is created.
 func (st *State) recordRemovals(actions []Action, now time.Time) bool {
 	recorded := false
 	for _, a := range actions {
+		if a.Kind != ActDelete && a.Kind != ActDeleteInit {
+			continue
+		}
 		if a.Kind == ActDelete {
 			if st.Removing == nil {
 				st.Removing = map[string]time.Time{}
 			}
 			st.Removing[a.ID], recorded = now, true
 		}
+		// A replica still initializing is condemned as well (a pod in Kubernetes).
+		if a.Releases && st.Spec.PersistentVolumeClaimRetentionPolicy.WhenScaled == volumes.Delete && !slices.Contains(st.CondemnedVolumes, a.Ordinal) {
+			st.CondemnedVolumes = append(st.CondemnedVolumes, a.Ordinal)
+			slices.Sort(st.CondemnedVolumes)
+			recorded = true
+		}
 	}
 	return recorded
+}
+
+// settleCondemnedVolumes drops the records of State.CondemnedVolumes that are
+// settled: the ordinal is back in the range (a scale up reuses its volumes),
+// whenScaled is no longer Delete, or neither its container nor any of its
+// volumes is left (the whenScaled rule removed them).
+func (st *State) settleCondemnedVolumes(obs Observed) {
+	spec := st.Spec
+	st.CondemnedVolumes = slices.DeleteFunc(st.CondemnedVolumes, func(ord int) bool {
+		left := slices.ContainsFunc(obs.Replicas, func(r Replica) bool { return r.Ordinal == ord }) ||
+			slices.ContainsFunc(obs.Volumes, func(v Volume) bool { return v.Ordinal == ord })
+		return (ord >= spec.FirstOrdinal() && ord < spec.EndOrdinal()) ||
+			spec.PersistentVolumeClaimRetentionPolicy.WhenScaled != volumes.Delete || !left
+	})
+	if len(st.CondemnedVolumes) == 0 {
+		st.CondemnedVolumes = nil
+	}
 }
 
 // finishRemovals removes the replicas a pass recorded it was removing and did
@@ -311,10 +342,12 @@ func (c *Controller) view(ctx context.Context, name string) (State, Plan, error)
 	view.ReadySince = maps.Clone(st.ReadySince) // remembered readiness, not saved here
 	view.rememberReadiness(obs.Replicas)
 	plan := MakePlan(Input{Set: st.Spec, CurrentRevision: st.CurrentRevision, UpdateRevision: st.UpdateRevision,
-		Paused: st.Paused, Observed: obs, Now: c.now(), InitContainers: initNames(st), Networks: revisionNetworks(st)})
+		Paused: st.Paused, Observed: obs, Now: c.now(), InitContainers: initNames(st), Networks: revisionNetworks(st),
+		CondemnedVolumes: st.CondemnedVolumes})
 	plan.Status.ObservedGeneration = st.ObservedGeneration
 	plan.Status.Conditions = Conditions(st, plan, c.now())
 	plan.Status.Deleting = st.Deleting
+	markRemovals(&plan.Status, obs.Replicas, st.Removing)
 	return st, plan, nil
 }
 

@@ -363,3 +363,64 @@ func TestConvergeStopsAtAForeignContainer(t *testing.T) {
 	rt.Foreign = nil
 	converge(t, c)
 }
+
+// status shows a replica whose recorded removal has not finished, until a pass
+// finishes it.
+func TestStatusShowsPendingRemoval(t *testing.T) {
+	rt := enginetest.New()
+	c, _ := newController(t, rt, 3, "v1")
+	converge(t, c)
+	apply(t, c.Store, 3, "v2")
+	rt.FailRemove = "web-2"
+	if _, err := c.Pass(context.Background(), "web"); err == nil {
+		t.Fatal("a pass with a failing remove succeeded")
+	}
+	s, _, err := c.Status(context.Background(), "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cs := range s.Containers {
+		if (cs.RemovalPending != nil) != (cs.Name == "web-2") {
+			t.Errorf("%s: removal pending %v", cs.Name, cs.RemovalPending)
+		}
+	}
+	converge(t, c)
+	s, _, _ = c.Status(context.Background(), "web")
+	for _, cs := range s.Containers {
+		if cs.RemovalPending != nil {
+			t.Errorf("%s: removal pending after the removal finished", cs.Name)
+		}
+	}
+}
+
+// A delete cut short says what it recorded and how to finish or cancel it; the
+// next down says, before it removes any volume, that it finishes a delete that
+// removes the volumes, although it was not given --volumes itself.
+func TestUnfinishedDeleteIsSaid(t *testing.T) {
+	rt := enginetest.New()
+	c, events := newController(t, rt, 3, "v1")
+	converge(t, c)
+	rt.FailRemove = "web-1"
+	err := c.Delete(context.Background(), "web", true)
+	var unfinished *engine.UnfinishedDeleteError
+	if !errors.As(err, &unfinished) {
+		t.Fatalf("delete with a failing remove: %v, want an UnfinishedDeleteError", err)
+	}
+	for _, want := range []string{"injected failure", "the delete of web is recorded (its volumes data-web-0, data-web-1, data-web-2 are removed too)",
+		"'ostset down web' finishes it", "'ostset up -f FILE' cancels it"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	*events = nil
+	if err := c.Delete(context.Background(), "web", false); err != nil {
+		t.Fatal(err)
+	}
+	said := slices.IndexFunc(*events, func(e string) bool {
+		return e == "finishing the delete of web that an earlier 'ostset down --volumes' (or whenDeleted: Delete) began: its volumes data-web-0, data-web-1, data-web-2 are removed too"
+	})
+	removed := slices.IndexFunc(*events, func(e string) bool { return strings.HasPrefix(e, "volume ") })
+	if said < 0 || removed < 0 || said > removed {
+		t.Errorf("events %q: the resumed delete is not said before a volume is removed", *events)
+	}
+}

@@ -145,25 +145,42 @@ func (c *Controller) Delete(ctx context.Context, name string, removeVolumes bool
 		return err
 	}
 	defer unlock()
-	if st.Deleting == nil || removeVolumes {
+	resumed := st.Deleting != nil
+	if st.Deleting == nil || removeVolumes && !st.Deleting.Volumes {
+		resumed = false // a new intent: this command's own
 		st.Deleting = &DeleteIntent{Volumes: removeVolumes || volumes.RemoveOnSetDelete(st.Spec.PersistentVolumeClaimRetentionPolicy.WhenDeleted, false)}
 		if err := c.Store.Save(st); err != nil {
 			return err
 		}
 	}
-	return c.finishDelete(ctx, st)
+	return c.finishDelete(ctx, st, resumed)
 }
 
 // finishDelete removes a set's replicas in reverse ordinal order, then (per the
 // intent) its volumes, then its network if ostset made it and nothing else uses
 // it, and last the set's state. Another state directory's containers and volumes
-// are left alone. The caller holds the set's lock.
-func (c *Controller) finishDelete(ctx context.Context, st State) error {
+// are left alone. The caller holds the set's lock. resumed: the intent was
+// recorded by an earlier delete that did not finish; this one says so, and
+// which volumes it removes, before it removes anything. A delete that stops
+// short returns an *UnfinishedDeleteError: the intent stays recorded.
+func (c *Controller) finishDelete(ctx context.Context, st State, resumed bool) error {
 	spec := st.Spec
 	ctx, obs, err := c.observe(ctx, spec.Name, st, ObserveOptions{})
 	if err != nil {
-		return err
+		return &UnfinishedDeleteError{Set: spec.Name, Intent: *st.Deleting, Err: err}
 	}
+	if resumed {
+		c.emit(spec.Name, "", "%s", resumedDelete(spec.Name, *st.Deleting, obs.Volumes))
+	}
+	if err := c.removeSet(ctx, st, obs); err != nil {
+		return &UnfinishedDeleteError{Set: spec.Name, Intent: *st.Deleting, Volumes: volumeNames(obs.Volumes), Err: err}
+	}
+	return nil
+}
+
+// removeSet is finishDelete once the set is observed.
+func (c *Controller) removeSet(ctx context.Context, st State, obs Observed) error {
+	spec := st.Spec
 	// Init containers first: they would be removed once their replica exists,
 	// and a replica that does not exist yet is the highest to go anyway.
 	for _, x := range obs.Inits {
@@ -186,18 +203,21 @@ func (c *Controller) finishDelete(ctx context.Context, st State) error {
 		}
 		c.emit(spec.Name, r.Name, "%s removed", r.Name)
 	}
-	kept := obs.Volumes
+	kept, err := c.removeCondemnedVolumes(ctx, st, obs.Volumes)
+	if err != nil {
+		return err
+	}
 	if st.Deleting.Volumes {
-		for _, v := range obs.Volumes {
+		for _, v := range kept {
 			if err := c.Runtime.RemoveVolume(ctx, spec.Name, v.Name); err != nil {
 				return err
 			}
 			c.emit(spec.Name, "", "volume %s removed", v.Name)
 		}
 		kept = nil
-	} else if len(obs.Volumes) > 0 {
-		names := make([]string, len(obs.Volumes))
-		for i, v := range obs.Volumes {
+	} else if len(kept) > 0 {
+		names := make([]string, len(kept))
+		for i, v := range kept {
 			names[i] = v.Name
 		}
 		c.emit(spec.Name, "", "volumes kept: %s", strings.Join(names, ", "))
@@ -212,6 +232,27 @@ func (c *Controller) finishDelete(ctx context.Context, st State) error {
 		return err
 	}
 	return errors.Join(c.Store.Delete(spec.Name), c.Store.DeleteEvents(spec.Name))
+}
+
+// removeCondemnedVolumes removes, for a delete of the set, the volumes whose
+// removal a scale-down under whenScaled: Delete left pending (the whenScaled
+// rule, see State.CondemnedVolumes): the set's replicas are gone, and the
+// delete must not turn them into kept volumes. It returns the other volumes.
+func (c *Controller) removeCondemnedVolumes(ctx context.Context, st State, vols []Volume) ([]Volume, error) {
+	var rest []Volume
+	for _, v := range vols {
+		inRange := v.Ordinal >= st.Spec.FirstOrdinal() && v.Ordinal < st.Spec.EndOrdinal() // scaled up again since
+		condemned := !inRange && slices.Contains(st.CondemnedVolumes, v.Ordinal)
+		if !volumes.RemoveOnScaleDown(st.Spec.PersistentVolumeClaimRetentionPolicy.WhenScaled, condemned, true) {
+			rest = append(rest, v)
+			continue
+		}
+		if err := c.Runtime.RemoveVolume(ctx, st.Spec.Name, v.Name); err != nil {
+			return nil, err
+		}
+		c.emit(st.Spec.Name, "", "volume %s removed (whenScaled: Delete; a scale-down removed its replica)", v.Name)
+	}
+	return rest, nil
 }
 
 // removeNetwork removes a network the set no longer uses, if ostset created it

@@ -111,7 +111,7 @@ func (p *planner) condemnedInits() {
 			continue
 		}
 		p.act(Action{Kind: ActDeleteInit, Ordinal: c.Ordinal, Name: c.Name, ID: c.ID, Init: c.Init, Revision: c.Revision,
-			Reason: "scale down"})
+			Reason: "scale down", Releases: true})
 	}
 }
 

@@ -34,6 +34,10 @@ type Input struct {
 	// its revision, and judged detached against that one. A revision missing
 	// here has the set's network.
 	Networks map[string]string
+	// CondemnedVolumes are the ordinals whose replica a scale-down removed (or is
+	// removing) while whenScaled was Delete (State.CondemnedVolumes): only their
+	// volumes may be removed by the whenScaled rule.
+	CondemnedVolumes []int
 }
 
 // ActionKind is what an action does.
@@ -403,12 +407,15 @@ func (p *planner) unavailable() int {
 	return n
 }
 
-// volumes removes the volumes of ordinals outside the range once their container
-// is gone, when the retention policy says whenScaled: Delete.
+// volumes removes the volumes of ordinals outside the range that a scale-down
+// condemned under whenScaled: Delete, once their container is gone. Any other
+// volume outside the range (kept by ostset down, or by a scale-down under
+// Retain) is left alone.
 func (p *planner) volumes() {
 	for _, v := range p.in.Observed.Volumes {
 		hasContainer := p.byOrdinal.has(v.Ordinal)
-		if !p.inRange(v.Ordinal) && volumes.RemoveOnScaleDown(p.set.PersistentVolumeClaimRetentionPolicy.WhenScaled, !hasContainer) {
+		condemned := slices.Contains(p.in.CondemnedVolumes, v.Ordinal)
+		if !p.inRange(v.Ordinal) && volumes.RemoveOnScaleDown(p.set.PersistentVolumeClaimRetentionPolicy.WhenScaled, condemned, !hasContainer) {
 			p.act(Action{Kind: ActDeleteVolume, Ordinal: v.Ordinal, Name: v.Name, Reason: "whenScaled: Delete"})
 		}
 	}

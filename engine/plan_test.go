@@ -72,7 +72,9 @@ func TestPlan(t *testing.T) {
 		backoff map[int]time.Time
 		nets    map[string]string // network by revision
 		obs     Observed
-		want    string
+		// condemned: the ordinals a scale-down condemned under whenScaled: Delete
+		condemned []int
+		want      string
 	}{
 		{name: "ordered scale up creates only the lowest missing ordinal",
 			set: testSet(), cur: "b",
@@ -211,8 +213,15 @@ func TestPlan(t *testing.T) {
 			want: "held rollout paused with 3 replicas not at b\ncomplete\n"},
 		{name: "whenScaled Delete removes volumes of removed ordinals",
 			set: testSet(func(s *config.Set) { s.PersistentVolumeClaimRetentionPolicy.WhenScaled = config.Delete }), cur: "b",
-			obs:  Observed{Replicas: okN(3, "b"), Volumes: []Volume{{Name: "data-web-2", Ordinal: 2}, {Name: "data-web-3", Ordinal: 3}}},
-			want: "delete-volume data-web-3: whenScaled: Delete\n"},
+			obs:       Observed{Replicas: okN(3, "b"), Volumes: []Volume{{Name: "data-web-2", Ordinal: 2}, {Name: "data-web-3", Ordinal: 3}}},
+			condemned: []int{3},
+			want:      "delete-volume data-web-3: whenScaled: Delete\n"},
+		{name: "whenScaled Delete leaves the volumes no scale-down condemned (kept by down, or by a scale-down under Retain)",
+			set: testSet(func(s *config.Set) { s.PersistentVolumeClaimRetentionPolicy.WhenScaled = config.Delete }), cur: "b",
+			obs: Observed{Replicas: okN(3, "b"), Volumes: []Volume{{Name: "data-web-3", Ordinal: 3}, {Name: "data-web-4", Ordinal: 4},
+				{Name: "data-web-5", Ordinal: 5}}},
+			condemned: []int{4},
+			want:      "delete-volume data-web-4: whenScaled: Delete\n"},
 		{name: "whenScaled Delete waits for the container to be gone",
 			set: testSet(func(s *config.Set) { s.PersistentVolumeClaimRetentionPolicy.WhenScaled = config.Delete }), cur: "b",
 			obs:  Observed{Replicas: okN(4, "b"), Volumes: []Volume{{Name: "data-web-3", Ordinal: 3}}},
@@ -235,7 +244,8 @@ func TestPlan(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := MakePlan(Input{Set: c.set, CurrentRevision: c.cur, UpdateRevision: "b", Paused: c.paused, Observed: c.obs, Now: t0, RecreateAfter: c.backoff, Networks: c.nets}).String()
+			got := MakePlan(Input{Set: c.set, CurrentRevision: c.cur, UpdateRevision: "b", Paused: c.paused, Observed: c.obs, Now: t0, RecreateAfter: c.backoff, Networks: c.nets,
+				CondemnedVolumes: c.condemned}).String()
 			if got != c.want {
 				t.Errorf("plan:\n%s\nwant:\n%s", got, c.want)
 			}

@@ -217,6 +217,8 @@ type Runtime interface {
 	// reports its steps to progress (which may be nil). A missing image under Never, or a
 	// pull that fails, is an *ImageError.
 	EnsureImage(ctx context.Context, ref, policy string, progress func(PullProgress)) (string, error)
+	// ImageVolumes returns the mount points a local image declares (VOLUME), sorted.
+	ImageVolumes(ctx context.Context, imageID string) ([]string, error)
 	// LogTail returns the last lines (at most n) of the output, stdout and stderr, of
 	// a container of the set.
 	LogTail(ctx context.Context, set, id string, n int) ([]string, error)

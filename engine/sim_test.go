@@ -29,6 +29,33 @@ type world struct {
 	inits     map[string]InitContainer
 	// nets is each revision's network: a replica is created on its revision's.
 	nets map[string]string
+	// condemned is the set's State.CondemnedVolumes, kept as the controller
+	// keeps it.
+	condemned []int
+}
+
+// settle drops the records of condemned ordinals that the world no longer
+// needs, as a pass does before it plans.
+func (w *world) settle() {
+	st := State{Spec: w.set, CondemnedVolumes: w.condemned}
+	st.settleCondemnedVolumes(w.observed())
+	w.condemned = st.CondemnedVolumes
+}
+
+// condemn records, as a pass does before it acts, the ordinals a plan's
+// scale-down condemns.
+func (w *world) condemn(p Plan) {
+	st := State{Spec: w.set, CondemnedVolumes: w.condemned}
+	st.recordRemovals(p.Actions, w.now)
+	w.condemned = st.CondemnedVolumes
+}
+
+// down deletes the set keeping its volumes, as ostset down under Retain does;
+// the next step brings it back, as ostset up does.
+func (w *world) down() {
+	clear(w.replicas)
+	clear(w.inits)
+	w.condemned = nil
 }
 
 func (w *world) observed() Observed {
@@ -68,12 +95,14 @@ func (w *world) intrude(t *rapid.T) {
 }
 
 func (w *world) input() Input {
+	w.settle()
 	return Input{Set: w.set, CurrentRevision: w.current, UpdateRevision: w.update, Observed: w.observed(), Now: w.now,
-		InitContainers: w.initNames, Networks: w.nets}
+		InitContainers: w.initNames, Networks: w.nets, CondemnedVolumes: w.condemned}
 }
 
 // apply carries out the plan's actions; fail decides whether an action fails.
 func (w *world) apply(t *rapid.T, p Plan, fail func() bool) {
+	w.condemn(p)
 	for _, a := range p.Actions {
 		if fail() {
 			continue
@@ -344,6 +373,9 @@ func checkSafety(t *rapid.T, w *world, p Plan) {
 			if exists || (a.Ordinal >= start && a.Ordinal < end) {
 				t.Fatalf("%s while its ordinal is in use", a)
 			}
+			if !slices.Contains(w.condemned, a.Ordinal) {
+				t.Fatalf("%s: no scale-down condemned it (kept by a delete, or by a scale-down under Retain)", a)
+			}
 		}
 	}
 	if ordered && (steps > 1 || steps == 1 && updateDeletes > 0) {
@@ -412,6 +444,10 @@ func TestSimulation(t *testing.T) {
 				w.intrude(t)
 			case 5:
 				w.theirs = Observed{} // the other state directory removed its objects
+			case 6:
+				w.down()
+			case 7:
+				w.set.PersistentVolumeClaimRetentionPolicy.WhenScaled = rapid.SampledFrom([]string{config.Retain, config.Delete}).Draw(t, "rescaled")
 			}
 			p := MakePlan(w.input())
 			checkSafety(t, w, p)

@@ -45,6 +45,26 @@ type ContainerStatus struct {
 	// restarts", `health: "connection refused"`), and NotReady all that is known.
 	Reason   string          `json:"reason,omitempty"`
 	NotReady *NotReadyDetail `json:"notReady,omitempty"`
+	// RemovalPending is when a pass recorded that it removes this replica
+	// (State.Removing), while the removal is not done: the container may be
+	// stopping, and the next pass of any process removes it.
+	RemovalPending *time.Time `json:"removalPending,omitempty"`
+}
+
+// markRemovals marks the containers of s that removing (State.Removing, by
+// full container ID) records as being removed.
+func markRemovals(s *Status, replicas []Replica, removing map[string]time.Time) {
+	for _, r := range replicas {
+		at, ok := removing[r.ID]
+		if !ok {
+			continue
+		}
+		for i := range s.Containers {
+			if s.Containers[i].Name == r.Name && s.Containers[i].ID == shortID(r.ID) {
+				s.Containers[i].RemovalPending = &at
+			}
+		}
+	}
 }
 
 // status counts what is observed. Replicas is the desired count; the counters

@@ -70,6 +70,15 @@ type State struct {
 	// pass finishes the removal (see finishRemovals), as Kubernetes finishes
 	// the delete of a pod with a deletion timestamp.
 	Removing map[string]time.Time `json:"removing,omitempty"`
+	// CondemnedVolumes are the ordinals (sorted) whose replica a scale-down
+	// removed while whenScaled was Delete, recorded before the removal: their
+	// volumes are removed once the container is gone, and the record with them.
+	// A scale back up before that cancels it (the ordinal reuses its volumes),
+	// as does a switch to whenScaled: Retain. No other volume is ever removed by
+	// a scale-down: not those ostset down kept, nor those an earlier scale-down
+	// left under Retain (Kubernetes deletes only the claims of the pods a
+	// scale-down condemned).
+	CondemnedVolumes []int `json:"condemnedVolumes,omitempty"`
 	// AdoptedOwners are other state directories whose containers and volumes of
 	// the set were adopted on purpose (ostset up --adopt) and count as its own.
 	AdoptedOwners []Owner `json:"adoptedOwners,omitempty"`

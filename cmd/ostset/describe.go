@@ -78,6 +78,7 @@ func (a *app) describe(st engine.State, s engine.Status, events []engine.Event, 
 		printInits(w, "  ", s.Initializing)
 	}
 	printNotReady(w, s.Containers)
+	printRemovals(w, "  ", s.Containers)
 	printConflicts(w, "  ", s.ConflictDetails)
 	for _, wait := range s.Waiting {
 		fmt.Fprintf(w, "  waiting: %s\n", wait)

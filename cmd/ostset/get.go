@@ -138,6 +138,7 @@ func (a *app) printReplicas(s engine.Status, output string) error {
 		printInitFailures(a.stdout, "", s.Initializing)
 	}
 	printConflicts(a.stderr, "", s.ConflictDetails)
+	printRemovals(a.stderr, "note: ", s.Containers)
 	if s.Deleting != nil {
 		fmt.Fprintf(a.stderr, "note: %s\n", deletingNote(s.Name, s.Deleting))
 	}
@@ -160,7 +161,11 @@ func replicaRows(s engine.Status) []replicaRow {
 		if c.Ready {
 			ready = "1/1"
 		}
-		rows = append(rows, replicaRow{name: c.Name, ordinal: c.Ordinal, ready: ready, state: c.State,
+		state := c.State
+		if c.RemovalPending != nil {
+			state += " (removal pending)"
+		}
+		rows = append(rows, replicaRow{name: c.Name, ordinal: c.Ordinal, ready: ready, state: state,
 			health: orDefault(c.Health, "-"), revision: c.Revision, created: c.Created, id: c.ID, reason: orDefault(c.Reason, "-")})
 	}
 	for _, i := range s.Initializing {

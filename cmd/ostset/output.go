@@ -23,6 +23,17 @@ func deletingNote(name string, d *engine.DeleteIntent) string {
 	return fmt.Sprintf("%s is being deleted (an 'ostset down' did not finish; volumes %s): run 'ostset down %s' to finish, or 'ostset up -f FILE' to cancel the delete", name, volumes, name)
 }
 
+// printRemovals says, for each replica whose removal a pass recorded and did
+// not finish (State.Removing), that it is on its way out.
+func printRemovals(w io.Writer, prefix string, containers []engine.ContainerStatus) {
+	for _, c := range containers {
+		if c.RemovalPending != nil {
+			fmt.Fprintf(w, "%s%s is being removed (recorded %s ago; the removal did not finish): the next pass of any ostset command or the daemon removes it\n",
+				prefix, c.Name, age(*c.RemovalPending, time.Now()))
+		}
+	}
+}
+
 // printStructured writes v as JSON or YAML (through JSON, so field names match).
 func printStructured(w io.Writer, format string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")

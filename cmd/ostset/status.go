@@ -44,6 +44,7 @@ func newStatusCmd(a *app) *cobra.Command {
 				fmt.Fprintf(a.stdout, "deleting: %s\n", deletingNote(s.Name, s.Deleting))
 			}
 			printConflicts(a.stdout, "", s.ConflictDetails)
+			printRemovals(a.stdout, "removing: ", s.Containers)
 			fmt.Fprintln(a.stdout, a.daemon().note())
 			return nil
 		},

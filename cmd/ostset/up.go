@@ -194,6 +194,9 @@ func (a *app) apply(ctx context.Context, s config.Set, cause string) error {
 	for _, n := range res.Notes {
 		fmt.Fprintf(a.stdout, "%s: %s\n", s.Name, n)
 	}
+	for _, w := range res.Warnings {
+		a.warn(s.Name + ": " + w)
+	}
 	return nil
 }
 

@@ -32,6 +32,8 @@ type Runtime struct {
 	Unhealthy map[string]bool
 	// Crashing lists image IDs whose containers exit as soon as they start.
 	Crashing map[string]bool
+	// ImageVolumesOf holds the VOLUME mount points of images, by image ID.
+	ImageVolumesOf map[string][]string
 	// FailRemove makes removing the named container fail once.
 	FailRemove string
 	// FailCreate makes the n-th CreateReplica call fail (1-based; 0: never).
@@ -286,6 +288,13 @@ func (r *Runtime) RemoveVolume(ctx context.Context, _, name string) error {
 	delete(r.volumes, name)
 	r.record("remove volume %s", name)
 	return nil
+}
+
+// ImageVolumes implements engine.Runtime: ImageVolumesOf[imageID].
+func (r *Runtime) ImageVolumes(_ context.Context, imageID string) ([]string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ImageVolumesOf[imageID], nil
 }
 
 // EnsureImage implements engine.Runtime on Local and Registry. A pull is
