@@ -51,13 +51,13 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (e
 		if cerrdefs.IsNotFound(err) {
 			r.forgetNetwork(spec.Network) // perhaps removed since it was cached: the retry looks again
 		}
-		return engine.CreateResult{}, fmt.Errorf("create container %s: %w", spec.Name, err)
+		return engine.CreateResult{}, classifyStart(spec.Name, fmt.Errorf("create container %s: %w", spec.Name, err))
 	}
 	if err := r.ownVolumes(ctx, created.ID, spec, fresh); err != nil {
 		return engine.CreateResult{}, r.discard(ctx, spec.Name, created.ID, err)
 	}
 	if _, err := r.cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
-		return engine.CreateResult{}, r.discard(ctx, spec.Name, created.ID, err)
+		return engine.CreateResult{}, classifyStart(spec.Name, r.discard(ctx, spec.Name, created.ID, err))
 	}
 	return engine.CreateResult{ID: created.ID, ReusedVolumes: reused}, nil
 }
@@ -138,7 +138,7 @@ func (r *Runtime) StartReplica(ctx context.Context, set, id string) error {
 		return err
 	}
 	if _, err := r.cli.ContainerStart(ctx, c.ID, client.ContainerStartOptions{}); err != nil {
-		return fmt.Errorf("%s: start: %w", containerName(c, id), err)
+		return classifyStart(containerName(c, id), fmt.Errorf("%s: start: %w", containerName(c, id), err))
 	}
 	return nil
 }

@@ -187,6 +187,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 		before = nil // the record is dropped as the removals end: save again
 	}
 	err = c.execute(ctx, &st, plan.Actions, obs.Volumes)
+	st.noteFailures(plan.Actions, err, c.now())
 	t.mark(&t.executed)
 	err = errors.Join(err, save())
 	t.mark(&t.saved)
@@ -268,6 +269,7 @@ func (c *Controller) fold(st *State, plan *Plan) (rolledBack bool) {
 	}
 	plan.Status.ObservedGeneration = st.ObservedGeneration
 	plan.Status.Conditions = Conditions(*st, *plan, now)
+	explainPending(&plan.Status, st.Failures)
 	return rolledBack
 }
 
@@ -304,6 +306,7 @@ func (c *Controller) view(ctx context.Context, name string) (State, Plan, error)
 	plan.Status.ObservedGeneration = st.ObservedGeneration
 	plan.Status.Conditions = Conditions(st, plan, c.now())
 	plan.Status.Deleting = st.Deleting
+	explainPending(&plan.Status, st.Failures)
 	return st, plan, nil
 }
 
@@ -378,6 +381,11 @@ func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, untilCo
 			return err
 		case ctx.Err() != nil:
 			return p.stopped(ctx.Err())
+		case err != nil && untilComplete && IsPermanent(err):
+			// A retry would fail the same way until a person changes the set
+			// or the host: say so now, with the engine's words, rather than
+			// at the deadline. (Run, the daemon's way, keeps retrying.)
+			return &FailedError{Set: name, Failures: permanentFailures(err)}
 		case err != nil:
 			backoff = min(max(2*backoff, 500*time.Millisecond), 10*time.Second)
 			p.failed(err, backoff)

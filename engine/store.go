@@ -70,6 +70,10 @@ type State struct {
 	// pass finishes the removal (see finishRemovals), as Kubernetes finishes
 	// the delete of a pod with a deletion timestamp.
 	Removing map[string]time.Time `json:"removing,omitempty"`
+	// Failures holds, by replica name, the last permanent error (see
+	// PermanentError) of creating or starting the replica, until a create of
+	// it succeeds: why a replica that does not exist cannot start.
+	Failures map[string]Failure `json:"failures,omitempty"`
 	// AdoptedOwners are other state directories whose containers and volumes of
 	// the set were adopted on purpose (ostset up --adopt) and count as its own.
 	AdoptedOwners []Owner `json:"adoptedOwners,omitempty"`

@@ -1,0 +1,72 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	cerrdefs "github.com/containerd/errdefs"
+
+	"github.com/ostset/ostset/engine"
+)
+
+// permanentTexts are words of the engine's errors at a container's create or
+// start that no retry cures: the container as specified cannot run on this
+// engine until someone changes the set or the host. Measured on 20.10:
+//
+//	Bind for 0.0.0.0:21400 failed: port is already allocated
+//	invalid mount config for type "bind": bind source path does not exist: /x
+//	error setting rlimits for ready process: error setting rlimit type 7: operation not permitted
+//	Unknown runtime specified nosuch
+//	error gathering device information while adding custom device "/dev/x": no such file or directory
+//	exec: "x": executable file not found in $PATH
+var permanentTexts = []string{
+	"port is already allocated",
+	"address already in use",
+	"bind source path does not exist",
+	"invalid mount config",
+	"error setting rlimit",
+	"unknown runtime specified",
+	"error gathering device information",
+	"executable file not found",
+	"no such file or directory: unknown", // the entrypoint is missing from the image
+	"permission denied: unknown",         // the entrypoint is not executable
+}
+
+// transient says whether msg, an engine error in lower case, may go away by
+// itself; checked before the permanent texts: a removal in progress releases
+// the name soon, and a network removed since it was cached is looked up again
+// by the next pass (see forgetNetwork).
+func transient(msg string) bool {
+	return strings.Contains(msg, "is already in progress") ||
+		strings.Contains(msg, "network ") && strings.Contains(msg, "not found")
+}
+
+// classifyStart marks err, an error of creating or starting the container named
+// name, as an *engine.PermanentError when a retry would not cure it. The
+// engine's words are kept; everything else is returned as it is.
+func classifyStart(name string, err error) error {
+	if err == nil || !permanent(err) {
+		return err
+	}
+	return &engine.PermanentError{Replica: name, Err: err}
+}
+
+func permanent(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return false
+	}
+	msg := strings.ToLower(err.Error())
+	if transient(msg) {
+		return false
+	}
+	for _, t := range permanentTexts {
+		if strings.Contains(msg, strings.ToLower(t)) {
+			return true
+		}
+	}
+	// Otherwise by the engine's status code: 400 means the engine rejects the
+	// container as specified; anything else (a conflict, a 500 of a busy
+	// engine) is worth another try.
+	return cerrdefs.IsInvalidArgument(err)
+}
