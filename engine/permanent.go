@@ -65,7 +65,7 @@ func (e *FailedError) Error() string {
 	for i, f := range e.Failures {
 		msgs[i] = f.Error()
 	}
-	return fmt.Sprintf("%s cannot progress: %s", e.Set, strings.Join(msgs, "; "))
+	return fmt.Sprintf("cannot progress: %s", strings.Join(msgs, "; "))
 }
 
 func (e *FailedError) Unwrap() []error {

@@ -101,6 +101,8 @@ type PendingReplica struct {
 	// Reason says why it does not exist: not created yet, or the engine's
 	// words for why it cannot be (State.Failures).
 	Reason string `json:"reason"`
+	// Failed: the reason is a failure the engine gave, not a wait.
+	Failed bool `json:"failed,omitempty"`
 }
 
 // pending lists the desired ordinals that have no replica container and are
@@ -121,7 +123,7 @@ func (p *planner) pending(initializing []InitStatus) []PendingReplica {
 func explainPending(s *Status, failures map[string]Failure) {
 	for i, r := range s.Pending {
 		if f, ok := failures[r.Name]; ok {
-			s.Pending[i].Reason = "cannot start: " + f.Reason
+			s.Pending[i].Reason, s.Pending[i].Failed = "cannot start: "+f.Reason, true
 		}
 	}
 }
