@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 )
 
@@ -26,6 +29,9 @@ func newScaleCmd(a *app) *cobra.Command {
 			old := 0
 			ctx, cancel := w.bound(cmd.Context())
 			defer cancel()
+			if err := a.preflightScale(ctx, name, replicas); err != nil {
+				return err
+			}
 			err := a.change(ctx, name, func(st *engine.State) (string, error) {
 				old = st.Spec.DesiredReplicas()
 				n := replicas
@@ -45,4 +51,19 @@ func newScaleCmd(a *app) *cobra.Command {
 	cmd.Flags().IntVar(&replicas, "replicas", 0, "the new replica count")
 	w.register(cmd)
 	return cmd
+}
+
+// preflightScale checks the set at its new replica count against the engine's
+// host: the host ports of the ordinals a scale-up adds (see app.preflight).
+func (a *app) preflightScale(ctx context.Context, name string, replicas int) error {
+	st, err := a.store().Load(name)
+	if errors.Is(err, engine.ErrUnknownSet) {
+		return nil // change reports it as it does without this check
+	}
+	if err != nil {
+		return err
+	}
+	s := st.Spec
+	s.Replicas = &replicas
+	return a.preflight(ctx, []config.Set{s})
 }
