@@ -3,6 +3,9 @@ package docker
 import (
 	"context"
 	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -50,6 +53,39 @@ func classifyStart(name string, err error) error {
 		return err
 	}
 	return &engine.PermanentError{Replica: name, Err: err}
+}
+
+// portHeldRe finds the host port in the engine's "Bind for 0.0.0.0:21400
+// failed: port is already allocated".
+var portHeldRe = regexp.MustCompile(`Bind for (\S*):(\d+) failed: port is already allocated`)
+
+// explainPort adds to err, a start refused for a host port that is already
+// allocated, which container holds the port: the engine does not say.
+func (r *Runtime) explainPort(ctx context.Context, err error) error {
+	pe := (*engine.PermanentError)(nil)
+	if !errors.As(err, &pe) {
+		return err
+	}
+	m := portHeldRe.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	port, _ := strconv.Atoi(m[2])
+	held, lerr := r.HeldPorts(context.WithoutCancel(ctx))
+	if lerr != nil {
+		return err
+	}
+	for _, h := range held {
+		if h.Port == port {
+			who := "container " + h.Container
+			if h.Set != "" {
+				who += " of set " + h.Set
+			}
+			pe.Err = fmt.Errorf("%w (host port %d is held by %s)", pe.Err, port, who)
+			break
+		}
+	}
+	return err
 }
 
 func permanent(err error) bool {

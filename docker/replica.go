@@ -57,7 +57,7 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (e
 		return engine.CreateResult{}, r.discard(ctx, spec.Name, created.ID, err)
 	}
 	if _, err := r.cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
-		return engine.CreateResult{}, classifyStart(spec.Name, r.discard(ctx, spec.Name, created.ID, err))
+		return engine.CreateResult{}, r.explainPort(ctx, classifyStart(spec.Name, r.discard(ctx, spec.Name, created.ID, err)))
 	}
 	return engine.CreateResult{ID: created.ID, ReusedVolumes: reused}, nil
 }
@@ -138,7 +138,7 @@ func (r *Runtime) StartReplica(ctx context.Context, set, id string) error {
 		return err
 	}
 	if _, err := r.cli.ContainerStart(ctx, c.ID, client.ContainerStartOptions{}); err != nil {
-		return classifyStart(containerName(c, id), fmt.Errorf("%s: start: %w", containerName(c, id), err))
+		return r.explainPort(ctx, classifyStart(containerName(c, id), fmt.Errorf("%s: start: %w", containerName(c, id), err)))
 	}
 	return nil
 }
