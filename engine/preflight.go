@@ -163,10 +163,16 @@ func checkPorts(s config.Set, others []config.Set, held []HeldPort) []error {
 	var errs []error
 	for _, r := range hostPortRanges(s) {
 		reported := map[string]bool{} // sets named by a container already
+		seen := map[string]bool{}     // a port published on IPv4 and IPv6 is one
 		for _, h := range held {
 			if h.Set == s.Name || h.Port < r.lo || h.Port > r.hi || cmp.Or(h.Protocol, "tcp") != r.protocol || !sameHostIP(h.HostIP, r.hostIP) {
 				continue
 			}
+			key := fmt.Sprint(h.Container, "/", h.Port)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
 			holder := "container " + h.Container
 			if h.Set != "" {
 				holder += " of set " + h.Set

@@ -45,6 +45,7 @@ func TestCheckHost(t *testing.T) {
 		Ports: []engine.HeldPort{
 			{Container: "web-0", Set: "web", Port: 21400, Protocol: "tcp"},        // its own replica: fine
 			{Container: "stray", Port: 21401, Protocol: "tcp", HostIP: "0.0.0.0"}, // a foreign container
+			{Container: "stray", Port: 21401, Protocol: "tcp", HostIP: "::"},      // the same, on IPv6
 			{Container: "stray-udp", Port: 21401, Protocol: "udp"},                // another protocol: fine
 			{Container: "other", Port: 21403, Protocol: "tcp"},                    // beyond the range: fine
 		},

@@ -65,5 +65,9 @@ func (a *app) preflightScale(ctx context.Context, name string, replicas int) err
 	}
 	s := st.Spec
 	s.Replicas = &replicas
-	return a.preflight(ctx, []config.Set{s})
+	if err := a.preflight(ctx, []config.Set{s}); err != nil {
+		// The stored set keeps the line of its document, not of its fields.
+		return fmt.Errorf("scale %s --replicas %d: %w", name, replicas, err)
+	}
+	return nil
 }
