@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -53,5 +54,24 @@ func TestConvergeStopsOnPermanentError(t *testing.T) {
 	converge(t, c)
 	if st, _ := c.Store.Load("web"); len(st.Failures) != 0 {
 		t.Errorf("failures %v kept after the replica was created", st.Failures)
+	}
+}
+
+// A command following the daemon stops on the permanent failure the daemon
+// recorded, with its words; the daemon itself goes on retrying.
+func TestFollowStopsOnTheDaemonsPermanentError(t *testing.T) {
+	rt := enginetest.New()
+	const why = "invalid mount config for type \"bind\": bind source path does not exist: /srv/conf"
+	rt.Refuse = map[string]string{"web-0": why}
+	store := engine.Store{Dir: t.TempDir()}
+	apply(t, store, 1, "v1")
+	runDaemonAs(t, rt, store, os.Getpid()+1)
+	f := &engine.Controller{Runtime: rt, Store: store, Poll: 5 * time.Millisecond}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := f.Follow(ctx, "web", 0)
+	var failed *engine.FailedError
+	if !errors.As(err, &failed) || !strings.Contains(err.Error(), why) {
+		t.Fatalf("follow: %v, want a *FailedError with the engine's words", err)
 	}
 }
