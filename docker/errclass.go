@@ -23,6 +23,7 @@ import (
 //	Unknown runtime specified nosuch
 //	error gathering device information while adding custom device "/dev/x": no such file or directory
 //	exec: "x": executable file not found in $PATH
+//	create data-web-0: error looking up volume plugin x: plugin "x" not found
 var permanentTexts = []string{
 	"port is already allocated",
 	"address already in use",
@@ -34,6 +35,7 @@ var permanentTexts = []string{
 	"executable file not found",
 	"no such file or directory: unknown", // the entrypoint is missing from the image
 	"permission denied: unknown",         // the entrypoint is not executable
+	"error looking up volume plugin",     // a claim's driver that is not installed
 }
 
 // transient says whether msg, an engine error in lower case, may go away by

@@ -27,6 +27,7 @@ func TestClassifyStart(t *testing.T) {
 		{daemon(`error gathering device information while adding custom device "/dev/nosuch": no such file or directory`), true},
 		{daemon(`failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "nosuchcmd": executable file not found in $PATH: unknown`), true},
 		{cerrdefs.ErrInvalidArgument.WithMessage("invalid port specification"), true},
+		{cerrdefs.ErrNotFound.WithMessage(`create data-pf-0: error looking up volume plugin nosuch: plugin "nosuch" not found`), true},
 		// A retry cures these.
 		{daemon("network 2d8d0c1e not found"), false},
 		{cerrdefs.ErrNotFound.WithMessage("network 2d8d0c1e not found"), false},

@@ -30,7 +30,7 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (e
 	}
 	reused, fresh, err := r.ensureVolumes(ctx, spec)
 	if err != nil {
-		return engine.CreateResult{}, fmt.Errorf("%s: %w", spec.Name, err)
+		return engine.CreateResult{}, classifyStart(spec.Name, fmt.Errorf("%s: %w", spec.Name, err))
 	}
 	netID, err := r.EnsureNetwork(ctx, spec.Network)
 	if err != nil {
