@@ -40,7 +40,7 @@ func (r *Runtime) HeldPorts(ctx context.Context) ([]engine.HeldPort, error) {
 				ip = p.IP.String()
 			}
 			out = append(out, engine.HeldPort{Container: name, Set: c.Labels[engine.LabelSet], HostIP: ip,
-				Port: int(p.PublicPort), Protocol: string(p.Type)})
+				Port: int(p.PublicPort), Protocol: p.Type})
 		}
 	}
 	return out, nil
@@ -121,7 +121,7 @@ func processLimits(proc string, pid int) map[string]int64 {
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	out := map[string]int64{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
