@@ -143,6 +143,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 		return Plan{}, st, errors.Join(c.Store.Save(st), errReplan)
 	}
 	st.rememberReadiness(obs.Replicas)
+	st.forgetFailures(obs.Replicas)
 	c.initLogs.fill(ctx, c.Runtime, name, &obs)
 	plan := MakePlan(Input{
 		Set:             st.Spec,

@@ -136,3 +136,22 @@ func failedSince(name string, st State, since time.Time) error {
 	}
 	return &FailedError{Set: name, Failures: fs}
 }
+
+// forgetFailures drops the recorded failures of replicas that exist now
+// (created by another process, or by hand) and of ordinals outside the set's
+// range (scaled away): they say nothing about the set any more.
+func (st *State) forgetFailures(replicas []Replica) {
+	for name := range st.Failures {
+		exists := slices.ContainsFunc(replicas, func(r Replica) bool { return r.Name == name })
+		wanted := false
+		for ord := st.Spec.FirstOrdinal(); ord < st.Spec.EndOrdinal() && !wanted; ord++ {
+			wanted = ReplicaName(st.Spec.Name, ord) == name
+		}
+		if exists || !wanted {
+			delete(st.Failures, name)
+		}
+	}
+	if len(st.Failures) == 0 {
+		st.Failures = nil
+	}
+}

@@ -48,6 +48,16 @@ func TestConvergeStopsOnPermanentError(t *testing.T) {
 		t.Errorf("pending %+v, want web-1 with the engine's words", status.Pending)
 	}
 
+	// Scaled away, the ordinal's failure is forgotten.
+	apply(t, c.Store, 1, "v1")
+	if _, err := c.Pass(context.Background(), "web"); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := c.Store.Load("web"); len(st.Failures) != 0 {
+		t.Errorf("failures %v kept for an ordinal scaled away", st.Failures)
+	}
+	apply(t, c.Store, 2, "v1")
+
 	// Once the cause is gone (the port freed), the next wait creates it and
 	// forgets the failure.
 	rt.Refuse = nil
