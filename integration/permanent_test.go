@@ -189,3 +189,20 @@ func TestUlimitOverEngineLimit(t *testing.T) {
 	}
 	h.noContainers()
 }
+
+// A rollback to a template with other host ports is checked as an up is.
+func TestRollbackOntoAHeldPort(t *testing.T) {
+	h := newPfHarness(t)
+	h.mustOstset("up", "-f", h.writeSpec(portSpec, imageV1, "{{N}}", "1", "{{PORT}}", "21460"), "--timeout", "2m")
+	h.mustOstset("up", "-f", h.writeSpec(portSpec, imageV1, "{{N}}", "1", "{{PORT}}", "21462"), "--timeout", "2m")
+	holder := h.set + "-holder"
+	h.docker("run", "-d", "--name", holder, "--label", "io.ostset.test="+h.set, "-p", "21460:8080", imageV1)
+	r := h.ostset("rollout", "undo", h.set, "--timeout", "2m")
+	want := "rollout undo " + h.set + ": "
+	if r.code != 2 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "host port 21460 (for "+h.name(0)+") is already held by container "+holder) {
+		t.Fatalf("undo onto a held port: %s", r)
+	}
+	if hist := h.mustOstset("rollout", "history", h.set); strings.Count(hist.stdout, "ostset up") != 2 || strings.Contains(hist.stdout, "undo") {
+		t.Errorf("the refused undo changed the history:\n%s", hist)
+	}
+}

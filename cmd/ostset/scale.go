@@ -29,7 +29,11 @@ func newScaleCmd(a *app) *cobra.Command {
 			old := 0
 			ctx, cancel := w.bound(cmd.Context())
 			defer cancel()
-			if err := a.preflightScale(ctx, name, replicas); err != nil {
+			what := fmt.Sprintf("scale %s --replicas %d", name, replicas)
+			if err := a.preflightChange(ctx, name, what, func(st *engine.State) error {
+				st.Spec.Replicas = &replicas
+				return nil
+			}); err != nil {
 				return err
 			}
 			err := a.change(ctx, name, func(st *engine.State) (string, error) {
@@ -53,21 +57,25 @@ func newScaleCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-// preflightScale checks the set at its new replica count against the engine's
-// host: the host ports of the ordinals a scale-up adds (see app.preflight).
-func (a *app) preflightScale(ctx context.Context, name string, replicas int) error {
+// preflightChange checks the set as a command's change would leave it
+// against the engine's host (see app.preflight): the host ports of the
+// ordinals a scale-up adds, the template a rollback brings back. change is
+// tried on a copy of the stored state; if it fails, the command itself
+// reports why.
+func (a *app) preflightChange(ctx context.Context, name, what string, change func(st *engine.State) error) error {
 	st, err := a.store().Load(name)
 	if errors.Is(err, engine.ErrUnknownSet) {
-		return nil // change reports it as it does without this check
+		return nil // the command reports it as it does without this check
 	}
 	if err != nil {
 		return err
 	}
-	s := st.Spec
-	s.Replicas = &replicas
-	if err := a.preflight(ctx, []config.Set{s}); err != nil {
+	if change(&st) != nil {
+		return nil
+	}
+	if err := a.preflight(ctx, []config.Set{st.Spec}); err != nil {
 		// The stored set keeps the line of its document, not of its fields.
-		return fmt.Errorf("scale %s --replicas %d: %w", name, replicas, err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
 }
