@@ -27,7 +27,7 @@ func TestDocsExampleParses(t *testing.T) {
 		t.Errorf("warnings: %q", warnings)
 	}
 	s := sets[0]
-	if s.VolumeClaimTemplates[0].Owner != "999:999" || s.Template.Ulimits["nofile"] != (Ulimit{Soft: 65536, Hard: 65536}) {
+	if s.VolumeClaimTemplates[0].Owner != "999:999" || s.Template.Ulimits["nofile"] != (Ulimit{Soft: 16384, Hard: 16384}) {
 		t.Errorf("example read as %+v", s)
 	}
 	tmpl, err := Expand(s.Template, s.ReplicaVars(s.ServiceName, 0))

@@ -94,3 +94,7 @@ func (s Set) publishedPorts() []publishedPorts {
 	}
 	return out
 }
+
+// FieldSource is "file:line" of the field at path (as "template.ports[0].hostPort"),
+// as far as the file tells; the document's line otherwise.
+func (s Set) FieldSource(path string) string { return s.fieldSource(path) }

@@ -30,7 +30,7 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (e
 	}
 	reused, fresh, err := r.ensureVolumes(ctx, spec)
 	if err != nil {
-		return engine.CreateResult{}, fmt.Errorf("%s: %w", spec.Name, err)
+		return engine.CreateResult{}, classifyStart(spec.Name, fmt.Errorf("%s: %w", spec.Name, err))
 	}
 	netID, err := r.EnsureNetwork(ctx, spec.Network)
 	if err != nil {
@@ -51,7 +51,7 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (e
 		if cerrdefs.IsNotFound(err) {
 			r.forgetNetwork(spec.Network) // perhaps removed since it was cached: the retry looks again
 		}
-		return engine.CreateResult{}, fmt.Errorf("create container %s: %w", spec.Name, err)
+		return engine.CreateResult{}, classifyStart(spec.Name, fmt.Errorf("create container %s: %w", spec.Name, err))
 	}
 	if err := r.ownVolumes(ctx, created.ID, spec, fresh); err != nil {
 		return engine.CreateResult{}, r.discard(ctx, spec.Name, created.ID, err)
@@ -61,7 +61,7 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (e
 		// cached succeeds; only the start fails ("network … not found"). The
 		// retry looks the network up again.
 		r.forgetNetwork(spec.Network)
-		return engine.CreateResult{}, r.discard(ctx, spec.Name, created.ID, err)
+		return engine.CreateResult{}, r.explainPort(ctx, classifyStart(spec.Name, r.discard(ctx, spec.Name, created.ID, err)))
 	}
 	return engine.CreateResult{ID: created.ID, ReusedVolumes: reused}, nil
 }
@@ -142,7 +142,7 @@ func (r *Runtime) StartReplica(ctx context.Context, set, id string) error {
 		return err
 	}
 	if _, err := r.cli.ContainerStart(ctx, c.ID, client.ContainerStartOptions{}); err != nil {
-		return fmt.Errorf("%s: start: %w", containerName(c, id), err)
+		return r.explainPort(ctx, classifyStart(containerName(c, id), fmt.Errorf("%s: start: %w", containerName(c, id), err)))
 	}
 	return nil
 }

@@ -153,6 +153,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 	}
 	st.rememberReadiness(obs.Replicas)
 	st.settleCondemnedVolumes(obs)
+	st.forgetFailures(obs.Replicas)
 	c.initLogs.fill(ctx, c.Runtime, name, &obs)
 	plan := MakePlan(Input{
 		Set:              st.Spec,
@@ -202,6 +203,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 	if err == nil && len(plan.Actions) == 0 { // obs is still current
 		_, err = c.releaseNetworks(ctx, &st, obs)
 	}
+	st.noteFailures(plan.Actions, err, c.now())
 	t.mark(&t.executed)
 	err = errors.Join(err, save())
 	t.mark(&t.saved)
@@ -310,6 +312,7 @@ func (c *Controller) fold(st *State, plan *Plan) (rolledBack bool) {
 	}
 	plan.Status.ObservedGeneration = st.ObservedGeneration
 	plan.Status.Conditions = Conditions(*st, *plan, now)
+	explainPending(&plan.Status, st.Failures)
 	return rolledBack
 }
 
@@ -348,6 +351,7 @@ func (c *Controller) view(ctx context.Context, name string) (State, Plan, error)
 	plan.Status.Conditions = Conditions(st, plan, c.now())
 	plan.Status.Deleting = st.Deleting
 	markRemovals(&plan.Status, obs.Replicas, st.Removing)
+	explainPending(&plan.Status, st.Failures)
 	return st, plan, nil
 }
 
@@ -422,6 +426,11 @@ func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, untilCo
 			return err
 		case ctx.Err() != nil:
 			return p.stopped(ctx.Err())
+		case err != nil && untilComplete && IsPermanent(err):
+			// A retry would fail the same way until a person changes the set
+			// or the host: say so now, with the engine's words, rather than
+			// at the deadline. (Run, the daemon's way, keeps retrying.)
+			return &FailedError{Set: name, Failures: permanentFailures(err)}
 		case err != nil:
 			backoff = min(max(2*backoff, 500*time.Millisecond), 10*time.Second)
 			p.failed(err, backoff)

@@ -57,6 +57,9 @@ type setState struct {
 const (
 	defaultResync  = 30 * time.Second
 	defaultWorkers = 4
+	// permanentBackoffMax bounds the wait between passes that fail with a
+	// PermanentError.
+	permanentBackoffMax = time.Minute
 	// eventBackoffMax bounds the wait between attempts to reopen the event stream.
 	eventBackoffMax = 30 * time.Second
 )
@@ -293,7 +296,13 @@ func (d *Daemon) process(ctx context.Context, name string) {
 			d.Metrics.Forget(name)
 		}
 	case err != nil:
-		s.backoff = nextBackoff(s.backoff, 10*time.Second)
+		most := 10 * time.Second
+		if IsPermanent(err) {
+			// The cause is outside ostset (a port another container holds):
+			// retried, since a person may remove it, but less often.
+			most = permanentBackoffMax
+		}
+		s.backoff = nextBackoff(s.backoff, most)
 		s.hold = time.Now().Add(s.backoff)
 		c.logger().Warn("pass failed", "set", name, "err", err, "retryIn", s.backoff)
 		s.progress.failed(err, s.backoff)

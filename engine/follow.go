@@ -85,6 +85,9 @@ func (c *Controller) follow(ctx context.Context, name string, after int64, start
 			if err := heldElsewhere(name, plan); err != nil {
 				return err
 			}
+			if err := failedSince(name, st, started); err != nil {
+				return err // the daemon goes on retrying; the wait reports it
+			}
 		}
 		if err := c.sleep(ctx, &w, plan.RequeueAt, backoff); err != nil {
 			return p.stopped(err)

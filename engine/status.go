@@ -1,6 +1,9 @@
 package engine
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Status is a set's status, with Kubernetes StatefulSet status semantics.
 type Status struct {
@@ -24,6 +27,9 @@ type Status struct {
 	// Initializing lists the ordinals whose init containers run, before their
 	// replica container exists.
 	Initializing []InitStatus `json:"initializing,omitempty"`
+	// Pending lists the desired ordinals that have neither a replica
+	// container nor init containers, as kubectl lists a pod that is Pending.
+	Pending []PendingReplica `json:"pending,omitempty"`
 	// Waiting says what the controller waits for.
 	Waiting []string `json:"waiting,omitempty"`
 	// Deleting: ostset down started and has not finished.
@@ -104,5 +110,40 @@ func (p *planner) status() Status {
 	}
 	s.Conflicts, s.ConflictDetails = conflicts(p.set.Name, p.in.Observed)
 	s.Initializing = p.initStatuses()
+	s.Pending = p.pending(s.Initializing)
 	return s
+}
+
+// PendingReplica is a desired ordinal without a container.
+type PendingReplica struct {
+	Name    string `json:"name"`
+	Ordinal int    `json:"ordinal"`
+	// Reason says why it does not exist: not created yet, or the engine's
+	// words for why it cannot be (State.Failures).
+	Reason string `json:"reason"`
+	// Failed: the reason is a failure the engine gave, not a wait.
+	Failed bool `json:"failed,omitempty"`
+}
+
+// pending lists the desired ordinals that have no replica container and are
+// not initializing.
+func (p *planner) pending(initializing []InitStatus) []PendingReplica {
+	var out []PendingReplica
+	for ord := p.start; ord < p.end; ord++ {
+		if p.byOrdinal.has(ord) || slices.ContainsFunc(initializing, func(s InitStatus) bool { return s.Ordinal == ord }) {
+			continue
+		}
+		out = append(out, PendingReplica{Name: ReplicaName(p.set.Name, ord), Ordinal: ord, Reason: "not created yet"})
+	}
+	return out
+}
+
+// explainPending gives each pending replica the reason its last create or
+// start failed for good, if one is recorded.
+func explainPending(s *Status, failures map[string]Failure) {
+	for i, r := range s.Pending {
+		if f, ok := failures[r.Name]; ok {
+			s.Pending[i].Reason, s.Pending[i].Failed = "cannot start: "+f.Reason, true
+		}
+	}
 }

@@ -79,6 +79,10 @@ type State struct {
 	// left under Retain (Kubernetes deletes only the claims of the pods a
 	// scale-down condemned).
 	CondemnedVolumes []int `json:"condemnedVolumes,omitempty"`
+	// Failures holds, by replica name, the last permanent error (see
+	// PermanentError) of creating or starting the replica, until a create of
+	// it succeeds: why a replica that does not exist cannot start.
+	Failures map[string]Failure `json:"failures,omitempty"`
 	// AdoptedOwners are other state directories whose containers and volumes of
 	// the set were adopted on purpose (ostset up --adopt) and count as its own.
 	AdoptedOwners []Owner `json:"adoptedOwners,omitempty"`

@@ -70,9 +70,10 @@ func (a *app) describe(st engine.State, s engine.Status, events []engine.Event, 
 	t = table(w)
 	fmt.Fprintln(t, "  NAME\tSTATE\tHEALTH\tREVISION\tAGE")
 	for _, r := range replicaRows(s) {
-		fmt.Fprintf(t, "  %s\t%s\t%s\t%s\t%s\n", r.name, r.state, r.health, r.revision, age(r.created, now))
+		fmt.Fprintf(t, "  %s\t%s\t%s\t%s\t%s\n", r.name, r.state, r.health, r.revision, r.age(now))
 	}
 	_ = t.Flush()
+	printFailures(w, "  ", s.Pending)
 	if len(s.Initializing) > 0 {
 		fmt.Fprintln(w, "Init containers:")
 		printInits(w, "  ", s.Initializing)

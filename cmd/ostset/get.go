@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"time"
 
@@ -126,9 +127,9 @@ func (a *app) printReplicas(s engine.Status, output string) error {
 	}
 	for _, r := range replicaRows(s) {
 		if output == "wide" {
-			fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.name, r.ordinal, r.ready, r.state, r.health, r.revision, age(r.created, now), r.id, r.reason)
+			fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.name, r.ordinal, r.ready, r.state, r.health, r.revision, r.age(now), r.id, r.reason)
 		} else {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.name, r.ready, r.state, r.health, age(r.created, now))
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.name, r.ready, r.state, r.health, r.age(now))
 		}
 	}
 	if err := w.Flush(); err != nil {
@@ -136,6 +137,8 @@ func (a *app) printReplicas(s engine.Status, output string) error {
 	}
 	if output == "wide" {
 		printInitFailures(a.stdout, "", s.Initializing)
+	} else {
+		printFailures(a.stdout, "", s.Pending)
 	}
 	printConflicts(a.stderr, "", s.ConflictDetails)
 	printRemovals(a.stderr, "note: ", s.Containers)
@@ -145,15 +148,32 @@ func (a *app) printReplicas(s engine.Status, output string) error {
 	return nil
 }
 
-// replicaRow is one line of a set's replicas: a replica container, or an
-// ordinal whose init containers run.
+// replicaRow is one line of a set's replicas: a replica container, an
+// ordinal whose init containers run, or a desired ordinal without either.
 type replicaRow struct {
 	name, ready, state, health, revision, id, reason string
 	ordinal                                          int
 	created                                          time.Time
 }
 
-// replicaRows lists the replicas and the initializing ordinals, by ordinal.
+// age is the row's age; "-" for an ordinal without a container.
+func (r replicaRow) age(now time.Time) string {
+	if r.created.IsZero() && r.id == "-" {
+		return "-"
+	}
+	return age(r.created, now)
+}
+
+// printFailures says why each pending replica that cannot start cannot.
+func printFailures(w io.Writer, indent string, pending []engine.PendingReplica) {
+	for _, p := range pending {
+		if p.Failed {
+			fmt.Fprintf(w, "%s%s: %s\n", indent, p.Name, p.Reason)
+		}
+	}
+}
+
+// replicaRows lists every desired ordinal and every replica, by ordinal.
 func replicaRows(s engine.Status) []replicaRow {
 	var rows []replicaRow
 	for _, c := range s.Containers {
@@ -171,6 +191,14 @@ func replicaRows(s engine.Status) []replicaRow {
 	for _, i := range s.Initializing {
 		rows = append(rows, replicaRow{name: i.Replica, ordinal: i.Ordinal, ready: "0/1", state: initState(i),
 			health: "-", revision: i.Revision, created: i.Created, id: orDefault(i.ID, "-"), reason: initReason(i)})
+	}
+	for _, p := range s.Pending { // as kubectl lists a Pending pod
+		state := "pending"
+		if p.Failed {
+			state = "failed"
+		}
+		rows = append(rows, replicaRow{name: p.Name, ordinal: p.Ordinal, ready: "0/1", state: state,
+			health: "-", revision: "-", id: "-", reason: p.Reason})
 	}
 	slices.SortStableFunc(rows, func(a, b replicaRow) int { return a.ordinal - b.ordinal })
 	return rows

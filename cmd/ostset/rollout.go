@@ -155,6 +155,12 @@ func newRolloutUndoCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := w.bound(cmd.Context())
 			defer cancel()
+			if err := a.preflightChange(ctx, args[0], "rollout undo "+strings.Join(args, " "), func(st *engine.State) error {
+				_, err := st.Undo(to, "", time.Now())
+				return err
+			}); err != nil {
+				return err
+			}
 			err := a.change(ctx, args[0], func(st *engine.State) (string, error) {
 				r, err := st.Undo(to, "ostset rollout undo "+strings.Join(args, " "), time.Now())
 				if err != nil {

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 )
 
@@ -26,6 +29,13 @@ func newScaleCmd(a *app) *cobra.Command {
 			old := 0
 			ctx, cancel := w.bound(cmd.Context())
 			defer cancel()
+			what := fmt.Sprintf("scale %s --replicas %d", name, replicas)
+			if err := a.preflightChange(ctx, name, what, func(st *engine.State) error {
+				st.Spec.Replicas = &replicas
+				return nil
+			}); err != nil {
+				return err
+			}
 			err := a.change(ctx, name, func(st *engine.State) (string, error) {
 				old = st.Spec.DesiredReplicas()
 				n := replicas
@@ -45,4 +55,27 @@ func newScaleCmd(a *app) *cobra.Command {
 	cmd.Flags().IntVar(&replicas, "replicas", 0, "the new replica count")
 	w.register(cmd)
 	return cmd
+}
+
+// preflightChange checks the set as a command's change would leave it
+// against the engine's host (see app.preflight): the host ports of the
+// ordinals a scale-up adds, the template a rollback brings back. change is
+// tried on a copy of the stored state; if it fails, the command itself
+// reports why.
+func (a *app) preflightChange(ctx context.Context, name, what string, change func(st *engine.State) error) error {
+	st, err := a.store().Load(name)
+	if errors.Is(err, engine.ErrUnknownSet) {
+		return nil // the command reports it as it does without this check
+	}
+	if err != nil {
+		return err
+	}
+	if change(&st) != nil {
+		return nil
+	}
+	if err := a.preflight(ctx, []config.Set{st.Spec}); err != nil {
+		// The stored set keeps the line of its document, not of its fields.
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
 }

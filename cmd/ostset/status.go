@@ -43,6 +43,7 @@ func newStatusCmd(a *app) *cobra.Command {
 			if s.Deleting != nil {
 				fmt.Fprintf(a.stdout, "deleting: %s\n", deletingNote(s.Name, s.Deleting))
 			}
+			printFailures(a.stdout, "", s.Pending)
 			printConflicts(a.stdout, "", s.ConflictDetails)
 			printRemovals(a.stdout, "removing: ", s.Containers)
 			fmt.Fprintln(a.stdout, a.daemon().note())

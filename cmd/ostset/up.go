@@ -96,6 +96,9 @@ func newUpCmd(a *app) *cobra.Command {
 			cause := "ostset up -f " + strings.Join(files, " -f ")
 			ctx, cancel := w.bound(cmd.Context())
 			defer cancel()
+			if err := a.preflight(ctx, sets); err != nil {
+				return err
+			}
 			adopted, err := a.claim(ctx, sets, adopt)
 			if err != nil {
 				return err
@@ -157,6 +160,21 @@ func absolute(mounts []config.VolumeMount, dir string) {
 			}
 		}
 	}
+}
+
+// preflight checks the sets against the engine's host before anything is
+// stored (engine.Controller.Preflight): what the engine would refuse is
+// invalid input, reported with its file line (exit code 2).
+func (a *app) preflight(ctx context.Context, sets []config.Set) error {
+	c, err := a.controller()
+	if err != nil {
+		return err
+	}
+	err = c.Preflight(ctx, sets)
+	if he := (*engine.HostError)(nil); errors.As(err, &he) {
+		return invalid(err)
+	}
+	return err
 }
 
 // warn writes a warning to stderr, one line.

@@ -38,6 +38,10 @@ type Runtime struct {
 	FailRemove string
 	// FailCreate makes the n-th CreateReplica call fail (1-based; 0: never).
 	FailCreate int
+	// Refuse makes every create of the named containers fail with the given
+	// words as an *engine.PermanentError, as the engine refuses a replica
+	// whose host port another container holds.
+	Refuse map[string]string
 	// RemoveNetworkErr is what RemoveNetwork returns.
 	RemoveNetworkErr error
 	// NetworksRemoved names the networks RemoveNetwork was called for, in order.
@@ -114,6 +118,10 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (e
 	if r.creates == r.FailCreate {
 		r.record("create %s failed", spec.Name)
 		return engine.CreateResult{}, fmt.Errorf("%s: injected failure", spec.Name)
+	}
+	if why, ok := r.Refuse[spec.Name]; ok {
+		r.record("create %s refused", spec.Name)
+		return engine.CreateResult{}, &engine.PermanentError{Replica: spec.Name, Err: fmt.Errorf("%s: start: %s", spec.Name, why)}
 	}
 	_, taken := r.containers[spec.Name]
 	if _, init := r.inits[spec.Name]; taken || init {

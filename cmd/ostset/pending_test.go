@@ -1,0 +1,39 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ostset/ostset/engine"
+)
+
+// get lists every desired ordinal: one without a container is a row, with the
+// engine's words when it cannot start.
+func TestGetPending(t *testing.T) {
+	s := engine.Status{Name: "web",
+		Containers: []engine.ContainerStatus{{Name: "web-0", Ordinal: 0, Revision: "web-a", State: "running", Ready: true, ID: "c0", Created: time.Now()}},
+		Pending: []engine.PendingReplica{
+			{Name: "web-1", Ordinal: 1, Reason: "cannot start: web-1: start: Bind for 0.0.0.0:21401 failed: port is already allocated", Failed: true},
+			{Name: "web-2", Ordinal: 2, Reason: "not created yet"},
+		}}
+	var out bytes.Buffer
+	a := &app{stdout: &out, stderr: &out}
+	if err := a.printReplicas(s, ""); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 5 || !strings.HasPrefix(lines[2], "web-1") || !strings.Contains(lines[2], "failed") ||
+		!strings.HasPrefix(lines[3], "web-2") || !strings.Contains(lines[3], "pending") ||
+		lines[4] != "web-1: cannot start: web-1: start: Bind for 0.0.0.0:21401 failed: port is already allocated" {
+		t.Errorf("get:\n%s", out.String())
+	}
+	out.Reset()
+	if err := a.printReplicas(s, "wide"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "port is already allocated") || !strings.Contains(out.String(), "not created yet") {
+		t.Errorf("get -o wide:\n%s", out.String())
+	}
+}

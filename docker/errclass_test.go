@@ -1,0 +1,47 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	cerrdefs "github.com/containerd/errdefs"
+
+	"github.com/ostset/ostset/engine"
+)
+
+// The engine's own words, as 20.10 answers a create or start, sorted into what
+// a retry cures and what it does not.
+func TestClassifyStart(t *testing.T) {
+	daemon := func(msg string) error { return errors.New("Error response from daemon: " + msg) }
+	for _, tc := range []struct {
+		err       error
+		permanent bool
+	}{
+		{daemon("driver failed programming external connectivity on endpoint pf-0 (6532b2aa): Bind for 0.0.0.0:21400 failed: port is already allocated"), true},
+		{daemon("driver failed programming external connectivity on endpoint pf-0 (6532): Error starting userland proxy: listen tcp4 0.0.0.0:21400: bind: address already in use"), true},
+		{daemon(`invalid mount config for type "bind": bind source path does not exist: /nonexistent/x`), true},
+		{daemon("failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: error setting rlimits for ready process: error setting rlimit type 7: operation not permitted: unknown"), true},
+		{daemon("Unknown runtime specified nosuch"), true},
+		{daemon(`error gathering device information while adding custom device "/dev/nosuch": no such file or directory`), true},
+		{daemon(`failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "nosuchcmd": executable file not found in $PATH: unknown`), true},
+		{cerrdefs.ErrInvalidArgument.WithMessage("invalid port specification"), true},
+		{cerrdefs.ErrNotFound.WithMessage(`create data-pf-0: error looking up volume plugin nosuch: plugin "nosuch" not found`), true},
+		// A retry cures these.
+		{daemon("network 2d8d0c1e not found"), false},
+		{cerrdefs.ErrNotFound.WithMessage("network 2d8d0c1e not found"), false},
+		{daemon("removal of container pf-0 is already in progress"), false},
+		{cerrdefs.ErrConflict.WithMessage(`Conflict. The container name "/pf-0" is already in use`), false},
+		{fmt.Errorf("start: %w", context.DeadlineExceeded), false},
+		{daemon("Cannot connect to the Docker daemon at unix:///var/run/docker.sock"), false},
+	} {
+		err := classifyStart("pf-0", fmt.Errorf("pf-0: start: %w", tc.err))
+		if got := engine.IsPermanent(err); got != tc.permanent {
+			t.Errorf("IsPermanent(%q) = %v, want %v", tc.err, got, tc.permanent)
+		}
+		if err.Error() != "pf-0: start: "+tc.err.Error() {
+			t.Errorf("classified error %q lost the engine's words %q", err, tc.err)
+		}
+	}
+}

@@ -1,0 +1,98 @@
+package engine_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/engine"
+)
+
+func parseSets(t *testing.T, text string) []config.Set {
+	t.Helper()
+	sets, err := config.Parse("set.yaml", []byte(text), func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sets
+}
+
+const preflightSet = `name: web
+replicas: 3
+template:
+  image: app
+  ports:
+    - {containerPort: 80, hostPort: 21400}
+  volumeMounts:
+    - {source: /srv/missing, target: /conf}
+  ulimits:
+    nofile: 65536
+  initContainers:
+    - name: setup
+      image: app
+      volumeMounts:
+        - {source: /srv/there, target: /x}
+`
+
+// Each problem the engine would refuse is reported with the line of the field
+// that causes it: host ports held by a container or another set, a bind
+// source that does not exist, a limit above the engine's.
+func TestCheckHost(t *testing.T) {
+	sets := parseSets(t, preflightSet)
+	others := parseSets(t, "name: db\nreplicas: 2\ntemplate:\n  image: db\n  ports:\n    - {containerPort: 5432, hostPort: 21402}\n")
+	host := engine.Host{
+		Ports: []engine.HeldPort{
+			{Container: "web-0", Set: "web", Port: 21400, Protocol: "tcp"},        // its own replica: fine
+			{Container: "stray", Port: 21401, Protocol: "tcp", HostIP: "0.0.0.0"}, // a foreign container
+			{Container: "stray", Port: 21401, Protocol: "tcp", HostIP: "::"},      // the same, on IPv6
+			{Container: "stray-udp", Port: 21401, Protocol: "udp"},                // another protocol: fine
+			{Container: "other", Port: 21403, Protocol: "tcp"},                    // beyond the range: fine
+		},
+		Limits:  map[string]int64{"nofile": 20000},
+		Missing: map[string]bool{"/srv/missing": true},
+	}
+	err := engine.CheckHost(sets, others, host)
+	var he *engine.HostError
+	if !errors.As(err, &he) {
+		t.Fatalf("CheckHost: %v, want a *HostError", err)
+	}
+	want := []string{
+		"set.yaml:6: template.ports[0].hostPort: host port 21401 (for web-1) is already held by container stray",
+		"set.yaml:6: template.ports[0].hostPort: host ports 21400-21402 overlap 21402-21403 of set db (set.yaml:6)",
+		"set.yaml:8: template.volumeMounts[0].source: bind source /srv/missing does not exist on the engine's host (Docker does not create it)",
+		"set.yaml:10: template.ulimits.nofile: hard limit 65536 is above the engine's own hard limit of 20000, which a container cannot exceed; use at most 20000",
+	}
+	if got := strings.Split(err.Error(), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("CheckHost:\n%s\nwant\n%s", err, strings.Join(want, "\n"))
+	}
+}
+
+// A set that runs holds its own ports: an up of it unchanged finds nothing,
+// nor does a host that cannot tell its limits.
+func TestCheckHostOwnSet(t *testing.T) {
+	sets := parseSets(t, strings.Replace(preflightSet, "/srv/missing", "/srv/there", 1))
+	host := engine.Host{Ports: []engine.HeldPort{
+		{Container: "web-0", Set: "web", Port: 21400, Protocol: "tcp"},
+		{Container: "web-1", Set: "web", Port: 21401, Protocol: "tcp"},
+		{Container: "web-2", Set: "web", Port: 21402, Protocol: "tcp"},
+	}}
+	if err := engine.CheckHost(sets, nil, host); err != nil {
+		t.Errorf("CheckHost of a set on its own ports: %v", err)
+	}
+}
+
+// A scale-up is checked for the ports of the ordinals it adds.
+func TestCheckHostScaleUp(t *testing.T) {
+	s := parseSets(t, strings.Replace(preflightSet, "/srv/missing", "/srv/there", 1))[0]
+	held := engine.Host{Ports: []engine.HeldPort{{Container: "stray", Port: 21404, Protocol: "tcp"}}}
+	if err := engine.CheckHost([]config.Set{s}, nil, held); err != nil {
+		t.Fatalf("3 replicas: %v", err)
+	}
+	n := 5
+	s.Replicas = &n
+	err := engine.CheckHost([]config.Set{s}, nil, held)
+	if err == nil || !strings.Contains(err.Error(), "host port 21404 (for web-4) is already held by container stray") {
+		t.Errorf("scaled to 5: %v", err)
+	}
+}
