@@ -19,13 +19,7 @@ func applyRetention(t *testing.T, store engine.Store, replicas int, whenScaled s
 		VolumeClaimTemplates: []config.VolumeClaimTemplate{{Name: "data", MountPath: "/data"}}}
 	s.PersistentVolumeClaimRetentionPolicy.WhenScaled = whenScaled
 	s.ApplyDefaults()
-	if _, err := store.Update(context.Background(), "web", func(st *engine.State, _ bool) error {
-		st.Spec = s
-		st.SetUpdateRevision(s.RevisionSpec("sha256:v1"), "test", time.Now())
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	storeSpec(t, store, s)
 }
 
 func volumeNames(t *testing.T, rt *enginetest.Runtime) []string {

@@ -27,9 +27,16 @@ func apply(t *testing.T, store engine.Store, replicas int, image string) {
 	s := config.Set{Name: "web", Replicas: &replicas, Template: config.Template{Image: image},
 		VolumeClaimTemplates: []config.VolumeClaimTemplate{{Name: "data", MountPath: "/data"}}}
 	s.ApplyDefaults()
-	if _, err := store.Update(context.Background(), "web", func(st *engine.State, _ bool) error {
+	storeSpec(t, store, s)
+}
+
+// storeSpec stores s as the set's spec with its update revision, as ostset up
+// of a set file does.
+func storeSpec(t *testing.T, store engine.Store, s config.Set) {
+	t.Helper()
+	if _, err := store.Update(context.Background(), s.Name, func(st *engine.State, _ bool) error {
 		st.Spec = s
-		st.SetUpdateRevision(s.RevisionSpec("sha256:"+image), "test", time.Now())
+		st.SetUpdateRevision(s.RevisionSpec("sha256:"+s.Template.Image), "test", time.Now())
 		return nil
 	}); err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
@@ -19,13 +18,7 @@ func applyNetwork(t *testing.T, store engine.Store, replicas int, network string
 	if mod != nil {
 		mod(&s)
 	}
-	if _, err := store.Update(context.Background(), "web", func(st *engine.State, _ bool) error {
-		st.Spec = s
-		st.SetUpdateRevision(s.RevisionSpec("sha256:v1"), "test", time.Now())
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	storeSpec(t, store, s)
 }
 
 func leftNetworks(t *testing.T, c *engine.Controller) []string {
