@@ -310,28 +310,71 @@ func (c *Controller) view(ctx context.Context, name string) (State, Plan, error)
 // Converge runs passes until the set's rollout is complete or ctx ends. Runtime
 // failures are reported and retried with backoff; an unknown set is not, nor a
 // set held by another state directory (an *OwnershipError): only a person can
-// resolve that.
+// resolve that. It is ConvergeTo for whatever revision the set rolls out.
 func (c *Controller) Converge(ctx context.Context, name string) error {
-	return c.loop(ctx, name, true)
+	return c.ConvergeTo(ctx, name, "")
+}
+
+// ConvergeTo is the wait of a command: it opens a new progress window (see
+// beginWait) and runs passes until the set's rollout is complete or ctx ends.
+// revision, if set, is the update revision the command made: once another
+// replaces it (not an automatic rollback of it), the wait ends with a
+// *SupersededError.
+func (c *Controller) ConvergeTo(ctx context.Context, name, revision string) error {
+	start, err := c.beginWait(ctx, name)
+	if err != nil {
+		return err
+	}
+	return c.loop(ctx, name, &wait{revision: revision, start: start.UpdateRevision, started: c.now()}, start)
 }
 
 // Run keeps one set converged until ctx ends or the set is deleted.
 func (c *Controller) Run(ctx context.Context, name string) error {
-	return c.loop(ctx, name, false)
-}
-
-func (c *Controller) loop(ctx context.Context, name string, untilComplete bool) error {
 	start, err := c.Store.Load(name)
 	if err != nil {
 		return err
 	}
-	w := watcher{c: c, set: name}
-	if err := w.subscribe(ctx); err != nil {
+	return c.loop(ctx, name, nil, start)
+}
+
+// loop runs passes for the set until ctx ends, or until the wait w ends (nil:
+// the daemon's loop, which never does). start is the set's state it began with.
+func (c *Controller) loop(ctx context.Context, name string, w *wait, start State) error {
+	wt := watcher{c: c, set: name}
+	if err := wt.subscribe(ctx); err != nil {
 		// Passes report Docker failures with backoff; events are only a wake-up.
 		c.logger().Warn("docker events", "set", name, "err", err)
 	}
-	err = c.drive(ctx, &w, &progress{c: c, set: name}, untilComplete, start.UpdateRevision, c.now())
+	err := c.drive(ctx, &wt, &progress{c: c, set: name}, w)
 	return deletedSince(name, start, err)
+}
+
+// wait is what a command waits for, from when.
+type wait struct {
+	// revision is the update revision the command made ("": whatever the set
+	// rolls out).
+	revision string
+	// start is the update revision when the wait began, and started when: an
+	// automatic rollback of it since then ends the wait with a *RollbackError.
+	start   string
+	started time.Time
+}
+
+// beginWait opens a new progress window for a command's wait, as a new spec
+// or kubectl rollout restart resets a Deployment's Progressing condition:
+// the progress deadline counts from this wait's first pass, not from a mark
+// an earlier command left (one already late would fail this wait at once). It
+// returns the set's state the wait begins with.
+func (c *Controller) beginWait(ctx context.Context, name string) (State, error) {
+	st, unlock, err := c.Store.lockAndLoad(ctx, name)
+	if err != nil {
+		return st, err
+	}
+	defer unlock()
+	if st.Deleting == nil && st.ReopenProgress() {
+		err = c.Store.Save(st)
+	}
+	return st, err
 }
 
 // deletedSince turns ErrUnknownSet, met by a wait that began with the set's
@@ -358,10 +401,10 @@ func (e *DeletedError) Error() string {
 	return e.Set + " was deleted (ostset down) while this command waited for its rollout"
 }
 
-// drive runs passes, reporting through p, until the rollout is complete (if
-// untilComplete) or ctx ends. startRevision and started are the update revision
-// and the time the wait began with, to tell an automatic rollback since.
-func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, untilComplete bool, startRevision string, started time.Time) error {
+// drive runs passes, reporting through p, until the wait wt ends (never, if
+// nil) or ctx ends.
+func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, wt *wait) error {
+	untilComplete := wt != nil
 	name := p.set
 	backoff := time.Duration(0)
 	for {
@@ -384,7 +427,7 @@ func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, untilCo
 		default:
 			backoff, p.lastErr = 0, ""
 			if untilComplete {
-				if done, err := finished(name, plan, st, startRevision, started); done {
+				if done, err := wt.finished(name, plan, st); done {
 					return err
 				}
 			}
@@ -404,17 +447,72 @@ func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, untilCo
 	}
 }
 
-// finished says whether a wait for the set's rollout ends with this plan: the
-// rollout is complete (with a *RollbackError if it was rolled back since the wait
-// began), or it passed its progress deadline without a rollback (*DeadlineError).
-func finished(name string, plan Plan, st State, startRevision string, started time.Time) (bool, error) {
+// finished says whether the wait for the set's rollout ends with this plan: its
+// revision was superseded (*SupersededError), the rollout is complete (with a
+// *RollbackError if it was rolled back since the wait began), or it passed its
+// progress deadline without a rollback (*DeadlineError).
+func (w *wait) finished(name string, plan Plan, st State) (bool, error) {
+	if err := w.superseded(st); err != nil {
+		return true, err
+	}
 	if plan.Complete {
-		return true, rolledBackSince(startRevision, st, started)
+		return true, rolledBackSince(w.start, st, w.started)
 	}
 	if st.Progress.Late && st.RollingBackFrom == "" {
 		return true, &DeadlineError{Set: name, Revision: st.UpdateRevision, Deadline: st.Spec.ProgressDeadline(), Waiting: plan.Status.Waiting}
 	}
 	return false, nil
+}
+
+// superseded returns a *SupersededError when the revision the wait is for is
+// no longer the set's update revision, unless an automatic rollback of it
+// since the wait began made the change (that wait ends with the rollback's
+// *RollbackError once the rollback completes).
+func (w *wait) superseded(st State) error {
+	if w.revision == "" || st.UpdateRevision == w.revision {
+		return nil
+	}
+	if rb := st.LastRollback; rb != nil && rb.From == w.revision && rb.To == st.UpdateRevision && !rb.At.Before(w.started) {
+		return nil
+	}
+	e := &SupersededError{Set: st.Spec.Name, Revision: w.revision, By: st.UpdateRevision}
+	if r, ok := st.Revision(st.UpdateRevision); ok {
+		e.Number, e.Cause, e.PID = r.Number, r.ChangeCause, r.PID
+	}
+	return e
+}
+
+// SupersededError ends the wait of a command whose revision another replaced
+// before its rollout completed (another ostset up, rollout restart or undo),
+// as kubectl rollout status --revision fails when a newer rollout starts. The
+// set goes on to the newer revision; the wait of the command that made it
+// reports that rollout.
+type SupersededError struct {
+	Set, Revision string
+	// By is the revision that replaced it, Number its number in the history,
+	// Cause and PID the command that made it, as far as the history says.
+	By     string
+	Number int
+	Cause  string
+	PID    int
+}
+
+func (e *SupersededError) Error() string {
+	msg := fmt.Sprintf("rollout of %s to %s was superseded by revision %s", e.Set, e.Revision, e.By)
+	var who []string
+	if e.Number > 0 {
+		who = append(who, fmt.Sprintf("number %d", e.Number))
+	}
+	if e.Cause != "" {
+		who = append(who, fmt.Sprintf("%q", e.Cause))
+	}
+	if e.PID > 0 {
+		who = append(who, fmt.Sprintf("pid %d", e.PID))
+	}
+	if len(who) > 0 {
+		msg += " (" + strings.Join(who, ", ") + ")"
+	}
+	return msg + " before it completed"
 }
 
 // errReplan: the pass changed the update revision, so its plan must not run.

@@ -143,7 +143,7 @@ func TestFollowReportsTheDaemonsRolloutWithoutActing(t *testing.T) {
 	f := &engine.Controller{Runtime: watch, Store: store, Poll: 5 * time.Millisecond, Report: rec.report}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := f.Follow(ctx, "web", after); err != nil {
+	if err := f.Follow(ctx, "web", after, ""); err != nil {
 		t.Fatalf("Follow: %v", err)
 	}
 	if calls := watch.calls(); len(calls) > 0 {
@@ -201,7 +201,7 @@ func TestFollowSaysTheReadinessOfAReplicaRecordedLate(t *testing.T) {
 	f := &engine.Controller{Runtime: rt, Store: store, Poll: 5 * time.Millisecond, Report: rec.report}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := f.Follow(ctx, "web", after); err != nil {
+	if err := f.Follow(ctx, "web", after, ""); err != nil {
 		t.Fatalf("Follow: %v", err)
 	}
 	var lines []string
@@ -228,7 +228,7 @@ func TestFollowTakesOverWhenTheDaemonStops(t *testing.T) {
 	var rec recorder
 	f := &engine.Controller{Runtime: rt, Store: store, Poll: 5 * time.Millisecond, Report: rec.report}
 	done := make(chan error, 1)
-	go func() { done <- f.Follow(context.Background(), "web", 0) }()
+	go func() { done <- f.Follow(context.Background(), "web", 0, "") }()
 
 	awaitCondition(t, func() bool { return rec.has("following the rollout") })
 	time.Sleep(50 * time.Millisecond) // ten polls: a follower that acted would have by now
@@ -265,7 +265,7 @@ func TestFollowStopsWithWhereTheRolloutStood(t *testing.T) {
 	f := &engine.Controller{Runtime: rt, Store: store, Poll: 5 * time.Millisecond}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	err = f.Follow(ctx, "web", 0)
+	err = f.Follow(ctx, "web", 0, "")
 	var stopped *engine.StoppedError
 	if !errors.As(err, &stopped) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Follow: %v, want a StoppedError for the deadline", err)
@@ -297,7 +297,7 @@ func TestFollowEndsWhenTheDaemonHasReadTheChange(t *testing.T) {
 	var rec recorder
 	f := &engine.Controller{Runtime: rt, Store: store, Poll: 5 * time.Millisecond, Report: rec.report}
 	done := make(chan error, 1)
-	go func() { done <- f.Follow(context.Background(), "web", 0) }()
+	go func() { done <- f.Follow(context.Background(), "web", 0, "") }()
 	awaitCondition(t, func() bool { return rec.has("following the rollout") })
 	select {
 	case err := <-done:
@@ -343,7 +343,7 @@ func TestFollowReportsReadinessReachedBeforeItLooked(t *testing.T) {
 	f := &engine.Controller{Runtime: &watchOnly{Runtime: rt}, Store: store, Poll: 5 * time.Millisecond, Report: rec.report}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := f.Follow(ctx, "web", after); err != nil {
+	if err := f.Follow(ctx, "web", after, ""); err != nil {
 		t.Fatalf("Follow: %v", err)
 	}
 	msgs := rec.messages()

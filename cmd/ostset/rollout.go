@@ -160,6 +160,7 @@ func newRolloutUndoCmd(a *app) *cobra.Command {
 				if err != nil {
 					return "", invalid(err)
 				}
+				a.madeRevision(args[0], r.Name)
 				h := st.History()
 				return fmt.Sprintf("rolling back to %s (now revision %d)", r.Name, h[len(h)-1].Number), nil
 			})
@@ -186,6 +187,7 @@ func newRolloutRestartCmd(a *app) *cobra.Command {
 				if err != nil {
 					return "", err
 				}
+				a.madeRevision(args[0], r.Name)
 				return "restarting: new revision " + r.Name, nil
 			})
 			return w.then(cmd.Context(), a, err, args...)
@@ -249,7 +251,7 @@ func newRolloutPauseCmd(a *app, pause bool) *cobra.Command {
 					st.Paused = pause
 					st.Generation++
 					// The progress deadline counts from the resume, not from before the pause.
-					st.Progress.At, st.Progress.Seen, st.Progress.Late = time.Now(), time.Now(), false
+					st.ReopenProgress()
 				}
 				return msg, nil
 			})
