@@ -625,6 +625,19 @@ type progress struct {
 	// shows a replica before the create call returns). Their "created" line,
 	// when relayed, brings the "ready" line after it.
 	readyUnsaid map[string]time.Duration
+	// seen is the container of each replica in the last plan, by replica name.
+	seen map[string]string
+	// unrecorded holds, following, the containers that appeared since the
+	// first plan and whose "created" line no relayed event brought yet, by
+	// replica name; createdRelayed the replicas whose "created" line came
+	// before any plan showed the container. A ready line waits for the
+	// created line; if the maker stopped between its create and the record
+	// (a daemon killed), the follower says what it saw when it stops following.
+	unrecorded     map[string]*unrecordedCreate
+	createdRelayed map[string]bool
+	// notReadySince is when a container seen ready was then seen not ready,
+	// by ID: its time to ready counts from there, not from its creation.
+	notReadySince map[string]time.Time
 	// failedSeen holds the failed init containers reported, by ID.
 	failedSeen map[string]bool
 	waiting    []string
@@ -644,11 +657,18 @@ func (p *progress) observed(plan Plan) {
 	if first {
 		p.readySeen = map[string]bool{}
 	}
+	seen := make(map[string]string, len(plan.Status.Containers))
 	for _, cs := range plan.Status.Containers {
+		seen[cs.Name] = cs.ID
+		if p.following && !first && p.seen[cs.Name] != cs.ID {
+			p.appeared(cs)
+		}
 		if cs.Ready && !p.readySeen[cs.ID] {
 			p.readySeen[cs.ID] = true
-			took := now.Sub(p.c.created(cs)).Round(100 * time.Millisecond)
-			switch {
+			took := now.Sub(p.readyFrom(cs)).Round(100 * time.Millisecond)
+			switch u := p.unrecorded[cs.Name]; {
+			case u != nil:
+				u.ready, u.took = true, took
 			case !first || p.acted[cs.Name]:
 				p.saw(cs.Name, "%s ready (%s)", cs.Name, took)
 			case p.following:
@@ -659,9 +679,21 @@ func (p *progress) observed(plan Plan) {
 			}
 		}
 		if !cs.Ready {
+			if p.readySeen[cs.ID] {
+				if p.notReadySince == nil {
+					p.notReadySince = map[string]time.Time{}
+				}
+				p.notReadySince[cs.ID] = now
+			}
 			delete(p.readySeen, cs.ID)
 		}
 	}
+	for id := range p.notReadySince {
+		if !slices.ContainsFunc(plan.Status.Containers, func(cs ContainerStatus) bool { return cs.ID == id }) {
+			delete(p.notReadySince, id)
+		}
+	}
+	p.seen = seen
 	p.initFailures(plan.Status.Initializing)
 	if !slices.EqualFunc(plan.Status.Waiting, p.waiting, func(a, b string) bool { return sameWait(a) == sameWait(b) }) {
 		for _, w := range plan.Status.Waiting {
@@ -701,6 +733,53 @@ func (p *progress) initFailures(inits []InitStatus) {
 	p.failedSeen = seen
 }
 
+// readyFrom is when a replica's wait to be ready began: its creation, or the
+// last time this process saw it go from ready to not ready (a healthcheck that
+// flaps, a container Docker restarted).
+func (p *progress) readyFrom(cs ContainerStatus) time.Time {
+	from := p.c.created(cs)
+	if t, ok := p.notReadySince[cs.ID]; ok && t.After(from) {
+		from = t
+	}
+	return from
+}
+
+// unrecordedCreate is a container a follower saw appear without its "created"
+// line, and whether it became ready meanwhile, after how long.
+type unrecordedCreate struct {
+	cs    ContainerStatus
+	ready bool
+	took  time.Duration
+}
+
+// appeared notes, following, a container that was not there at the last
+// plan: news whose "created" line the follower relays, or waits for.
+func (p *progress) appeared(cs ContainerStatus) {
+	if p.createdRelayed[cs.Name] {
+		delete(p.createdRelayed, cs.Name)
+		return
+	}
+	if p.unrecorded == nil {
+		p.unrecorded = map[string]*unrecordedCreate{}
+	}
+	p.unrecorded[cs.Name] = &unrecordedCreate{cs: cs}
+}
+
+// sayUnrecorded says, for each container that appeared while following and
+// whose creation no relayed line named, that it was created, and, if it is
+// ready, that it is: the process that made it stopped (a daemon killed)
+// between its create and the record of it. Called when following ends.
+func (p *progress) sayUnrecorded() {
+	for _, name := range slices.Sorted(maps.Keys(p.unrecorded)) {
+		u := p.unrecorded[name]
+		p.saw(name, "%s created (revision %s; seen in Docker, not recorded by the process that made it)", name, u.cs.Revision)
+		if u.ready {
+			p.saw(name, "%s ready (%s)", name, u.took)
+		}
+	}
+	p.unrecorded = nil
+}
+
 // relayed notes an event of another process that a follower reported: the
 // replica it names is the daemon's doing, and if the event is its creation and
 // the first plan found it ready, that readiness is news, said now.
@@ -709,6 +788,19 @@ func (p *progress) relayed(e Event) {
 		return
 	}
 	p.acted[e.Replica] = true
+	if strings.HasPrefix(e.Message, e.Replica+" created ") { // as apply words it
+		if u := p.unrecorded[e.Replica]; u != nil {
+			delete(p.unrecorded, e.Replica)
+			if u.ready {
+				p.saw(e.Replica, "%s ready (%s)", e.Replica, u.took)
+			}
+		} else if p.readySeen != nil {
+			if p.createdRelayed == nil {
+				p.createdRelayed = map[string]bool{}
+			}
+			p.createdRelayed[e.Replica] = true // the next plan shows its container
+		}
+	}
 	took, ok := p.readyUnsaid[e.Replica]
 	if !ok || !strings.HasPrefix(e.Message, e.Replica+" ") {
 		return // not about the replica's own container (its init containers')

@@ -50,6 +50,7 @@ func (c *Controller) follow(ctx context.Context, name string, after int64, wt *w
 				c.report(name, "", "the daemon (pid %d) stopped: going on with the rollout", daemon)
 			}
 			p.following = false
+			p.sayUnrecorded() // the daemon records nothing more
 			return c.drive(ctx, &w, p, wt)
 		}
 		if pid != daemon {
@@ -85,6 +86,7 @@ func (c *Controller) follow(ctx context.Context, name string, after int64, wt *w
 				if done, err := wt.finished(name, plan, st); done {
 					c.awaitPass(ctx, name)
 					c.relay(name, after, p)
+					p.sayUnrecorded()
 					return err
 				}
 			}

@@ -3,8 +3,10 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -215,5 +217,112 @@ func TestWaitWithoutARevisionFollowsANewerOne(t *testing.T) {
 	st, _ := c.Store.Load("web")
 	if !slices.ContainsFunc(st.Revisions, func(r engine.Revision) bool { return r.Name == st.CurrentRevision && r.Number == 3 }) {
 		t.Errorf("current revision %s, want the third", st.CurrentRevision)
+	}
+}
+
+// The time to ready of a replica whose healthcheck flaps counts from when it
+// was seen not ready, not from its creation.
+func TestTimeToReadyOfAFlappingReplica(t *testing.T) {
+	rt := enginetest.New()
+	c, events := newController(t, rt, 2, "v1")
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c.Now = func() time.Time { return clock }
+	c.WatchGap = time.Hour
+	step := 0
+	c.OnPlan = func(_ engine.State, plan engine.Plan) {
+		ready := len(plan.Status.Containers) > 0 && plan.Status.Containers[0].Ready
+		switch {
+		case step == 0 && ready: // web-0 ready: its healthcheck starts failing 10 minutes on
+			step++
+			clock = clock.Add(10 * time.Minute)
+			rt.SetHealth("web-0", engine.HealthUnhealthy)
+		case step == 1 && !ready: // seen not ready: healthy again 5 s later
+			step++
+			clock = clock.Add(5 * time.Second)
+			rt.SetHealth("web-0", engine.HealthHealthy)
+		}
+	}
+	converge(t, c)
+	var lines []string
+	for _, e := range *events {
+		if strings.HasPrefix(e, "web-0 ready") {
+			lines = append(lines, e)
+		}
+	}
+	if !slices.Equal(lines, []string{"web-0 ready (0s)", "web-0 ready (5s)"}) {
+		t.Errorf("web-0 ready lines %q, want the second one 5s after it was seen not ready; events %v", lines, *events)
+	}
+}
+
+// killedAfterCreate is a runtime whose creates make the container and then
+// never return (the process that called it is killed before it records the
+// create), until ctx ends.
+type killedAfterCreate struct {
+	engine.Runtime
+	created chan struct{}
+}
+
+func (r killedAfterCreate) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+	if _, err := r.Runtime.CreateReplica(ctx, spec); err != nil {
+		return engine.CreateResult{}, err
+	}
+	close(r.created)
+	<-ctx.Done()
+	return engine.CreateResult{}, ctx.Err()
+}
+
+// A daemon killed between a create and its record leaves a follower that saw
+// the replica appear, and become ready, with no "created" line to relay: it
+// says what it saw, the creation first, once the daemon is gone.
+func TestFollowSaysACreateTheDaemonDidNotRecord(t *testing.T) {
+	rt := enginetest.New()
+	store := engine.Store{Dir: t.TempDir()}
+	apply(t, store, 1, "v1")
+	bump := func(st *engine.State, _ bool) error { st.Generation++; return nil } // not yet read by a pass
+	if _, err := store.Update(context.Background(), "web", bump); err != nil {
+		t.Fatal(err)
+	}
+	release, err := store.HoldDaemon()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec recorder
+	looked, sawReady := make(chan struct{}), make(chan struct{})
+	var onceLooked, onceReady sync.Once
+	f := &engine.Controller{Runtime: rt, Store: store, Poll: 5 * time.Millisecond, Report: rec.report}
+	f.OnPlan = func(_ engine.State, plan engine.Plan) {
+		switch {
+		case len(plan.Status.Containers) == 0:
+			onceLooked.Do(func() { close(looked) })
+		case plan.Status.Containers[0].Ready:
+			onceReady.Do(func() { close(sawReady) })
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- f.Follow(context.Background(), "web", 0, "") }()
+	<-looked
+	// The daemon's pass creates web-0 and is killed before it records that.
+	created := make(chan struct{})
+	d := &engine.Controller{Runtime: killedAfterCreate{rt, created}, Store: store}
+	engine.SetPID(d, os.Getpid()+1)
+	kill, cancel := context.WithCancel(context.Background())
+	passed := make(chan struct{})
+	go func() { _, _ = d.Pass(kill, "web"); close(passed) }()
+	<-created
+	<-sawReady
+	cancel()
+	<-passed
+	release()
+	if err := <-done; err != nil {
+		t.Fatalf("Follow: %v", err)
+	}
+	var lines []string
+	for _, m := range rec.messages() {
+		if strings.HasPrefix(m, "web-0 ") {
+			lines = append(lines, strings.Fields(m)[1])
+		}
+	}
+	if !slices.Equal(lines, []string{"created", "ready"}) {
+		t.Errorf("lines about web-0: %v, want [created ready]; reported:\n%s", lines, strings.Join(rec.messages(), "\n"))
 	}
 }
