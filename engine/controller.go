@@ -232,6 +232,9 @@ func (c *Controller) finishRemovals(ctx context.Context, st *State, replicas []R
 		}
 		c.emit(st.Spec.Name, r.Name, "%s removed (its removal was interrupted)", r.Name)
 		delete(st.Removing, id)
+		if r.Ordinal < st.Spec.FirstOrdinal() || r.Ordinal >= st.Spec.EndOrdinal() {
+			st.releaseVolumes([]Replica{r}, c.now()) // a scale-down's: its volumes are released
+		}
 		finished = true
 	}
 	return finished, nil
