@@ -280,11 +280,12 @@ func (c *Controller) Recreate(ctx context.Context, name string, ordinals []int) 
 		}
 	}
 	volumeUse := maps.Clone(st.VolumeUse)
+	reopened := st.ReopenProgress() // a new command: a new progress window, whether it waits or not
 	err = c.execute(ctx, &st, inits, nil)
 	if err == nil {
 		err = c.execute(ctx, &st, actions, nil)
 	}
-	if !maps.Equal(volumeUse, st.VolumeUse) {
+	if reopened || !maps.Equal(volumeUse, st.VolumeUse) {
 		err = errors.Join(err, c.Store.Save(st))
 	}
 	return err
