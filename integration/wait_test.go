@@ -61,24 +61,33 @@ func TestWaitAfterAMissedDeadlineStartsAnew(t *testing.T) {
 
 // up -f A, then up -f B before A's rollout completes: A's command says that B
 // superseded its revision, naming B's command, and exits 1; B's completes.
+// The same when both follow a daemon.
 func TestUpSupersededByAnotherUp(t *testing.T) {
-	h := newWaitHarness(t)
-	slow := "minReadySeconds: 3\n" // each replica of A takes 3 s at least
-	h.mustOstset("up", "-f", h.writeSpec(scaledSpec(3, slow), imageV1))
-	a := h.writeSpec(scaledSpec(3, slow), imageV2)
-	cmd, stderr := h.started(h.name(2)+" created", "up", "-f", a)
-	b := filepath.Join(h.dir, "b.yaml") // A's file is read: B's may take its place
-	if err := os.Rename(h.writeSpec(scaledSpec(3, ""), imageV1), b); err != nil {
-		t.Fatal(err)
-	}
-	rb := h.ostset("up", "-f", b, "--timeout", "90s")
-	err := cmd.Wait()
-	code := cmd.ProcessState.ExitCode()
-	if rb.code != 0 {
-		t.Fatalf("up -f B: %s", rb)
-	}
-	if code != 1 || !strings.Contains(stderr.String(), "was superseded by revision") ||
-		!strings.Contains(stderr.String(), `"ostset up -f `+b+`", pid `) {
-		t.Fatalf("up -f A: exit %d (%v), want 1 and the revision superseded by up -f %s; stderr:\n%s", code, err, b, stderr.String())
+	for _, daemon := range []bool{false, true} {
+		t.Run(map[bool]string{false: "driving", true: "following"}[daemon], func(t *testing.T) {
+			h := newWaitHarness(t)
+			slow := "minReadySeconds: 3\n" // each replica of A takes 3 s at least
+			h.mustOstset("up", "-f", h.writeSpec(scaledSpec(3, slow), imageV1))
+			if daemon {
+				h.startDaemon(nil)
+			}
+			a := h.writeSpec(scaledSpec(3, slow), imageV2)
+			cmd, stderr := h.started(h.name(2)+" created", "up", "-f", a)
+			b := filepath.Join(h.dir, "b.yaml") // A's file is read: B's may take its place
+			if err := os.Rename(h.writeSpec(scaledSpec(3, ""), imageV1), b); err != nil {
+				t.Fatal(err)
+			}
+			rb := h.ostset("up", "-f", b, "--timeout", "90s")
+			err := cmd.Wait()
+			code := cmd.ProcessState.ExitCode()
+			if rb.code != 0 {
+				t.Fatalf("up -f B: %s", rb)
+			}
+			if code != 1 || !strings.Contains(stderr.String(), "was superseded by revision") ||
+				!strings.Contains(stderr.String(), `"ostset up -f `+b+`", pid `) {
+				t.Fatalf("up -f A: exit %d (%v), want 1 and the revision superseded by up -f %s; stderr:\n%s", code, err, b, stderr.String())
+			}
+			t.Logf("up -f A: %s", strings.TrimSpace(stderr.String()))
+		})
 	}
 }
