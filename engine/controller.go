@@ -639,7 +639,8 @@ type progress struct {
 	unrecorded     map[string]*unrecordedCreate
 	createdRelayed map[string]bool
 	// notReadySince is when a container seen ready was then seen not ready,
-	// by ID: its time to ready counts from there, not from its creation.
+	// or one the first plan found not ready was seen so, by ID: its time to
+	// ready counts from there, not from its creation (which may be long ago).
 	notReadySince map[string]time.Time
 	// failedSeen holds the failed init containers reported, by ID.
 	failedSeen map[string]bool
@@ -682,7 +683,9 @@ func (p *progress) observed(plan Plan) {
 			}
 		}
 		if !cs.Ready {
-			if p.readySeen[cs.ID] {
+			// Seen go not ready, or not ready at the first plan (made before
+			// this wait, by whoever): once ready, it took the time since.
+			if p.readySeen[cs.ID] || first {
 				if p.notReadySince == nil {
 					p.notReadySince = map[string]time.Time{}
 				}

@@ -326,3 +326,29 @@ func TestFollowSaysACreateTheDaemonDidNotRecord(t *testing.T) {
 		t.Errorf("lines about web-0: %v, want [created ready]; reported:\n%s", lines, strings.Join(rec.messages(), "\n"))
 	}
 }
+
+// A replica made long before a wait and not ready when the wait began is said
+// ready after the time the wait saw it not ready, not since its creation.
+func TestTimeToReadyOfAnOldReplica(t *testing.T) {
+	rt := enginetest.New()
+	c, events := newController(t, rt, 1, "v1")
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c.Now = func() time.Time { return clock }
+	c.WatchGap = time.Hour
+	converge(t, c)
+	clock = clock.Add(time.Hour)
+	rt.SetHealth("web-0", engine.HealthUnhealthy)
+	healed := false
+	c.OnPlan = func(engine.State, engine.Plan) {
+		if !healed {
+			healed = true
+			clock = clock.Add(7 * time.Second)
+			rt.SetHealth("web-0", engine.HealthHealthy)
+		}
+	}
+	*events = nil
+	converge(t, c)
+	if !slices.Contains(*events, "web-0 ready (7s)") {
+		t.Errorf("events %v, want web-0 ready after the 7s this wait saw it not ready", *events)
+	}
+}
