@@ -369,6 +369,10 @@ type wait struct {
 // an earlier command left (one already late would fail this wait at once). It
 // returns the set's state the wait begins with.
 func (c *Controller) beginWait(ctx context.Context, name string) (State, error) {
+	st, err := c.Store.Load(name)
+	if err != nil || st.Deleting != nil || !st.ReopenProgress() {
+		return st, err // nothing to reopen (a change just did): no lock taken
+	}
 	st, unlock, err := c.Store.lockAndLoad(ctx, name)
 	if err != nil {
 		return st, err
