@@ -276,6 +276,9 @@ func (c *Controller) finishRemovals(ctx context.Context, st *State, replicas []R
 		}
 		c.emit(st.Spec.Name, r.Name, "%s removed (its removal was interrupted)", r.Name)
 		delete(st.Removing, id)
+		if r.Ordinal < st.Spec.FirstOrdinal() || r.Ordinal >= st.Spec.EndOrdinal() {
+			st.releaseVolumes([]Replica{r}, c.now()) // a scale-down's: its volumes are released
+		}
 		finished = true
 	}
 	return finished, nil
@@ -358,28 +361,75 @@ func (c *Controller) view(ctx context.Context, name string) (State, Plan, error)
 // Converge runs passes until the set's rollout is complete or ctx ends. Runtime
 // failures are reported and retried with backoff; an unknown set is not, nor a
 // set held by another state directory (an *OwnershipError): only a person can
-// resolve that.
+// resolve that. It is ConvergeTo for whatever revision the set rolls out.
 func (c *Controller) Converge(ctx context.Context, name string) error {
-	return c.loop(ctx, name, true)
+	return c.ConvergeTo(ctx, name, "")
+}
+
+// ConvergeTo is the wait of a command: it opens a new progress window (see
+// beginWait) and runs passes until the set's rollout is complete or ctx ends.
+// revision, if set, is the update revision the command made: once another
+// replaces it (not an automatic rollback of it), the wait ends with a
+// *SupersededError.
+func (c *Controller) ConvergeTo(ctx context.Context, name, revision string) error {
+	start, err := c.beginWait(ctx, name)
+	if err != nil {
+		return err
+	}
+	return c.loop(ctx, name, &wait{revision: revision, start: start.UpdateRevision, started: c.now()}, start)
 }
 
 // Run keeps one set converged until ctx ends or the set is deleted.
 func (c *Controller) Run(ctx context.Context, name string) error {
-	return c.loop(ctx, name, false)
-}
-
-func (c *Controller) loop(ctx context.Context, name string, untilComplete bool) error {
 	start, err := c.Store.Load(name)
 	if err != nil {
 		return err
 	}
-	w := watcher{c: c, set: name}
-	if err := w.subscribe(ctx); err != nil {
+	return c.loop(ctx, name, nil, start)
+}
+
+// loop runs passes for the set until ctx ends, or until the wait w ends (nil:
+// the daemon's loop, which never does). start is the set's state it began with.
+func (c *Controller) loop(ctx context.Context, name string, w *wait, start State) error {
+	wt := watcher{c: c, set: name}
+	if err := wt.subscribe(ctx); err != nil {
 		// Passes report Docker failures with backoff; events are only a wake-up.
 		c.logger().Warn("docker events", "set", name, "err", err)
 	}
-	err = c.drive(ctx, &w, &progress{c: c, set: name}, untilComplete, start.UpdateRevision, c.now())
+	err := c.drive(ctx, &wt, &progress{c: c, set: name}, w)
 	return deletedSince(name, start, err)
+}
+
+// wait is what a command waits for, from when.
+type wait struct {
+	// revision is the update revision the command made ("": whatever the set
+	// rolls out).
+	revision string
+	// start is the update revision when the wait began, and started when: an
+	// automatic rollback of it since then ends the wait with a *RollbackError.
+	start   string
+	started time.Time
+}
+
+// beginWait opens a new progress window for a command's wait, as a new spec
+// or kubectl rollout restart resets a Deployment's Progressing condition:
+// the progress deadline counts from this wait's first pass, not from a mark
+// an earlier command left (one already late would fail this wait at once). It
+// returns the set's state the wait begins with.
+func (c *Controller) beginWait(ctx context.Context, name string) (State, error) {
+	st, err := c.Store.Load(name)
+	if err != nil || st.Deleting != nil || !st.ReopenProgress() {
+		return st, err // nothing to reopen (a change just did): no lock taken
+	}
+	st, unlock, err := c.Store.lockAndLoad(ctx, name)
+	if err != nil {
+		return st, err
+	}
+	defer unlock()
+	if st.Deleting == nil && st.ReopenProgress() {
+		err = c.Store.Save(st)
+	}
+	return st, err
 }
 
 // deletedSince turns ErrUnknownSet, met by a wait that began with the set's
@@ -406,10 +456,10 @@ func (e *DeletedError) Error() string {
 	return e.Set + " was deleted (ostset down) while this command waited for its rollout"
 }
 
-// drive runs passes, reporting through p, until the rollout is complete (if
-// untilComplete) or ctx ends. startRevision and started are the update revision
-// and the time the wait began with, to tell an automatic rollback since.
-func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, untilComplete bool, startRevision string, started time.Time) error {
+// drive runs passes, reporting through p, until the wait wt ends (never, if
+// nil) or ctx ends.
+func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, wt *wait) error {
+	untilComplete := wt != nil
 	name := p.set
 	backoff := time.Duration(0)
 	for {
@@ -438,7 +488,7 @@ func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, untilCo
 			backoff = 0
 			p.succeeded()
 			if untilComplete {
-				if done, err := finished(name, plan, st, startRevision, started); done {
+				if done, err := wt.finished(name, plan, st); done {
 					return err
 				}
 			}
@@ -458,17 +508,72 @@ func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, untilCo
 	}
 }
 
-// finished says whether a wait for the set's rollout ends with this plan: the
-// rollout is complete (with a *RollbackError if it was rolled back since the wait
-// began), or it passed its progress deadline without a rollback (*DeadlineError).
-func finished(name string, plan Plan, st State, startRevision string, started time.Time) (bool, error) {
+// finished says whether the wait for the set's rollout ends with this plan: its
+// revision was superseded (*SupersededError), the rollout is complete (with a
+// *RollbackError if it was rolled back since the wait began), or it passed its
+// progress deadline without a rollback (*DeadlineError).
+func (w *wait) finished(name string, plan Plan, st State) (bool, error) {
+	if err := w.superseded(st); err != nil {
+		return true, err
+	}
 	if plan.Complete {
-		return true, rolledBackSince(startRevision, st, started)
+		return true, rolledBackSince(w.start, st, w.started)
 	}
 	if st.Progress.Late && st.RollingBackFrom == "" {
 		return true, &DeadlineError{Set: name, Revision: st.UpdateRevision, Deadline: st.Spec.ProgressDeadline(), Waiting: plan.Status.Waiting}
 	}
 	return false, nil
+}
+
+// superseded returns a *SupersededError when the revision the wait is for is
+// no longer the set's update revision, unless an automatic rollback of it
+// since the wait began made the change (that wait ends with the rollback's
+// *RollbackError once the rollback completes).
+func (w *wait) superseded(st State) error {
+	if w.revision == "" || st.UpdateRevision == w.revision {
+		return nil
+	}
+	if rb := st.LastRollback; rb != nil && rb.From == w.revision && rb.To == st.UpdateRevision && !rb.At.Before(w.started) {
+		return nil
+	}
+	e := &SupersededError{Set: st.Spec.Name, Revision: w.revision, By: st.UpdateRevision}
+	if r, ok := st.Revision(st.UpdateRevision); ok {
+		e.Number, e.Cause, e.PID = r.Number, r.ChangeCause, r.PID
+	}
+	return e
+}
+
+// SupersededError ends the wait of a command whose revision another replaced
+// before its rollout completed (another ostset up, rollout restart or undo),
+// as kubectl rollout status --revision fails when a newer rollout starts. The
+// set goes on to the newer revision; the wait of the command that made it
+// reports that rollout.
+type SupersededError struct {
+	Set, Revision string
+	// By is the revision that replaced it, Number its number in the history,
+	// Cause and PID the command that made it, as far as the history says.
+	By     string
+	Number int
+	Cause  string
+	PID    int
+}
+
+func (e *SupersededError) Error() string {
+	msg := fmt.Sprintf("rollout of %s to %s was superseded by revision %s", e.Set, e.Revision, e.By)
+	var who []string
+	if e.Number > 0 {
+		who = append(who, fmt.Sprintf("number %d", e.Number))
+	}
+	if e.Cause != "" {
+		who = append(who, fmt.Sprintf("%q", e.Cause))
+	}
+	if e.PID > 0 {
+		who = append(who, fmt.Sprintf("pid %d", e.PID))
+	}
+	if len(who) > 0 {
+		msg += " (" + strings.Join(who, ", ") + ")"
+	}
+	return msg + " before it completed"
 }
 
 // errReplan: the pass changed the update revision, so its plan must not run.
@@ -581,6 +686,20 @@ type progress struct {
 	// shows a replica before the create call returns). Their "created" line,
 	// when relayed, brings the "ready" line after it.
 	readyUnsaid map[string]time.Duration
+	// seen is the container of each replica in the last plan, by replica name.
+	seen map[string]string
+	// unrecorded holds, following, the containers that appeared since the
+	// first plan and whose "created" line no relayed event brought yet, by
+	// replica name; createdRelayed the replicas whose "created" line came
+	// before any plan showed the container. A ready line waits for the
+	// created line; if the maker stopped between its create and the record
+	// (a daemon killed), the follower says what it saw when it stops following.
+	unrecorded     map[string]*unrecordedCreate
+	createdRelayed map[string]bool
+	// notReadySince is when a container seen ready was then seen not ready,
+	// or one the first plan found not ready was seen so, by ID: its time to
+	// ready counts from there, not from its creation (which may be long ago).
+	notReadySince map[string]time.Time
 	// failedSeen holds the failed init containers reported, by ID.
 	failedSeen map[string]bool
 	waiting    []string
@@ -603,11 +722,18 @@ func (p *progress) observed(plan Plan) {
 	if first {
 		p.readySeen = map[string]bool{}
 	}
+	seen := make(map[string]string, len(plan.Status.Containers))
 	for _, cs := range plan.Status.Containers {
+		seen[cs.Name] = cs.ID
+		if p.following && !first && p.seen[cs.Name] != cs.ID {
+			p.appeared(cs)
+		}
 		if cs.Ready && !p.readySeen[cs.ID] {
 			p.readySeen[cs.ID] = true
-			took := now.Sub(p.c.created(cs)).Round(100 * time.Millisecond)
-			switch {
+			took := now.Sub(p.readyFrom(cs)).Round(100 * time.Millisecond)
+			switch u := p.unrecorded[cs.Name]; {
+			case u != nil:
+				u.ready, u.took = true, took
 			case !first || p.acted[cs.Name]:
 				p.saw(cs.Name, "%s ready (%s)", cs.Name, took)
 			case p.following:
@@ -618,9 +744,23 @@ func (p *progress) observed(plan Plan) {
 			}
 		}
 		if !cs.Ready {
+			// Seen go not ready, or not ready at the first plan (made before
+			// this wait, by whoever): once ready, it took the time since.
+			if p.readySeen[cs.ID] || first {
+				if p.notReadySince == nil {
+					p.notReadySince = map[string]time.Time{}
+				}
+				p.notReadySince[cs.ID] = now
+			}
 			delete(p.readySeen, cs.ID)
 		}
 	}
+	for id := range p.notReadySince {
+		if !slices.ContainsFunc(plan.Status.Containers, func(cs ContainerStatus) bool { return cs.ID == id }) {
+			delete(p.notReadySince, id)
+		}
+	}
+	p.seen = seen
 	p.initFailures(plan.Status.Initializing)
 	if !slices.EqualFunc(plan.Status.Waiting, p.waiting, func(a, b string) bool { return sameWait(a) == sameWait(b) }) {
 		for _, w := range plan.Status.Waiting {
@@ -660,6 +800,53 @@ func (p *progress) initFailures(inits []InitStatus) {
 	p.failedSeen = seen
 }
 
+// readyFrom is when a replica's wait to be ready began: its creation, or the
+// last time this process saw it go from ready to not ready (a healthcheck that
+// flaps, a container Docker restarted).
+func (p *progress) readyFrom(cs ContainerStatus) time.Time {
+	from := p.c.created(cs)
+	if t, ok := p.notReadySince[cs.ID]; ok && t.After(from) {
+		from = t
+	}
+	return from
+}
+
+// unrecordedCreate is a container a follower saw appear without its "created"
+// line, and whether it became ready meanwhile, after how long.
+type unrecordedCreate struct {
+	cs    ContainerStatus
+	ready bool
+	took  time.Duration
+}
+
+// appeared notes, following, a container that was not there at the last
+// plan: news whose "created" line the follower relays, or waits for.
+func (p *progress) appeared(cs ContainerStatus) {
+	if p.createdRelayed[cs.Name] {
+		delete(p.createdRelayed, cs.Name)
+		return
+	}
+	if p.unrecorded == nil {
+		p.unrecorded = map[string]*unrecordedCreate{}
+	}
+	p.unrecorded[cs.Name] = &unrecordedCreate{cs: cs}
+}
+
+// sayUnrecorded says, for each container that appeared while following and
+// whose creation no relayed line named, that it was created, and, if it is
+// ready, that it is: the process that made it stopped (a daemon killed)
+// between its create and the record of it. Called when following ends.
+func (p *progress) sayUnrecorded() {
+	for _, name := range slices.Sorted(maps.Keys(p.unrecorded)) {
+		u := p.unrecorded[name]
+		p.saw(name, "%s created (revision %s; seen in Docker, not recorded by the process that made it)", name, u.cs.Revision)
+		if u.ready {
+			p.saw(name, "%s ready (%s)", name, u.took)
+		}
+	}
+	p.unrecorded = nil
+}
+
 // relayed notes an event of another process that a follower reported: the
 // replica it names is the daemon's doing, and if the event is its creation and
 // the first plan found it ready, that readiness is news, said now.
@@ -669,6 +856,19 @@ func (p *progress) relayed(e Event) {
 		return
 	}
 	p.acted[e.Replica] = true
+	if strings.HasPrefix(e.Message, e.Replica+" created ") { // as apply words it
+		if u := p.unrecorded[e.Replica]; u != nil {
+			delete(p.unrecorded, e.Replica)
+			if u.ready {
+				p.saw(e.Replica, "%s ready (%s)", e.Replica, u.took)
+			}
+		} else if p.readySeen != nil {
+			if p.createdRelayed == nil {
+				p.createdRelayed = map[string]bool{}
+			}
+			p.createdRelayed[e.Replica] = true // the next plan shows its container
+		}
+	}
 	took, ok := p.readyUnsaid[e.Replica]
 	if !ok || !strings.HasPrefix(e.Message, e.Replica+" ") {
 		return // not about the replica's own container (its init containers')

@@ -83,8 +83,8 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Act
 			if msg := staleVolume(a.Name, v, st.VolumeUse[v.Name]); msg != "" {
 				c.emit(set, a.Name, "%s", msg)
 			}
-			delete(st.VolumeUse, v.Name)
 		}
+		st.useVolumes(spec.Volumes, a.Revision, c.now())
 	case ActStart:
 		if err := c.Runtime.StartReplica(ctx, set, a.ID); err != nil {
 			return err
@@ -124,7 +124,11 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Act
 }
 
 // staleVolume describes a volume a new replica reuses from an earlier life of its
-// ordinal; a volume handed over by an update or a recreation is not news.
+// ordinal: one its replica released (a scale-down, ostset down) or that the
+// state has no record of (made before the set, or by a version of ostset that
+// kept none). A volume whose replica went without releasing it (an update, a
+// recreation, a replica removed by hand, a removal cut short) is not news: its
+// record is the one its replica's create left (see useVolumes).
 func staleVolume(replica string, v Volume, use VolumeUse) string {
 	if !use.Until.IsZero() && !use.Released {
 		return ""
@@ -341,11 +345,12 @@ func (c *Controller) Recreate(ctx context.Context, name string, ordinals []int) 
 		}
 	}
 	volumeUse := maps.Clone(st.VolumeUse)
+	reopened := st.ReopenProgress() // a new command: a new progress window, whether it waits or not
 	err = c.execute(ctx, &st, inits, nil)
 	if err == nil {
 		err = c.execute(ctx, &st, actions, nil)
 	}
-	if !maps.Equal(volumeUse, st.VolumeUse) {
+	if reopened || !maps.Equal(volumeUse, st.VolumeUse) {
 		err = errors.Join(err, c.Store.Save(st))
 	}
 	return err

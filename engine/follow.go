@@ -22,16 +22,20 @@ import (
 //
 // When no daemon holds the state directory (none was running, or it stopped),
 // Follow drives the rollout itself from there on, as Converge.
-func (c *Controller) Follow(ctx context.Context, name string, after int64) error {
-	start, err := c.Store.Load(name)
+//
+// As ConvergeTo, it opens a new progress window, and revision, if set, is the
+// update revision the command made: the wait ends with a *SupersededError
+// once another replaces it.
+func (c *Controller) Follow(ctx context.Context, name string, after int64, revision string) error {
+	start, err := c.beginWait(ctx, name)
 	if err != nil {
 		return err
 	}
-	return deletedSince(name, start, c.follow(ctx, name, after, start))
+	wt := &wait{revision: revision, start: start.UpdateRevision, started: c.now()}
+	return deletedSince(name, start, c.follow(ctx, name, after, wt))
 }
 
-func (c *Controller) follow(ctx context.Context, name string, after int64, start State) error {
-	started := c.now()
+func (c *Controller) follow(ctx context.Context, name string, after int64, wt *wait) error {
 	w := watcher{c: c, set: name}
 	if err := w.subscribe(ctx); err != nil {
 		c.logger().Warn("docker events", "set", name, "err", err)
@@ -47,7 +51,8 @@ func (c *Controller) follow(ctx context.Context, name string, after int64, start
 				c.report(name, "", "the daemon (pid %d) stopped: going on with the rollout", daemon)
 			}
 			p.following = false
-			return c.drive(ctx, &w, p, true, start.UpdateRevision, started)
+			p.sayUnrecorded() // the daemon records nothing more
+			return c.drive(ctx, &w, p, wt)
 		}
 		if pid != daemon {
 			c.report(name, "", "following the rollout that the daemon (pid %d) drives", pid)
@@ -73,19 +78,25 @@ func (c *Controller) follow(ctx context.Context, name string, after int64, start
 			if c.OnPlan != nil {
 				c.OnPlan(st, plan)
 			}
+			// A newer revision ends the wait whether or not the daemon read it.
+			if err := wt.superseded(st); err != nil {
+				c.relay(name, after, p)
+				return err
+			}
 			// The daemon has read the change (a pass recorded this generation):
 			// only then is a complete plan its rollout's end.
 			if st.ObservedGeneration >= st.Generation {
-				if done, err := finished(name, plan, st, start.UpdateRevision, started); done {
+				if done, err := wt.finished(name, plan, st); done {
 					c.awaitPass(ctx, name)
 					c.relay(name, after, p)
+					p.sayUnrecorded()
 					return err
 				}
 			}
 			if err := heldElsewhere(name, plan); err != nil {
 				return err
 			}
-			if err := failedSince(name, st, started); err != nil {
+			if err := failedSince(name, st, wt.started); err != nil {
 				return err // the daemon goes on retrying; the wait reports it
 			}
 		}

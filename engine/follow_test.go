@@ -144,7 +144,7 @@ func TestFollowReportsTheDaemonsRolloutWithoutActing(t *testing.T) {
 	f := &engine.Controller{Runtime: watch, Store: store, Poll: 5 * time.Millisecond, Report: rec.report}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := f.Follow(ctx, "web", after); err != nil {
+	if err := f.Follow(ctx, "web", after, ""); err != nil {
 		t.Fatalf("Follow: %v", err)
 	}
 	if calls := watch.calls(); len(calls) > 0 {
@@ -202,7 +202,7 @@ func TestFollowSaysTheReadinessOfAReplicaRecordedLate(t *testing.T) {
 	f := &engine.Controller{Runtime: rt, Store: store, Poll: 5 * time.Millisecond, Report: rec.report}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := f.Follow(ctx, "web", after); err != nil {
+	if err := f.Follow(ctx, "web", after, ""); err != nil {
 		t.Fatalf("Follow: %v", err)
 	}
 	var lines []string
@@ -229,7 +229,7 @@ func TestFollowTakesOverWhenTheDaemonStops(t *testing.T) {
 	var rec recorder
 	f := &engine.Controller{Runtime: rt, Store: store, Poll: 5 * time.Millisecond, Report: rec.report}
 	done := make(chan error, 1)
-	go func() { done <- f.Follow(context.Background(), "web", 0) }()
+	go func() { done <- f.Follow(context.Background(), "web", 0, "") }()
 
 	awaitCondition(t, func() bool { return rec.has("following the rollout") })
 	time.Sleep(50 * time.Millisecond) // ten polls: a follower that acted would have by now
@@ -266,7 +266,7 @@ func TestFollowStopsWithWhereTheRolloutStood(t *testing.T) {
 	f := &engine.Controller{Runtime: rt, Store: store, Poll: 5 * time.Millisecond}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	err = f.Follow(ctx, "web", 0)
+	err = f.Follow(ctx, "web", 0, "")
 	var stopped *engine.StoppedError
 	if !errors.As(err, &stopped) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Follow: %v, want a StoppedError for the deadline", err)
@@ -298,7 +298,7 @@ func TestFollowEndsWhenTheDaemonHasReadTheChange(t *testing.T) {
 	var rec recorder
 	f := &engine.Controller{Runtime: rt, Store: store, Poll: 5 * time.Millisecond, Report: rec.report}
 	done := make(chan error, 1)
-	go func() { done <- f.Follow(context.Background(), "web", 0) }()
+	go func() { done <- f.Follow(context.Background(), "web", 0, "") }()
 	awaitCondition(t, func() bool { return rec.has("following the rollout") })
 	select {
 	case err := <-done:
@@ -344,7 +344,7 @@ func TestFollowReportsReadinessReachedBeforeItLooked(t *testing.T) {
 	f := &engine.Controller{Runtime: &watchOnly{Runtime: rt}, Store: store, Poll: 5 * time.Millisecond, Report: rec.report}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := f.Follow(ctx, "web", after); err != nil {
+	if err := f.Follow(ctx, "web", after, ""); err != nil {
 		t.Fatalf("Follow: %v", err)
 	}
 	msgs := rec.messages()
@@ -414,7 +414,7 @@ func TestFollowShowsTheFailureTheDaemonKeepsHitting(t *testing.T) {
 	engine.SetPID(f, os.Getpid()+1)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	err = f.Follow(ctx, "web", after)
+	err = f.Follow(ctx, "web", after, "")
 	var stopped *engine.StoppedError
 	if !errors.As(err, &stopped) || !strings.Contains(stopped.Detail, "network 2d8d not found") {
 		t.Errorf("Follow: %v, want a StoppedError naming the daemon's failure", err)
@@ -431,7 +431,7 @@ func TestFollowShowsTheFailureTheDaemonKeepsHitting(t *testing.T) {
 	rec = recorder{}
 	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := f.Follow(ctx, "web", after); err != nil {
+	if err := f.Follow(ctx, "web", after, ""); err != nil {
 		t.Fatalf("Follow after the recovery: %v", err)
 	}
 	if rec.has("the daemon keeps failing") {

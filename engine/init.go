@@ -191,12 +191,7 @@ func (c *Controller) createInit(ctx context.Context, st *State, mu *sync.Mutex, 
 			c.emit(set, replica, "%s", msg)
 		}
 	}
-	if len(spec.Volumes) > 0 && st.VolumeUse == nil {
-		st.VolumeUse = map[string]VolumeUse{}
-	}
-	for _, v := range spec.Volumes {
-		st.VolumeUse[v.Name] = VolumeUse{Revision: a.Revision, Until: c.now()}
-	}
+	st.useVolumes(spec.Volumes, a.Revision, c.now())
 	return nil
 }
 

@@ -79,7 +79,7 @@ func TestFollowStopsOnTheDaemonsPermanentError(t *testing.T) {
 	f := &engine.Controller{Runtime: rt, Store: store, Poll: 5 * time.Millisecond}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err := f.Follow(ctx, "web", 0)
+	err := f.Follow(ctx, "web", 0, "")
 	var failed *engine.FailedError
 	if !errors.As(err, &failed) || !strings.Contains(err.Error(), why) {
 		t.Fatalf("follow: %v, want a *FailedError with the engine's words", err)

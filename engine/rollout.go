@@ -111,6 +111,22 @@ func (st *State) TrackProgress(plan Plan, now time.Time, gap time.Duration) (lat
 	return true
 }
 
+// ReopenProgress starts the progress deadline over for a new command: each
+// change (up, scale, recreate, the rollout commands), also one that does not
+// wait and leaves the rollout to a daemon, and each wait (see
+// Controller.beginWait: reconcile and rollout status change nothing). The next pass takes a new mark from what it
+// observes (an empty mark is of no revision), so a deadline an earlier wait missed does not fail this one, and
+// a rollout that stays stuck is marked late again, and rolled back if it can
+// be, one deadline later. A mark of an older revision needs nothing: the next
+// pass replaces it. It reports whether it changed anything.
+func (st *State) ReopenProgress() bool {
+	if st.Progress.Revision != st.UpdateRevision {
+		return false
+	}
+	st.Progress = ProgressMark{}
+	return true
+}
+
 // AutoRollback rolls a late rollout back to the current revision (the last one
 // every replica reached) when the update strategy asks for it. It reports the
 // revision it rolled back to, if any.

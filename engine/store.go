@@ -23,7 +23,10 @@ type Revision struct {
 	Name        string              `json:"name"`
 	Spec        config.RevisionSpec `json:"spec"`
 	ChangeCause string              `json:"changeCause,omitempty"`
-	Created     time.Time           `json:"created"`
+	// PID is the process that made the revision the update revision last
+	// (with ChangeCause, who did it; a wait it superseded names both).
+	PID     int       `json:"pid,omitempty"`
+	Created time.Time `json:"created"`
 }
 
 // State is what the state directory holds for one set: the desired spec and the
@@ -145,10 +148,10 @@ func (st *State) SetUpdateRevision(spec config.RevisionSpec, cause string, now t
 	i := slices.IndexFunc(st.Revisions, func(r Revision) bool { return r.Name == name })
 	switch {
 	case i < 0:
-		st.Revisions = append(st.Revisions, Revision{Number: next, Name: name, Spec: spec, ChangeCause: cause, Created: now})
+		st.Revisions = append(st.Revisions, Revision{Number: next, Name: name, Spec: spec, ChangeCause: cause, PID: os.Getpid(), Created: now})
 	case st.Revisions[i].Number != next-1:
 		r := st.Revisions[i]
-		r.Number, r.ChangeCause = next, cause
+		r.Number, r.ChangeCause, r.PID = next, cause, os.Getpid()
 		st.Revisions = append(slices.Delete(st.Revisions, i, i+1), r)
 	}
 	changed := st.UpdateRevision != name

@@ -61,6 +61,21 @@ func (s Store) ForgetVolumeUse(name string) error {
 	return nil
 }
 
+// useVolumes records that a container just created at revision uses the
+// volumes (its ordinal's): whatever removes it later without releasing them
+// (an update, a recreation, a removal by hand or cut short) leaves this
+// record, so a replica that takes them over does not report them as from an
+// earlier life. Only a release (a scale-down, ostset down) replaces it by one
+// that does.
+func (st *State) useVolumes(vs []VolumeSpec, revision string, now time.Time) {
+	for _, v := range vs {
+		if st.VolumeUse == nil {
+			st.VolumeUse = map[string]VolumeUse{}
+		}
+		st.VolumeUse[v.Name] = VolumeUse{Revision: revision, Until: now}
+	}
+}
+
 // releaseVolumes records that the replicas, about to be removed with their
 // set, release their per-ordinal volumes at now. It reports whether it
 // changed anything.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
@@ -101,5 +102,54 @@ func TestDownVolumesKeepsNoUse(t *testing.T) {
 	}
 	if _, err := os.Stat(kept); !os.IsNotExist(err) {
 		t.Errorf("removing the kept volumes left their use: %v", err)
+	}
+}
+
+// A replica that takes over its ordinal's volume after its predecessor went
+// without releasing it (removed by hand, or its removal by an update cut short
+// before the state was saved) does not report the volume as from an earlier
+// life; after a scale-down whose removal was cut short and finished later, it
+// does.
+func TestReuseIsNewsOnlyAfterARelease(t *testing.T) {
+	rt := enginetest.New()
+	c, events := newController(t, rt, 3, "v1")
+	converge(t, c)
+	rt.Destroy("web-1") // docker rm -f
+	converge(t, c)
+
+	// An update's pass recorded the removal of web-2, removed it, and was
+	// killed before it saved what else it did.
+	id := rt.Destroy("web-2")
+	if _, err := c.Store.Update(context.Background(), "web", func(st *engine.State, _ bool) error {
+		st.Removing = map[string]time.Time{id: time.Now()}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	apply(t, c.Store, 3, "v2")
+	converge(t, c)
+	if got := reuses(*events); len(got) != 0 {
+		t.Fatalf("reuse reported after a removal by hand and a cut-short update: %q", got)
+	}
+
+	// A scale-down's removal of web-2 cut short: the next pass finishes it.
+	obs, _ := rt.Observe(context.Background(), "web", engine.ObserveOptions{})
+	for _, r := range obs.Replicas {
+		if r.Name == "web-2" {
+			id = r.ID
+		}
+	}
+	if _, err := c.Store.Update(context.Background(), "web", func(st *engine.State, _ bool) error {
+		st.Removing = map[string]time.Time{id: time.Now()}
+		st.Spec.Replicas = ptr(2)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	converge(t, c)
+	apply(t, c.Store, 3, "v2")
+	converge(t, c)
+	if got := reuses(*events); len(got) != 1 || !strings.HasPrefix(got[0], "web-2 reuses volume data-web-2") {
+		t.Errorf("after a scale-down finished by a later pass and a scale-up: reuse messages %q, want web-2's", got)
 	}
 }

@@ -38,7 +38,11 @@ func (a *app) change(ctx context.Context, name string, fn func(st *engine.State)
 			return invalidf("set %s is being deleted (an 'ostset down' did not finish): run 'ostset down %s' to finish the delete, or 'ostset up -f FILE' to cancel it", name, name)
 		}
 		var err error
-		msg, err = fn(st)
+		if msg, err = fn(st); err == nil {
+			// A new progress window, also for --wait=false with a daemon
+			// running (see engine.State.ReopenProgress).
+			st.ReopenProgress()
+		}
 		return err
 	})
 	if err != nil {
@@ -166,6 +170,7 @@ func newRolloutUndoCmd(a *app) *cobra.Command {
 				if err != nil {
 					return "", invalid(err)
 				}
+				a.madeRevision(args[0], r.Name)
 				h := st.History()
 				return fmt.Sprintf("rolling back to %s (now revision %d)", r.Name, h[len(h)-1].Number), nil
 			})
@@ -192,6 +197,7 @@ func newRolloutRestartCmd(a *app) *cobra.Command {
 				if err != nil {
 					return "", err
 				}
+				a.madeRevision(args[0], r.Name)
 				return "restarting: new revision " + r.Name, nil
 			})
 			return w.then(cmd.Context(), a, err, args...)
@@ -251,11 +257,9 @@ func newRolloutPauseCmd(a *app, pause bool) *cobra.Command {
 			ctx, cancel := w.bound(cmd.Context())
 			defer cancel()
 			err := a.change(ctx, args[0], func(st *engine.State) (string, error) {
-				if st.Paused != pause {
+				if st.Paused != pause { // the progress deadline counts from the resume (see change)
 					st.Paused = pause
 					st.Generation++
-					// The progress deadline counts from the resume, not from before the pause.
-					st.Progress.At, st.Progress.Seen, st.Progress.Late = time.Now(), time.Now(), false
 				}
 				return msg, nil
 			})

@@ -30,6 +30,18 @@ type app struct {
 	// command changed the set: a wait that follows the daemon relays what the
 	// daemon recorded after it.
 	marks map[string]int64
+	// made holds, by set, the update revision this command made (up, rollout
+	// restart, rollout undo): its wait is for that revision, and fails if
+	// another command replaces it before its rollout completes.
+	made map[string]string
+}
+
+// madeRevision notes that this command made revision the set's update revision.
+func (a *app) madeRevision(set, revision string) {
+	if a.made == nil {
+		a.made = map[string]string{}
+	}
+	a.made[set] = revision
 }
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {

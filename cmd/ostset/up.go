@@ -201,6 +201,7 @@ func (a *app) apply(ctx context.Context, s config.Set, cause string) error {
 		return err
 	}
 	st := res.State
+	a.madeRevision(s.Name, st.UpdateRevision) // changed or not, the revision this file asks for
 	switch {
 	case res.Created:
 		fmt.Fprintf(a.stdout, "%s: created (revision %s)\n", s.Name, st.UpdateRevision)
@@ -237,13 +238,14 @@ func (a *app) converge(ctx context.Context, c *engine.Controller, timeout time.D
 	_, daemon := a.store().DaemonRunning()
 	g, gctx := errgroup.WithContext(ctx)
 	for _, name := range names {
-		wait := c.Converge
+		revision := a.made[name]
+		wait := func(ctx context.Context, name string) error { return c.ConvergeTo(ctx, name, revision) }
 		if daemon {
 			after, marked := a.marks[name]
 			if !marked {
 				after, _ = c.Store.EventSeq(name)
 			}
-			wait = func(ctx context.Context, name string) error { return c.Follow(ctx, name, after) }
+			wait = func(ctx context.Context, name string) error { return c.Follow(ctx, name, after, revision) }
 		}
 		g.Go(func() error {
 			err := wait(gctx, name)

@@ -203,3 +203,38 @@ func TestCommandsSayWhetherADaemonRuns(t *testing.T) {
     "pid": `+pid+`
   }`)
 }
+
+// Every command starts a new progress window, also one that does not wait and
+// leaves the rollout to a daemon: a late mark an earlier command left is gone.
+func TestCommandsStartANewProgressWindow(t *testing.T) {
+	f := newFakeCLI(t)
+	f.up(2)
+	file := filepath.Join(t.TempDir(), "web.yaml")
+	if err := os.WriteFile(file, []byte("name: web\nreplicas: 2\ntemplate:\n  image: x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	release, err := f.store.HoldDaemon() // a daemon that has not run its next pass yet
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	for _, args := range [][]string{
+		{"scale", "web", "--replicas", "3", "--wait=false"},
+		{"recreate", "web-0", "--wait=false"},
+		{"rollout", "partition", "web", "1", "--wait=false"},
+		{"up", "-f", file, "--wait=false"},
+	} {
+		if _, err := f.store.Update(context.Background(), "web", func(st *engine.State, _ bool) error {
+			st.Progress = engine.ProgressMark{Revision: st.UpdateRevision, At: time.Now().Add(-time.Hour), Late: true}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if out, stderr, err := f.run(context.Background(), args...); err != nil {
+			t.Fatalf("ostset %v: %v\n%s%s", args, err, out, stderr)
+		}
+		if st, _ := f.store.Load("web"); st.Progress.Late {
+			t.Errorf("ostset %v left the earlier late mark %+v", args, st.Progress)
+		}
+	}
+}

@@ -356,6 +356,15 @@ func (r *Runtime) Exit(name string) {
 	r.containers[name] = c
 }
 
+// SetHealth sets a replica's health status, as its healthcheck would.
+func (r *Runtime) SetHealth(name, health string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.containers[name]
+	c.Health = health
+	r.containers[name] = c
+}
+
 // Destroy removes a replica as docker rm -f would, behind the engine's back,
 // and returns its ID.
 func (r *Runtime) Destroy(name string) string {
