@@ -529,12 +529,16 @@ func (e *exporter) probe() *kubeProbe {
 	if p.FailureThreshold == 0 {
 		p.FailureThreshold = dockerHealthRetries
 	}
+	if pt, ok := parseProbeTest(h.Test); ok {
+		e.probeHandler(p, pt)
+		return p
+	}
 	if h.Test[0] == "CMD-SHELL" {
 		script, ok := translateTemplate(strings.Join(h.Test[1:], " "), shellRefs)
 		if !ok {
 			e.unexpressed("template.healthcheck.test", "%q: only {{.Set}}, {{.Ordinal}}, {{.Name}} and {{.Service}} can be said per pod; written as is", script)
 		}
-		p.Exec.Command = []string{"sh", "-c", script}
+		p.Exec = &kubeExec{Command: []string{"sh", "-c", script}}
 		return p
 	}
 	for i, a := range h.Test[1:] {
@@ -542,8 +546,33 @@ func (e *exporter) probe() *kubeProbe {
 			e.unexpressed(fmt.Sprintf("template.healthcheck.test[%d]", i+1), "%q: an exec probe's command is not expanded per pod (use CMD-SHELL and the OSTSET_ variables); written as is", a)
 		}
 	}
-	p.Exec.Command = slices.Clone(h.Test[1:])
+	p.Exec = &kubeExec{Command: slices.Clone(h.Test[1:])}
 	return p
+}
+
+// probeHandler writes ostset's own probe (which a cluster does not have) as
+// the tcpSocket or httpGet probe it came from. The host is left out when it
+// is the pod's own address, which Kubernetes probes by default.
+func (e *exporter) probeHandler(p *kubeProbe, pt probeTarget) {
+	host := pt.host
+	if host == "127.0.0.1" || host == "localhost" {
+		host = ""
+	}
+	port := e.portRef(pt.port)
+	if pt.kind == ProbeTCP {
+		p.TCPSocket = &kubeTCPSocket{Port: port, Host: host}
+		return
+	}
+	p.HTTPGet = &kubeHTTPGet{Path: pt.path, Port: port, Host: host, Scheme: strings.ToUpper(pt.scheme)}
+	if p.HTTPGet.Scheme == "HTTP" {
+		p.HTTPGet.Scheme = ""
+	}
+}
+
+// portRef is how a probe names a container port: by the name the container
+// port has, else by its number.
+func (e *exporter) portRef(n int) any {
+	return n
 }
 
 // seconds rounds d up to whole seconds (at least 1), or gives def for 0.

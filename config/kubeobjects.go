@@ -112,15 +112,29 @@ type kubeVolumeMount struct {
 }
 
 type kubeProbe struct {
-	Exec                kubeExec `yaml:"exec"`
-	InitialDelaySeconds int      `yaml:"initialDelaySeconds,omitempty"`
-	PeriodSeconds       int      `yaml:"periodSeconds"`
-	TimeoutSeconds      int      `yaml:"timeoutSeconds"`
-	FailureThreshold    int      `yaml:"failureThreshold"`
+	Exec                *kubeExec      `yaml:"exec,omitempty"`
+	HTTPGet             *kubeHTTPGet   `yaml:"httpGet,omitempty"`
+	TCPSocket           *kubeTCPSocket `yaml:"tcpSocket,omitempty"`
+	InitialDelaySeconds int            `yaml:"initialDelaySeconds,omitempty"`
+	PeriodSeconds       int            `yaml:"periodSeconds"`
+	TimeoutSeconds      int            `yaml:"timeoutSeconds"`
+	FailureThreshold    int            `yaml:"failureThreshold"`
 }
 
 type kubeExec struct {
 	Command []string `yaml:"command"`
+}
+
+type kubeHTTPGet struct {
+	Path   string `yaml:"path,omitempty"`
+	Port   any    `yaml:"port"` // a number or the name of a container port
+	Host   string `yaml:"host,omitempty"`
+	Scheme string `yaml:"scheme,omitempty"`
+}
+
+type kubeTCPSocket struct {
+	Port any    `yaml:"port"`
+	Host string `yaml:"host,omitempty"`
 }
 
 type kubeContainerSecurity struct {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math/big"
+	"net"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -1143,8 +1144,8 @@ const (
 
 // probe maps a readinessProbe to the healthcheck, which is what readiness
 // is to ostset. An exec probe runs as it is; a tcpSocket or httpGet probe
-// has no binary of its own in the container, so it becomes a shell script
-// that uses what the image has (see probeScript).
+// runs ostset's own probe, which the engine mounts in the container (see
+// ProbePath), so that it needs nothing from the image.
 func (p *mapper) probe(pr *node, ports map[string]int) *Healthcheck {
 	h := &Healthcheck{}
 	period, timeout, threshold, delay := kubeProbePeriod, kubeProbeTimeout, kubeProbeThreshold, 0
@@ -1185,12 +1186,12 @@ func (p *mapper) probe(pr *node, ports map[string]int) *Healthcheck {
 		port := p.probePort(ts, ports)
 		host := ts.str("host")
 		ts.rest()
-		h.Test = []string{"CMD-SHELL", tcpProbeScript(orLoopback(host), port)}
+		h.Test = ProbeTest(ProbeTCP, net.JoinHostPort(orLoopback(host), strconv.Itoa(port)))
 	case pr.get("httpGet") != nil:
 		hg := pr.child("httpGet")
 		port := p.probePort(hg, ports)
 		host, scheme, urlPath := hg.str("host"), hg.str("scheme"), hg.str("path")
-		hg.unsupported("httpHeaders", "the probe script sends no headers")
+		hg.unsupported("httpHeaders", "ostset's probe sends no headers")
 		hg.rest()
 		if scheme == "" {
 			scheme = "HTTP"
@@ -1201,8 +1202,8 @@ func (p *mapper) probe(pr *node, ports map[string]int) *Healthcheck {
 		if !strings.HasPrefix(urlPath, "/") {
 			urlPath = "/" + urlPath
 		}
-		url := fmt.Sprintf("%s://%s:%d%s", strings.ToLower(scheme), orLoopback(host), port, urlPath)
-		h.Test = []string{"CMD-SHELL", httpProbeScript(url)}
+		url := fmt.Sprintf("%s://%s%s", strings.ToLower(scheme), net.JoinHostPort(orLoopback(host), strconv.Itoa(port)), urlPath)
+		h.Test = ProbeTest(ProbeHTTP, url)
 	default:
 		p.k.fail(p.file, pr.n, pr.path, "a readinessProbe needs exec, tcpSocket or httpGet (grpc is not supported)")
 	}
@@ -1233,29 +1234,6 @@ func (p *mapper) probePort(n *node, ports map[string]int) int {
 	p.k.fail(p.file, v, n.at("port"), fmt.Sprintf("%q is neither a port number nor the name of a container port", v.Value))
 	return 0
 }
-
-// tcpProbeScript connects to host:port with the first of nc, bash or
-// busybox the image has. An image with none of them (or no /bin/sh) cannot
-// run the probe: the replica never becomes ready, and the healthcheck's
-// output says why.
-func tcpProbeScript(host string, port int) string {
-	hp := shellQuote(host) + " " + strconv.Itoa(port)
-	return "if command -v nc >/dev/null 2>&1; then nc -z " + hp +
-		"; elif command -v bash >/dev/null 2>&1; then bash -c 'exec 3<>/dev/tcp/'" + shellQuote(host) + "'/" + strconv.Itoa(port) + "'" +
-		"; elif command -v busybox >/dev/null 2>&1; then busybox nc -z " + hp +
-		"; else echo 'ostset: the tcpSocket probe needs nc, bash or busybox in the image' >&2; exit 1; fi"
-}
-
-// httpProbeScript gets url with curl or wget, whichever the image has; an
-// error status (400 and above) fails the probe, as in Kubernetes.
-func httpProbeScript(url string) string {
-	u := shellQuote(url)
-	return "if command -v curl >/dev/null 2>&1; then curl -fsSk -o /dev/null " + u +
-		"; elif command -v wget >/dev/null 2>&1; then wget -q -O /dev/null " + u +
-		"; else echo 'ostset: the httpGet probe needs curl or wget in the image' >&2; exit 1; fi"
-}
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // escapeTemplate writes s so that ostset's per-replica expansion gives s
 // back: a manifest's text is not a template.
