@@ -123,7 +123,27 @@ func (e *exporter) keep(v any, path ...string) {
 	m[keys[len(keys)-1]] = generic
 }
 
-func (e *exporter) selector() map[string]string { return map[string]string{NameLabel: e.set.Name} }
+// selector selects the set's pods: the one the imported manifest had (it
+// cannot change in a cluster), else the app.kubernetes.io/name label.
+func (e *exporter) selector() map[string]string {
+	if k := e.set.Kubernetes; k != nil && len(k.Selector) > 0 {
+		return maps.Clone(k.Selector)
+	}
+	return map[string]string{NameLabel: e.set.Name}
+}
+
+// meta is the metadata of the StatefulSet or the Service: the namespace and
+// labels the imported manifest gave it, else the selector's label.
+func (e *exporter) meta(name string, labels map[string]string, kept bool) kubeMeta {
+	m := kubeMeta{Name: name, Labels: labels}
+	if !kept {
+		m.Labels = e.selector()
+	}
+	if k := e.set.Kubernetes; k != nil {
+		m.Namespace = k.Namespace
+	}
+	return m
+}
 
 func (e *exporter) statefulSet() kubeObject {
 	s := e.set
@@ -149,7 +169,7 @@ func (e *exporter) statefulSet() kubeObject {
 	return kubeObject{
 		APIVersion: "apps/v1",
 		Kind:       "StatefulSet",
-		Metadata:   kubeMeta{Name: s.Name, Labels: e.selector()},
+		Metadata:   e.meta(s.Name, maps.Clone(s.Kubernetes.labels()), s.Kubernetes != nil),
 		Spec:       spec,
 	}
 }
@@ -181,13 +201,13 @@ func (e *exporter) updateStrategy() kubeUpdateStrategy {
 func (e *exporter) podTemplate() kubePodTemplate {
 	s := e.set
 	t := s.Template
-	labels := e.selector()
+	labels := e.selector() // the pods carry the selector's labels
 	for _, k := range slices.Sorted(maps.Keys(t.Labels)) {
 		p := "template.labels." + k
 		v := t.Labels[k]
 		switch {
-		case k == NameLabel && v != s.Name:
-			e.unexpressed(p, "the label selects the set's pods and must be %q", s.Name)
+		case labels[k] != "" && v != labels[k]:
+			e.unexpressed(p, "the label selects the set's pods and must be %q", labels[k])
 			e.keep(v, "template", "labels", k)
 		case strings.Contains(v, "{{"):
 			e.unexpressed(p, "%q: a pod template's labels are the same for every pod", v)
@@ -450,7 +470,11 @@ func binaryQuantity(n int64) string {
 func (e *exporter) mainContainer() kubeContainer {
 	s := e.set
 	t := s.Template
-	c, _ := e.container(s.Name, t.Image, t.ImagePullPolicy, containerParts{
+	name := s.Name
+	if k := s.Kubernetes; k != nil && k.Container != "" {
+		name = k.Container
+	}
+	c, _ := e.container(name, t.Image, t.ImagePullPolicy, containerParts{
 		path: "template", command: t.Command, args: t.Args, env: t.Env,
 		workingDir: t.WorkingDir, user: t.User, resources: t.Resources, mounts: t.VolumeMounts,
 	}, true)
@@ -488,7 +512,7 @@ func (e *exporter) ports() []kubeContainerPort {
 	var out []kubeContainerPort
 	hostPorts := false
 	for i, p := range e.set.Template.Ports {
-		out = append(out, kubeContainerPort{ContainerPort: p.ContainerPort, Protocol: strings.ToUpper(p.Protocol)})
+		out = append(out, kubeContainerPort{Name: e.set.Kubernetes.portName(p.ContainerPort, p.Protocol), ContainerPort: p.ContainerPort, Protocol: strings.ToUpper(p.Protocol)})
 		if p.HostPort != 0 || p.HostIP != "" {
 			hostPorts = true
 			e.unexpressed(fmt.Sprintf("template.ports[%d].hostPort", i), "%d published per ordinal (hostPort + ordinal): use a Service of type NodePort or LoadBalancer, or kubectl port-forward", p.HostPort)
@@ -572,6 +596,13 @@ func (e *exporter) probeHandler(p *kubeProbe, pt probeTarget) {
 // portRef is how a probe names a container port: by the name the container
 // port has, else by its number.
 func (e *exporter) portRef(n int) any {
+	for _, p := range e.set.Template.Ports {
+		if p.ContainerPort == n && strings.EqualFold(orTCP(p.Protocol), "tcp") {
+			if name := e.set.Kubernetes.portName(n, p.Protocol); name != "" {
+				return name
+			}
+		}
+	}
 	return n
 }
 
@@ -710,20 +741,65 @@ func (e *exporter) claims() []kubeClaim {
 // (<set>-<ordinal>.<serviceName>). Addresses are published before the pods
 // are ready, as ostset's DNS aliases are: peers must find each other to
 // become ready (etcd, Kafka).
+//
+// A Service the imported manifest had keeps its labels, selector and ports
+// as written; a container port none of its ports reaches gets one of its own.
 func (e *exporter) service() kubeObject {
+	kept := e.set.Kubernetes.service()
 	spec := kubeServiceSpec{ClusterIP: "None", PublishNotReadyAddresses: true, Selector: e.selector()}
+	var labels map[string]string
+	if kept != nil {
+		labels = maps.Clone(kept.Labels)
+		if len(kept.Selector) > 0 {
+			spec.Selector = maps.Clone(kept.Selector)
+		}
+		for _, p := range kept.Ports {
+			spec.Ports = append(spec.Ports, kubeServicePort{Name: p.Name, Port: p.Port, TargetPort: intOrName(p.TargetPort), Protocol: p.Protocol})
+		}
+	}
 	for _, p := range e.set.Template.Ports {
-		proto := strings.ToUpper(p.Protocol)
+		if kept.reaches(p, e.set.Kubernetes.portName(p.ContainerPort, p.Protocol)) {
+			continue
+		}
+		proto := strings.ToUpper(orTCP(p.Protocol))
 		spec.Ports = append(spec.Ports, kubeServicePort{
 			Name: fmt.Sprintf("%s-%d", strings.ToLower(proto), p.ContainerPort), Port: p.ContainerPort, TargetPort: p.ContainerPort, Protocol: proto,
 		})
 	}
+	e.checkServiceSelector(spec.Selector)
 	return kubeObject{
 		APIVersion: "v1",
 		Kind:       "Service",
-		Metadata:   kubeMeta{Name: e.set.ServiceName, Labels: e.selector()},
+		Metadata:   e.meta(e.set.ServiceName, labels, kept != nil),
 		Spec:       spec,
 	}
+}
+
+// checkServiceSelector reports a kept Service selector that selects none of
+// the set's pods: the Service would give them no DNS names.
+func (e *exporter) checkServiceSelector(sel map[string]string) {
+	pod := maps.Clone(e.set.Template.Labels)
+	if pod == nil {
+		pod = map[string]string{}
+	}
+	maps.Copy(pod, e.selector())
+	for k, v := range sel {
+		if pod[k] != v {
+			e.unexpressed("kubernetes.service.selector", "%s=%s is not a label of the set's pods: the Service selects none of them and gives them no DNS names", k, v)
+			return
+		}
+	}
+}
+
+// intOrName writes a port that is a number as one.
+func intOrName(s string) any {
+	if s == "" {
+		return nil
+	}
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	return s
 }
 
 // OverlayExport lays the fields an export kept in its ExportAnnotation over

@@ -14,6 +14,7 @@ type kubeObject struct {
 
 type kubeMeta struct {
 	Name        string            `yaml:"name,omitempty"`
+	Namespace   string            `yaml:"namespace,omitempty"`
 	Labels      map[string]string `yaml:"labels,omitempty"`
 	Annotations map[string]string `yaml:"annotations,omitempty"`
 }
@@ -180,8 +181,8 @@ type kubeServiceSpec struct {
 }
 
 type kubeServicePort struct {
-	Name       string `yaml:"name"`
+	Name       string `yaml:"name,omitempty"`
 	Port       int    `yaml:"port"`
-	TargetPort int    `yaml:"targetPort"`
-	Protocol   string `yaml:"protocol"`
+	TargetPort any    `yaml:"targetPort,omitempty"` // a number or a container port's name
+	Protocol   string `yaml:"protocol,omitempty"`
 }

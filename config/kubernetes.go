@@ -398,6 +398,7 @@ type mapper struct {
 	set   Set
 	lines map[string]int // set-file path -> manifest line
 	ns    string
+	names KubernetesNames // what a cluster uses and ostset does not: kept for export
 	// claims by name, and the volumes of the pod by name.
 	claims  map[string]*VolumeClaimTemplate
 	volumes map[string]*podVolume
@@ -435,7 +436,8 @@ func (k *kubeImport) statefulSet(d *kubeDoc) importedSet {
 	p.set.Name = md.str("name")
 	p.mark("name", md.line("name"))
 	md.str("namespace")
-	md.stringMap("labels") // the object's own labels: nothing runs with them
+	p.names.Namespace = d.namespace
+	p.names.Labels = md.stringMap("labels") // the object's own labels: nothing runs with them, an export keeps them
 	annotations := md.stringMap("annotations")
 	for _, f := range []string{"creationTimestamp", "generation", "resourceVersion", "uid", "managedFields", "selfLink"} {
 		md.get(f) // written by a cluster (kubectl get -o yaml)
@@ -453,7 +455,7 @@ func (k *kubeImport) statefulSet(d *kubeDoc) importedSet {
 	p.set.ServiceName = spec.str("serviceName")
 	p.mark("serviceName", spec.line("serviceName"))
 	if svc := k.find("Service", p.set.ServiceName, d.namespace); svc != nil && p.set.ServiceName != "" {
-		k.service(svc)
+		p.names.Service = k.service(svc)
 	}
 	p.set.PodManagementPolicy = spec.str("podManagementPolicy")
 	p.mark("podManagementPolicy", spec.line("podManagementPolicy"))
@@ -479,7 +481,9 @@ func (k *kubeImport) statefulSet(d *kubeDoc) importedSet {
 	}
 	p.updateStrategy(spec.child("updateStrategy"))
 	if sel := spec.child("selector"); sel != nil {
-		sel.stringMap("matchLabels") // a StatefulSet's pods are its own
+		// A StatefulSet's pods are its own: ostset selects them by its own
+		// labels, and an export keeps the selector, which cannot change.
+		p.names.Selector = sel.stringMap("matchLabels")
 		sel.rest()
 	}
 	for _, c := range spec.list("volumeClaimTemplates") {
@@ -496,18 +500,45 @@ func (k *kubeImport) statefulSet(d *kubeDoc) importedSet {
 		k.invalid(d.file, md.keyNode("annotations"), "", msg)
 	}
 	out.bad = len(k.bad) > badBefore
+	if !p.names.sameAsDefault(out.set) {
+		out.set.Kubernetes = &p.names
+	}
 	return out
 }
 
 // service reads the headless Service that gives a StatefulSet its DNS
 // domain: the replicas are <name>-<ordinal>.<serviceName>, which ostset
-// makes its DNS aliases. Its selector and ports say nothing more to ostset.
-func (k *kubeImport) service(d *kubeDoc) {
+// makes its DNS aliases. Its labels, selector and ports say nothing more to
+// ostset; they are kept for an export. Nil when it is not headless.
+func (k *kubeImport) service(d *kubeDoc) *KubernetesService {
 	spec := mapValue(d.root, "spec")
 	if ip := mapValue(spec, "clusterIP"); ip == nil || ip.Value != "None" {
-		return // not headless: skipped with a note
+		return nil // not headless: skipped with a note
 	}
 	d.used = true
+	svc := &KubernetesService{Labels: scalarMap(mapValue(mapValue(d.root, "metadata"), "labels")), Selector: scalarMap(mapValue(spec, "selector"))}
+	if ports := mapValue(spec, "ports"); ports != nil && ports.Kind == yaml.SequenceNode {
+		for _, p := range ports.Content {
+			n, _ := strconv.Atoi(mapValueString(p, "port"))
+			svc.Ports = append(svc.Ports, KubernetesServicePort{Name: mapValueString(p, "name"), Port: n,
+				TargetPort: mapValueString(p, "targetPort"), Protocol: mapValueString(p, "protocol")})
+		}
+	}
+	return svc
+}
+
+// scalarMap reads a mapping of strings (labels, a selector); nil if n is not one.
+func scalarMap(n *yaml.Node) map[string]string {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	out := map[string]string{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if v := n.Content[i+1]; v.Kind == yaml.ScalarNode {
+			out[n.Content[i].Value] = v.Value
+		}
+	}
+	return out
 }
 
 func (p *mapper) updateStrategy(u *node) {
@@ -1023,12 +1054,18 @@ func (p *mapper) mainContainer(c *node, podUser string) {
 	t := &p.set.Template
 	t.Image, t.ImagePullPolicy, t.WorkingDir, t.User = f.Image, f.ImagePullPolicy, f.WorkingDir, f.User
 	t.Command, t.Args, t.Env, t.Resources = f.Command, f.Args, f.Env, f.Resources
+	p.names.Container = mapValueString(c.n, "name")
 	named := map[string]int{}
 	for i, port := range c.list("ports") {
 		n, _ := port.integer("containerPort")
 		proto := strings.ToLower(port.str("protocol"))
 		if name := port.str("name"); name != "" {
 			named[name] = n
+			kept := KubernetesPort{Name: name, ContainerPort: n, Protocol: proto}
+			if proto == "tcp" {
+				kept.Protocol = "" // the default, as an export writes it out
+			}
+			p.names.Ports = append(p.names.Ports, kept)
 		}
 		port.unsupported("hostPort", "ostset publishes hostPort+ordinal for each replica, not one host port: write a set file to publish ports")
 		port.unsupported("hostIP", "see hostPort")

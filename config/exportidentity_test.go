@@ -1,0 +1,93 @@
+package config
+
+import (
+	"maps"
+	"os"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// importTutorial reads the nginx StatefulSet and headless Service of the
+// Kubernetes tutorial, with replacements applied to the text.
+func importTutorial(t *testing.T, replacements ...string) Set {
+	t.Helper()
+	b, err := os.ReadFile("testdata/kubernetes/web.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets, err := Parse("web.yaml", []byte(strings.NewReplacer(replacements...).Replace(string(b))), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sets[0]
+}
+
+// An export of an imported manifest keeps what the manifest said and ostset
+// does not use: the selector (which a cluster does not let change), the
+// labels, the namespace, the container's and the ports' names, and the
+// readinessProbe's kind and named port. kubectl apply of the export over the
+// original changes none of them.
+func TestExportKeepsTheImportedIdentity(t *testing.T) {
+	s := importTutorial(t,
+		"metadata:\n  name: web\n", "metadata:\n  name: web\n  namespace: shop\n  labels: {tier: front}\n",
+		"  name: nginx\n  labels:", "  name: nginx\n  namespace: shop\n  labels:")
+	out, lost, err := ExportKubernetes(s, ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range lost {
+		t.Errorf("reported: %s", u)
+	}
+	sts, svc := decodeExport(t, out)
+	nginx := map[string]string{"app": "nginx"}
+	if sts.Namespace != "shop" || svc.Namespace != "shop" {
+		t.Errorf("namespaces %q, %q; want shop", sts.Namespace, svc.Namespace)
+	}
+	if !maps.Equal(sts.Labels, map[string]string{"tier": "front"}) {
+		t.Errorf("StatefulSet labels %v, want tier: front", sts.Labels)
+	}
+	if !maps.Equal(sts.Spec.Selector.MatchLabels, nginx) || !maps.Equal(sts.Spec.Template.Labels, nginx) {
+		t.Errorf("selector %v, pod labels %v; want app: nginx", sts.Spec.Selector.MatchLabels, sts.Spec.Template.Labels)
+	}
+	c := sts.Spec.Template.Spec.Containers[0]
+	if c.Name != "nginx" || len(c.Ports) != 1 || c.Ports[0].Name != "web" || c.Ports[0].ContainerPort != 80 {
+		t.Errorf("container %q, ports %+v; want nginx with port web: 80", c.Name, c.Ports)
+	}
+	if p := c.ReadinessProbe; p == nil || p.HTTPGet == nil || p.HTTPGet.Path != "/" || p.HTTPGet.Port != intstr.FromString("web") || p.Exec != nil {
+		t.Errorf("readinessProbe %+v, want httpGet / on port web", p)
+	}
+	if !maps.Equal(svc.Labels, nginx) || !maps.Equal(svc.Spec.Selector, nginx) {
+		t.Errorf("Service labels %v, selector %v; want app: nginx", svc.Labels, svc.Spec.Selector)
+	}
+	if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Name != "web" || svc.Spec.Ports[0].Port != 80 {
+		t.Errorf("Service ports %+v, want web: 80", svc.Spec.Ports)
+	}
+
+	// And it comes back as the same set, with the same revision.
+	back, err := Parse("web-k8s.yaml", out, nil)
+	if err != nil {
+		t.Fatalf("import of the export: %v\n%s", err, out)
+	}
+	if g, w := comparable(t, back[0]), comparable(t, s); g != w {
+		t.Errorf("imported\n%s\nwant\n%s", g, w)
+	}
+	if h, want := back[0].RevisionSpec("sha256:1").Hash(), s.RevisionSpec("sha256:1").Hash(); h != want {
+		t.Errorf("revision hash %s after the round trip, want %s", h, want)
+	}
+}
+
+// The names a manifest gives are not part of the revision: renaming the
+// container or a port, or moving the set to another namespace, rolls nothing.
+func TestKubernetesNamesAreNotInTheRevision(t *testing.T) {
+	a := importTutorial(t)
+	b := importTutorial(t, "name: nginx\n        image", "name: web-server\n        image", "name: web\n", "name: http\n", "port: web", "port: http",
+		"metadata:\n  name: web\n", "metadata:\n  name: web\n  namespace: other\n")
+	if a.Kubernetes == nil || b.Kubernetes == nil || a.Kubernetes.Container == b.Kubernetes.Container {
+		t.Fatalf("names %+v and %+v, want different containers", a.Kubernetes, b.Kubernetes)
+	}
+	if ha, hb := a.RevisionSpec("sha256:1").Hash(), b.RevisionSpec("sha256:1").Hash(); ha != hb {
+		t.Errorf("revisions %s and %s", ha, hb)
+	}
+}

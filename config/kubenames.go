@@ -1,0 +1,158 @@
+package config
+
+import (
+	"maps"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// KubernetesNames keeps what an imported Kubernetes manifest says that
+// ostset does not use itself but a cluster does: the namespace, the labels
+// and selectors of the StatefulSet and its Service, and the names of the
+// container and of the ports. An export writes them back as they were, so
+// that the export applied over the original changes none of them (a
+// StatefulSet's selector cannot change at all). They are not part of the
+// revision. Nil for a set written as a set file, and for a manifest that
+// says only what an export writes anyway.
+type KubernetesNames struct {
+	Namespace string            `yaml:"namespace" json:"namespace,omitempty"`
+	Labels    map[string]string `yaml:"labels" json:"labels,omitempty"`     // the StatefulSet's metadata.labels
+	Selector  map[string]string `yaml:"selector" json:"selector,omitempty"` // spec.selector.matchLabels
+	Container string            `yaml:"container" json:"container,omitempty"`
+	// Ports names the container ports, by number and protocol.
+	Ports   []KubernetesPort   `yaml:"ports" json:"ports,omitempty"`
+	Service *KubernetesService `yaml:"service" json:"service,omitempty"`
+}
+
+// KubernetesPort is the name of a container port.
+type KubernetesPort struct {
+	Name          string `yaml:"name" json:"name"`
+	ContainerPort int    `yaml:"containerPort" json:"containerPort"`
+	Protocol      string `yaml:"protocol" json:"protocol,omitempty"` // tcp (default), udp, sctp
+}
+
+// KubernetesService is what the headless Service said.
+type KubernetesService struct {
+	Labels   map[string]string       `yaml:"labels" json:"labels,omitempty"`
+	Selector map[string]string       `yaml:"selector" json:"selector,omitempty"`
+	Ports    []KubernetesServicePort `yaml:"ports" json:"ports,omitempty"`
+}
+
+// KubernetesServicePort is one port of the Service, as written.
+type KubernetesServicePort struct {
+	Name       string `yaml:"name" json:"name,omitempty"`
+	Port       int    `yaml:"port" json:"port"`
+	TargetPort string `yaml:"targetPort" json:"targetPort,omitempty"` // a number or a container port's name; empty: port
+	Protocol   string `yaml:"protocol" json:"protocol,omitempty"`
+}
+
+func (k *KubernetesNames) clone() *KubernetesNames {
+	if k == nil {
+		return nil
+	}
+	c := *k
+	c.Labels = maps.Clone(k.Labels)
+	c.Selector = maps.Clone(k.Selector)
+	c.Ports = slices.Clone(k.Ports)
+	if k.Service != nil {
+		svc := *k.Service
+		svc.Labels = maps.Clone(svc.Labels)
+		svc.Selector = maps.Clone(svc.Selector)
+		svc.Ports = slices.Clone(svc.Ports)
+		c.Service = &svc
+	}
+	return &c
+}
+
+// portName is the name the manifest gave the container port, if any.
+func (k *KubernetesNames) portName(port int, protocol string) string {
+	if k == nil {
+		return ""
+	}
+	for _, p := range k.Ports {
+		if p.ContainerPort == port && strings.EqualFold(orTCP(p.Protocol), orTCP(protocol)) {
+			return p.Name
+		}
+	}
+	return ""
+}
+
+func orTCP(protocol string) string {
+	if protocol == "" {
+		return "tcp"
+	}
+	return protocol
+}
+
+// defaultKubernetesNames is what an export of s writes when the set keeps
+// no names: the app.kubernetes.io/name label and selector, the container
+// named as the set, unnamed container ports, and Service ports named
+// tcp-80.
+func defaultKubernetesNames(s Set) KubernetesNames {
+	sel := map[string]string{NameLabel: s.Name}
+	svc := &KubernetesService{Labels: sel, Selector: sel}
+	for _, p := range s.Template.Ports {
+		proto := strings.ToUpper(orTCP(p.Protocol))
+		svc.Ports = append(svc.Ports, KubernetesServicePort{
+			Name: strings.ToLower(proto) + "-" + strconv.Itoa(p.ContainerPort), Port: p.ContainerPort,
+			TargetPort: strconv.Itoa(p.ContainerPort), Protocol: proto,
+		})
+	}
+	return KubernetesNames{Labels: sel, Selector: sel, Container: s.Name, Service: svc}
+}
+
+// sameAsDefault reports whether k says only what an export of s writes
+// anyway (nil and empty alike).
+func (k *KubernetesNames) sameAsDefault(s Set) bool {
+	d := defaultKubernetesNames(s)
+	norm := func(n KubernetesNames) KubernetesNames {
+		if len(n.Ports) == 0 {
+			n.Ports = nil
+		}
+		if n.Service != nil && len(n.Service.Ports) == 0 {
+			svc := *n.Service
+			svc.Ports = nil
+			n.Service = &svc
+		}
+		return n
+	}
+	return reflect.DeepEqual(norm(*k), norm(d))
+}
+
+func (k *KubernetesNames) labels() map[string]string {
+	if k == nil {
+		return nil
+	}
+	return k.Labels
+}
+
+func (k *KubernetesNames) service() *KubernetesService {
+	if k == nil {
+		return nil
+	}
+	return k.Service
+}
+
+// reaches reports whether one of the Service's ports targets container port
+// p (named name, if it has a name): by number, by name, or by its own port
+// number when it has no targetPort.
+func (s *KubernetesService) reaches(p Port, name string) bool {
+	if s == nil {
+		return false
+	}
+	for _, sp := range s.Ports {
+		if !strings.EqualFold(orTCP(sp.Protocol), orTCP(p.Protocol)) {
+			continue
+		}
+		target := sp.TargetPort
+		if target == "" {
+			target = strconv.Itoa(sp.Port)
+		}
+		if target == strconv.Itoa(p.ContainerPort) || (name != "" && target == name) {
+			return true
+		}
+	}
+	return false
+}
