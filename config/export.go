@@ -723,13 +723,25 @@ func (e *exporter) claims() []kubeClaim {
 			keep = true
 		}
 		keep = keep || c.Owner != ""
-		out = append(out, kubeClaim{
+		claim := kubeClaim{
 			Metadata: kubeMeta{Name: c.Name},
 			Spec: kubeClaimSpec{
 				AccessModes: []string{"ReadWriteOnce"},
 				Resources:   kubeClaimRequests{Requests: map[string]string{"storage": e.opt.Storage}},
 			},
-		})
+		}
+		// A claim the imported manifest said more of is written as it was.
+		if k := e.set.Kubernetes.claim(c.Name); k != nil {
+			claim.Metadata.Labels, claim.Metadata.Annotations = maps.Clone(k.Labels), maps.Clone(k.Annotations)
+			if len(k.AccessModes) > 0 {
+				claim.Spec.AccessModes = slices.Clone(k.AccessModes)
+			}
+			claim.Spec.StorageClassName = k.StorageClassName
+			if k.Storage != "" {
+				claim.Spec.Resources.Requests["storage"] = k.Storage
+			}
+		}
+		out = append(out, claim)
 	}
 	if keep {
 		e.keep(e.set.VolumeClaimTemplates, "volumeClaimTemplates")

@@ -32,7 +32,9 @@ func importTutorial(t *testing.T, replacements ...string) Set {
 func TestExportKeepsTheImportedIdentity(t *testing.T) {
 	s := importTutorial(t,
 		"metadata:\n  name: web\n", "metadata:\n  name: web\n  namespace: shop\n  labels: {tier: front}\n",
-		"  name: nginx\n  labels:", "  name: nginx\n  namespace: shop\n  labels:")
+		"  name: nginx\n  labels:", "  name: nginx\n  namespace: shop\n  labels:",
+		"      name: www\n    spec:\n", "      name: www\n      labels: {backup: daily}\n    spec:\n      storageClassName: fast\n",
+		"storage: 1Gi", "storage: 10Gi")
 	out, lost, err := ExportKubernetes(s, ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +59,10 @@ func TestExportKeepsTheImportedIdentity(t *testing.T) {
 	}
 	if p := c.ReadinessProbe; p == nil || p.HTTPGet == nil || p.HTTPGet.Path != "/" || p.HTTPGet.Port != intstr.FromString("web") || p.Exec != nil {
 		t.Errorf("readinessProbe %+v, want httpGet / on port web", p)
+	}
+	if cl := sts.Spec.VolumeClaimTemplates; len(cl) != 1 || cl[0].Labels["backup"] != "daily" || cl[0].Spec.StorageClassName == nil ||
+		*cl[0].Spec.StorageClassName != "fast" || cl[0].Spec.Resources.Requests.Storage().String() != "10Gi" {
+		t.Errorf("volumeClaimTemplates %+v, want www labelled backup: daily, class fast, 10Gi", cl)
 	}
 	if !maps.Equal(svc.Labels, nginx) || !maps.Equal(svc.Spec.Selector, nginx) {
 		t.Errorf("Service labels %v, selector %v; want app: nginx", svc.Labels, svc.Spec.Selector)

@@ -24,6 +24,40 @@ type KubernetesNames struct {
 	// Ports names the container ports, by number and protocol.
 	Ports   []KubernetesPort   `yaml:"ports" json:"ports,omitempty"`
 	Service *KubernetesService `yaml:"service" json:"service,omitempty"`
+	// Claims are the volume claim templates that say more than an export
+	// writes (ReadWriteOnce, the --storage request): a cluster does not let
+	// a StatefulSet's claims change.
+	Claims []KubernetesClaim `yaml:"claims" json:"claims,omitempty"`
+}
+
+// KubernetesClaim is what a volume claim template said beyond its name.
+type KubernetesClaim struct {
+	Name             string            `yaml:"name" json:"name"`
+	Labels           map[string]string `yaml:"labels" json:"labels,omitempty"`
+	Annotations      map[string]string `yaml:"annotations" json:"annotations,omitempty"`
+	AccessModes      []string          `yaml:"accessModes" json:"accessModes,omitempty"`
+	StorageClassName *string           `yaml:"storageClassName" json:"storageClassName,omitempty"`
+	Storage          string            `yaml:"storage" json:"storage,omitempty"` // the storage request
+}
+
+// isDefault reports whether a claim says only what an export writes for it.
+func (c KubernetesClaim) isDefault() bool {
+	return len(c.Labels) == 0 && len(c.Annotations) == 0 && c.StorageClassName == nil &&
+		(len(c.AccessModes) == 0 || slices.Equal(c.AccessModes, []string{"ReadWriteOnce"})) &&
+		(c.Storage == "" || c.Storage == DefaultStorage)
+}
+
+// claim is what the manifest said of the claim named name, if anything.
+func (k *KubernetesNames) claim(name string) *KubernetesClaim {
+	if k == nil {
+		return nil
+	}
+	for i := range k.Claims {
+		if k.Claims[i].Name == name {
+			return &k.Claims[i]
+		}
+	}
+	return nil
 }
 
 // KubernetesPort is the name of a container port.
@@ -56,6 +90,14 @@ func (k *KubernetesNames) clone() *KubernetesNames {
 	c.Labels = maps.Clone(k.Labels)
 	c.Selector = maps.Clone(k.Selector)
 	c.Ports = slices.Clone(k.Ports)
+	c.Claims = slices.Clone(k.Claims)
+	for i := range c.Claims {
+		cl := &c.Claims[i]
+		cl.Labels, cl.Annotations, cl.AccessModes = maps.Clone(cl.Labels), maps.Clone(cl.Annotations), slices.Clone(cl.AccessModes)
+		if cl.StorageClassName != nil {
+			cl.StorageClassName = ptr(*cl.StorageClassName)
+		}
+	}
 	if k.Service != nil {
 		svc := *k.Service
 		svc.Labels = maps.Clone(svc.Labels)
@@ -110,6 +152,9 @@ func (k *KubernetesNames) sameAsDefault(s Set) bool {
 	norm := func(n KubernetesNames) KubernetesNames {
 		if len(n.Ports) == 0 {
 			n.Ports = nil
+		}
+		if len(n.Claims) == 0 {
+			n.Claims = nil
 		}
 		if n.Service != nil && len(n.Service.Ports) == 0 {
 			svc := *n.Service

@@ -165,8 +165,9 @@ type kubeClaim struct {
 }
 
 type kubeClaimSpec struct {
-	AccessModes []string          `yaml:"accessModes"`
-	Resources   kubeClaimRequests `yaml:"resources"`
+	AccessModes      []string          `yaml:"accessModes"`
+	StorageClassName *string           `yaml:"storageClassName,omitempty"`
+	Resources        kubeClaimRequests `yaml:"resources"`
 }
 
 type kubeClaimRequests struct {

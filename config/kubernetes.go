@@ -567,23 +567,28 @@ func (p *mapper) claim(c *node) {
 	i := len(p.set.VolumeClaimTemplates)
 	md := c.child("metadata")
 	name := md.str("name")
-	md.stringMap("labels")
-	md.stringMap("annotations")
+	kept := KubernetesClaim{Name: name, Labels: md.stringMap("labels"), Annotations: md.stringMap("annotations")}
 	md.rest()
 	p.set.VolumeClaimTemplates = append(p.set.VolumeClaimTemplates, VolumeClaimTemplate{Name: name})
 	p.mark(fmt.Sprintf("volumeClaimTemplates[%d].name", i), md.line("name"))
 	p.mark(fmt.Sprintf("volumeClaimTemplates[%d]", i), c.n.Line)
 	if spec := c.child("spec"); spec != nil {
+		// What a cluster makes of the claim is kept for an export: a
+		// StatefulSet's claims cannot change.
 		if modes := spec.strings("accessModes"); len(modes) > 0 && !slices.Equal(modes, []string{"ReadWriteOnce"}) {
 			p.k.note(p.file, spec.keyNode("accessModes"), spec.at("accessModes"), fmt.Sprintf("%v: a Docker volume is used by one replica, as ReadWriteOnce", modes))
+			kept.AccessModes = modes
 		}
-		if class := spec.str("storageClassName"); class != "" {
-			p.k.note(p.file, spec.keyNode("storageClassName"), spec.at("storageClassName"), fmt.Sprintf("%q: the volume uses Docker's local driver", class))
+		if class := spec.get("storageClassName"); class != nil {
+			kept.StorageClassName = ptr(spec.str("storageClassName"))
+			p.k.note(p.file, spec.keyNode("storageClassName"), spec.at("storageClassName"), fmt.Sprintf("%q: the volume uses Docker's local driver", class.Value))
 		}
 		if r := spec.child("resources"); r != nil {
-			for k, v := range r.stringMap("requests") {
-				p.k.note(p.file, r.keyNode("requests"), r.at("requests."+k), fmt.Sprintf("%s: a Docker volume has no size", v))
+			requests := r.stringMap("requests")
+			for _, k := range slices.Sorted(maps.Keys(requests)) {
+				p.k.note(p.file, r.keyNode("requests"), r.at("requests."+k), fmt.Sprintf("%s: a Docker volume has no size", requests[k]))
 			}
+			kept.Storage = requests["storage"]
 			r.rest()
 		}
 		spec.str("volumeMode")
@@ -595,6 +600,9 @@ func (p *mapper) claim(c *node) {
 	c.get("apiVersion")
 	c.get("kind")
 	c.rest()
+	if !kept.isDefault() {
+		p.names.Claims = append(p.names.Claims, kept)
+	}
 }
 
 // podTemplate maps the pod: its first container is the replica container.
