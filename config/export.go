@@ -65,25 +65,53 @@ func ExportKubernetes(s Set, opt ExportOptions) ([]byte, []Unexpressed, error) {
 	}
 	e := &exporter{set: s, opt: opt, overlay: map[string]any{}}
 	sts, svc := e.statefulSet(), e.service()
-	if len(e.overlay) > 0 {
-		b, err := json.Marshal(e.overlay)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
-		}
-		sts.Metadata.Annotations = map[string]string{ExportAnnotation: string(b)}
+	if k := s.Kubernetes; k != nil && len(k.Annotations) > 0 {
+		sts.Metadata.Annotations = maps.Clone(k.Annotations)
 	}
+	if len(e.overlay) == 0 {
+		out, err := encodeObjects(sts, svc)
+		return out, e.lost, err
+	}
+	b, err := json.Marshal(e.overlay)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	if sts.Metadata.Annotations == nil {
+		sts.Metadata.Annotations = map[string]string{}
+	}
+	sts.Metadata.Annotations[ExportAnnotation] = string(b)
+	// The digests of what the manifest says where the annotation replaces
+	// it, so that an import can tell a field edited since.
+	out, err := encodeObjects(sts, svc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	digests, err := manifestDigests(out, e.kept)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: reading the export back: %w", s.Name, err)
+	}
+	b, err = json.Marshal(digests)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	sts.Metadata.Annotations[DigestAnnotation] = string(b)
+	out, err = encodeObjects(sts, svc)
+	return out, e.lost, err
+}
+
+func encodeObjects(objs ...kubeObject) ([]byte, error) {
 	var out bytes.Buffer
 	enc := yaml.NewEncoder(&out)
 	enc.SetIndent(2)
-	for _, obj := range []kubeObject{sts, svc} {
+	for _, obj := range objs {
 		if err := enc.Encode(obj); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
+			return nil, err
 		}
 	}
 	if err := enc.Close(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return out.Bytes(), e.lost, nil
+	return out.Bytes(), nil
 }
 
 // exporter collects, while it maps one set, what is lost and what the
@@ -93,6 +121,7 @@ type exporter struct {
 	opt     ExportOptions
 	lost    []Unexpressed
 	overlay map[string]any // set-file fragment: field name -> value or nested map
+	kept    [][]string     // the paths put into overlay
 }
 
 func (e *exporter) unexpressed(field, format string, args ...any) {
@@ -110,6 +139,7 @@ func (e *exporter) keep(v any, path ...string) {
 	if err != nil {
 		panic("config: a set-file value does not marshal: " + err.Error()) // strings, ints, plain structs
 	}
+	e.kept = append(e.kept, slices.Clone(path))
 	m := e.overlay
 	keys := path
 	for _, k := range keys[:len(keys)-1] {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"maps"
 	"os"
 	"strings"
@@ -95,5 +96,58 @@ func TestKubernetesNamesAreNotInTheRevision(t *testing.T) {
 	}
 	if ha, hb := a.RevisionSpec("sha256:1").Hash(), b.RevisionSpec("sha256:1").Hash(); ha != hb {
 		t.Errorf("revisions %s and %s", ha, hb)
+	}
+}
+
+// An export applied back as it is warns about nothing; a field edited by hand
+// where the export annotation replaces it is reported, with its line, and
+// the annotation's value is used (as documented).
+func TestImportReportsEditsTheAnnotationOverrides(t *testing.T) {
+	for name, path := range exportCases {
+		t.Run(name, func(t *testing.T) {
+			s := loadExportCase(t, path)
+			out, _, err := ExportKubernetes(s, ExportOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var warnings []string
+			if _, err := (Loader{Warn: func(m string) { warnings = append(warnings, m) }}).Parse("k8s.yaml", out); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range warnings {
+				if strings.Contains(w, "changed since ostset export") {
+					t.Errorf("unedited export: %s", w)
+				}
+			}
+		})
+	}
+	s := loadExportCase(t, "../examples/web/set.yaml")
+	out, _, err := ExportKubernetes(s, ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(out), "periodSeconds: 1\n", "periodSeconds: 5\n", 1)
+	if edited == string(out) {
+		t.Fatalf("no periodSeconds: 1 to edit in\n%s", out)
+	}
+	line := 1 + strings.Count(edited[:strings.Index(edited, "readinessProbe:")], "\n")
+	var warnings []string
+	sets, err := (Loader{Warn: func(m string) { warnings = append(warnings, m) }}).Parse("k8s.yaml", []byte(edited))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("k8s.yaml:%d: template.healthcheck: changed since ostset export wrote it", line)
+	found := false
+	for _, w := range warnings {
+		found = found || strings.HasPrefix(w, want)
+		if strings.Contains(w, "changed since") && !strings.HasPrefix(w, want) {
+			t.Errorf("warning about a field not edited: %s", w)
+		}
+	}
+	if !found {
+		t.Errorf("warnings %q, want one starting %q", warnings, want)
+	}
+	if got := sets[0].Template.Healthcheck.Interval; got != s.Template.Healthcheck.Interval {
+		t.Errorf("interval %s, want the annotation's %s", got, s.Template.Healthcheck.Interval)
 	}
 }

@@ -18,9 +18,11 @@ import (
 // says only what an export writes anyway.
 type KubernetesNames struct {
 	Namespace string            `yaml:"namespace" json:"namespace,omitempty"`
-	Labels    map[string]string `yaml:"labels" json:"labels,omitempty"`     // the StatefulSet's metadata.labels
-	Selector  map[string]string `yaml:"selector" json:"selector,omitempty"` // spec.selector.matchLabels
-	Container string            `yaml:"container" json:"container,omitempty"`
+	Labels    map[string]string `yaml:"labels" json:"labels,omitempty"` // the StatefulSet's metadata.labels
+	// Annotations are the StatefulSet's own, but for ostset's.
+	Annotations map[string]string `yaml:"annotations" json:"annotations,omitempty"`
+	Selector    map[string]string `yaml:"selector" json:"selector,omitempty"` // spec.selector.matchLabels
+	Container   string            `yaml:"container" json:"container,omitempty"`
 	// Ports names the container ports, by number and protocol.
 	Ports   []KubernetesPort   `yaml:"ports" json:"ports,omitempty"`
 	Service *KubernetesService `yaml:"service" json:"service,omitempty"`
@@ -88,6 +90,7 @@ func (k *KubernetesNames) clone() *KubernetesNames {
 	}
 	c := *k
 	c.Labels = maps.Clone(k.Labels)
+	c.Annotations = maps.Clone(k.Annotations)
 	c.Selector = maps.Clone(k.Selector)
 	c.Ports = slices.Clone(k.Ports)
 	c.Claims = slices.Clone(k.Claims)

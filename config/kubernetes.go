@@ -114,10 +114,13 @@ func mapValue(n *yaml.Node, key string) *yaml.Node {
 type kubeImport struct {
 	docs      []*kubeDoc
 	configDir string
-	errs      []fileProblem // not mappable: errors, or warnings when lenient
-	bad       []fileProblem // invalid: errors
-	notes     []fileProblem // always warnings: what was skipped or approximated
-	files     []ConfigFile
+	// bare: map what the manifests say, without laying an export's
+	// annotation over it (see manifestDigests).
+	bare  bool
+	errs  []fileProblem // not mappable: errors, or warnings when lenient
+	bad   []fileProblem // invalid: errors
+	notes []fileProblem // always warnings: what was skipped or approximated
+	files []ConfigFile
 }
 
 type fileProblem struct {
@@ -494,6 +497,18 @@ func (k *kubeImport) statefulSet(d *kubeDoc) importedSet {
 	root.rest()
 
 	out := importedSet{set: p.set, file: d.file, lines: fieldLines{lines: p.lines, doc: d.root.Line}}
+	for a, v := range annotations {
+		if a != ExportAnnotation && a != DigestAnnotation {
+			if p.names.Annotations == nil {
+				p.names.Annotations = map[string]string{}
+			}
+			p.names.Annotations[a] = v
+		}
+	}
+	if k.bare {
+		return out
+	}
+	p.checkEdits(md, out, annotations)
 	if err := OverlayExport(&out.set, annotations); err != nil {
 		// One line: yaml lists its type errors on lines of their own.
 		msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
@@ -504,6 +519,26 @@ func (k *kubeImport) statefulSet(d *kubeDoc) importedSet {
 		out.set.Kubernetes = &p.names
 	}
 	return out
+}
+
+// checkEdits reports each field that the export annotation replaces and
+// whose manifest text was edited since the export wrote it (see
+// DigestAnnotation): the annotation's value is used, and the edit is not.
+func (p *mapper) checkEdits(md *node, imp importedSet, annotations map[string]string) {
+	recorded, ok := annotations[DigestAnnotation]
+	if !ok {
+		return
+	}
+	edited, err := editedFields(imp.set, recorded)
+	if err != nil {
+		p.k.invalid(p.file, md.keyNode("annotations"), "", err.Error())
+		return
+	}
+	for _, path := range edited {
+		p.k.notes = append(p.k.notes, fileProblem{p.file, problem{imp.lines.lineOf(path), path,
+			fmt.Sprintf("changed since ostset export wrote it, but the annotation %s replaces this field: the edit is not applied; remove %s from the annotation (and from %s) to apply it",
+				ExportAnnotation, path, DigestAnnotation)}})
+	}
 }
 
 // service reads the headless Service that gives a StatefulSet its DNS
