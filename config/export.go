@@ -242,7 +242,7 @@ func (e *exporter) podTemplate() kubePodTemplate {
 		case strings.Contains(v, "{{"):
 			e.unexpressed(p, "%q: a pod template's labels are the same for every pod", v)
 			e.keep(v, "template", "labels", k)
-		case k == NameLabel:
+		case k == NameLabel && labels[k] == v:
 			// The manifest writes it as the selector, which an import
 			// does not take for a label of the set: the annotation keeps
 			// that the set file says it.

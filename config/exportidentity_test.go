@@ -35,7 +35,8 @@ func TestExportKeepsTheImportedIdentity(t *testing.T) {
 		"metadata:\n  name: web\n", "metadata:\n  name: web\n  namespace: shop\n  labels: {tier: front}\n",
 		"  name: nginx\n  labels:", "  name: nginx\n  namespace: shop\n  labels:",
 		"      name: www\n    spec:\n", "      name: www\n      labels: {backup: daily}\n    spec:\n      storageClassName: fast\n",
-		"storage: 1Gi", "storage: 10Gi")
+		"storage: 1Gi", "storage: 10Gi",
+		"  template:\n    metadata:\n      labels:\n        app: nginx\n", "  template:\n    metadata:\n      labels:\n        app: nginx\n        app.kubernetes.io/name: web\n")
 	out, lost, err := ExportKubernetes(s, ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -51,8 +52,9 @@ func TestExportKeepsTheImportedIdentity(t *testing.T) {
 	if !maps.Equal(sts.Labels, map[string]string{"tier": "front"}) {
 		t.Errorf("StatefulSet labels %v, want tier: front", sts.Labels)
 	}
-	if !maps.Equal(sts.Spec.Selector.MatchLabels, nginx) || !maps.Equal(sts.Spec.Template.Labels, nginx) {
-		t.Errorf("selector %v, pod labels %v; want app: nginx", sts.Spec.Selector.MatchLabels, sts.Spec.Template.Labels)
+	podLabels := map[string]string{"app": "nginx", NameLabel: "web"}
+	if !maps.Equal(sts.Spec.Selector.MatchLabels, nginx) || !maps.Equal(sts.Spec.Template.Labels, podLabels) {
+		t.Errorf("selector %v, pod labels %v; want app: nginx, and %s: web on the pods", sts.Spec.Selector.MatchLabels, sts.Spec.Template.Labels, NameLabel)
 	}
 	c := sts.Spec.Template.Spec.Containers[0]
 	if c.Name != "nginx" || len(c.Ports) != 1 || c.Ports[0].Name != "web" || c.Ports[0].ContainerPort != 80 {

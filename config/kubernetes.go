@@ -648,7 +648,7 @@ func (p *mapper) podTemplate(t *node) {
 	md := t.child("metadata")
 	labels := md.stringMap("labels")
 	for _, k := range slices.Sorted(maps.Keys(labels)) {
-		if k == NameLabel && labels[k] == p.set.Name {
+		if k == NameLabel && labels[k] == p.set.Name && p.names.Selector[k] == labels[k] {
 			continue // the selector an export writes: ostset labels its containers itself
 		}
 		if p.set.Template.Labels == nil {
