@@ -108,6 +108,21 @@ func TestKubernetesTCPProbeInAnyImage(t *testing.T) {
 					t.Errorf("%s: probe mount %q, want %q", name, mount, want)
 				}
 			}
+			// The export of the running set gives back the manifest's
+			// selector, names and probe, not ostset's own.
+			export := h.mustOstset("export", h.set).stdout
+			flat := strings.Join(strings.Fields(export), " ")
+			for _, want := range []string{
+				"selector: matchLabels: app: nginx template:",
+				"- name: nginx image: " + c.image,
+				"- name: web containerPort: 80",
+				"tcpSocket: port: web",
+				"ports: - name: web port: 80",
+			} {
+				if !strings.Contains(flat, want) {
+					t.Errorf("export lacks %q:\n%s", want, export)
+				}
+			}
 			// A probe of a port nobody listens on fails: ready means the port answers.
 			out, err := h.tryDocker("exec", h.name(0), "/.ostset/ostset", "probe", "tcp", "127.0.0.1:81")
 			if err == nil || !strings.Contains(out, "connection refused") {
