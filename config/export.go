@@ -785,7 +785,7 @@ func (e *exporter) claims() []kubeClaim {
 // become ready (etcd, Kafka).
 //
 // A Service the imported manifest had keeps its labels, selector and ports
-// as written; a container port none of its ports reaches gets one of its own.
+// as written.
 func (e *exporter) service() kubeObject {
 	kept := e.set.Kubernetes.service()
 	spec := kubeServiceSpec{ClusterIP: "None", PublishNotReadyAddresses: true, Selector: e.selector()}
@@ -800,8 +800,8 @@ func (e *exporter) service() kubeObject {
 		}
 	}
 	for _, p := range e.set.Template.Ports {
-		if kept.reaches(p, e.set.Kubernetes.portName(p.ContainerPort, p.Protocol)) {
-			continue
+		if kept != nil {
+			break // the kept Service's ports are what it said: it may leave container ports out
 		}
 		proto := strings.ToUpper(orTCP(p.Protocol))
 		spec.Ports = append(spec.Ports, kubeServicePort{

@@ -26,9 +26,9 @@ type KubernetesNames struct {
 	// Ports names the container ports, by number and protocol.
 	Ports   []KubernetesPort   `yaml:"ports" json:"ports,omitempty"`
 	Service *KubernetesService `yaml:"service" json:"service,omitempty"`
-	// Claims are the volume claim templates that say more than an export
-	// writes (ReadWriteOnce, the --storage request): a cluster does not let
-	// a StatefulSet's claims change.
+	// Claims are what the volume claim templates say beyond their names
+	// (their storage requests at least): a cluster does not let a
+	// StatefulSet's claims change, so an export writes them as they were.
 	Claims []KubernetesClaim `yaml:"claims" json:"claims,omitempty"`
 }
 
@@ -156,6 +156,7 @@ func (k *KubernetesNames) sameAsDefault(s Set) bool {
 		if len(n.Ports) == 0 {
 			n.Ports = nil
 		}
+		n.Claims = slices.DeleteFunc(slices.Clone(n.Claims), KubernetesClaim.isDefault)
 		if len(n.Claims) == 0 {
 			n.Claims = nil
 		}
@@ -181,26 +182,4 @@ func (k *KubernetesNames) service() *KubernetesService {
 		return nil
 	}
 	return k.Service
-}
-
-// reaches reports whether one of the Service's ports targets container port
-// p (named name, if it has a name): by number, by name, or by its own port
-// number when it has no targetPort.
-func (s *KubernetesService) reaches(p Port, name string) bool {
-	if s == nil {
-		return false
-	}
-	for _, sp := range s.Ports {
-		if !strings.EqualFold(orTCP(sp.Protocol), orTCP(p.Protocol)) {
-			continue
-		}
-		target := sp.TargetPort
-		if target == "" {
-			target = strconv.Itoa(sp.Port)
-		}
-		if target == strconv.Itoa(p.ContainerPort) || (name != "" && target == name) {
-			return true
-		}
-	}
-	return false
 }

@@ -635,7 +635,10 @@ func (p *mapper) claim(c *node) {
 	c.get("apiVersion")
 	c.get("kind")
 	c.rest()
-	if !kept.isDefault() {
+	// The request is kept even when it is the default: an export with
+	// another --storage would change the claim. A set that keeps nothing
+	// else drops it (sameAsDefault).
+	if !kept.isDefault() || kept.Storage != "" {
 		p.names.Claims = append(p.names.Claims, kept)
 	}
 }

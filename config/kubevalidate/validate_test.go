@@ -57,6 +57,9 @@ func decode(t *testing.T, name string, text []byte) (*apps.StatefulSet, *api.Ser
 			}
 			svc = &api.Service{}
 			convert(t, &in, svc)
+			// The REST layer fills clusterIPs from clusterIP before
+			// validation; a test without it must do that itself.
+			svc.Spec.ClusterIPs = []string{svc.Spec.ClusterIP}
 		}
 	}
 	if sts == nil || svc == nil {
@@ -157,6 +160,9 @@ func TestExportsOfManifestsPassCreateAndUpdateValidation(t *testing.T) {
 			create(t, file+" (export)", sts, svc)
 
 			oldSts, oldSvc := decode(t, file, originals(t, text))
+			// What kubectl apply sends carries the stored object's version.
+			oldSts.ResourceVersion, sts.ResourceVersion = "1", "1"
+			oldSvc.ResourceVersion, svc.ResourceVersion = "1", "1"
 			ctx := ctxFor(oldSts.Namespace)
 			statefulset.Strategy.PrepareForCreate(ctx, oldSts)
 			statefulset.Strategy.PrepareForUpdate(ctx, sts, oldSts)
