@@ -47,7 +47,7 @@ func dynamicallyLinked(path string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("not an ELF executable: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_INTERP {
 			return true, nil
