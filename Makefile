@@ -10,7 +10,7 @@ GOLANGCI_VERSION := v2.15.0
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
 
-.PHONY: help build demo-image test-images db-images demo demo-etcd demo-redis demo-postgres test test-unit test-integration lint bench clean
+.PHONY: help build demo-image test-images db-images demo demo-etcd demo-redis demo-postgres test test-unit test-kubevalidate test-integration lint bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -46,6 +46,9 @@ test: test-unit test-integration ## unit tests with -race, then integration test
 
 test-unit: ## unit tests (no Docker needed)
 	$(GO) test -race -count=1 $(PKGS)
+
+test-kubevalidate: ## check Kubernetes exports with the API server's own validation (config/kubevalidate, a module of its own that needs k8s.io/kubernetes)
+	cd config/kubevalidate && $(GO) test -count=1 ./...
 
 test-integration: build test-images ## integration tests on the real Docker engine
 	$(GO) test -race -count=1 -tags integration -timeout 35m ./docker/ ./integration/

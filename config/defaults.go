@@ -90,6 +90,7 @@ func (s Set) clone() Set {
 	}
 	s.Template = s.Template.clone()
 	s.VolumeClaimTemplates = cloneClaims(s.VolumeClaimTemplates)
+	s.Kubernetes = s.Kubernetes.clone()
 	return s
 }
 

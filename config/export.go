@@ -65,25 +65,53 @@ func ExportKubernetes(s Set, opt ExportOptions) ([]byte, []Unexpressed, error) {
 	}
 	e := &exporter{set: s, opt: opt, overlay: map[string]any{}}
 	sts, svc := e.statefulSet(), e.service()
-	if len(e.overlay) > 0 {
-		b, err := json.Marshal(e.overlay)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
-		}
-		sts.Metadata.Annotations = map[string]string{ExportAnnotation: string(b)}
+	if k := s.Kubernetes; k != nil && len(k.Annotations) > 0 {
+		sts.Metadata.Annotations = maps.Clone(k.Annotations)
 	}
+	if len(e.overlay) == 0 {
+		out, err := encodeObjects(sts, svc)
+		return out, e.lost, err
+	}
+	b, err := json.Marshal(e.overlay)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	if sts.Metadata.Annotations == nil {
+		sts.Metadata.Annotations = map[string]string{}
+	}
+	sts.Metadata.Annotations[ExportAnnotation] = string(b)
+	// The digests of what the manifest says where the annotation replaces
+	// it, so that an import can tell a field edited since.
+	out, err := encodeObjects(sts, svc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	digests, err := manifestDigests(out, e.kept)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: reading the export back: %w", s.Name, err)
+	}
+	b, err = json.Marshal(digests)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	sts.Metadata.Annotations[DigestAnnotation] = string(b)
+	out, err = encodeObjects(sts, svc)
+	return out, e.lost, err
+}
+
+func encodeObjects(objs ...kubeObject) ([]byte, error) {
 	var out bytes.Buffer
 	enc := yaml.NewEncoder(&out)
 	enc.SetIndent(2)
-	for _, obj := range []kubeObject{sts, svc} {
+	for _, obj := range objs {
 		if err := enc.Encode(obj); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
+			return nil, err
 		}
 	}
 	if err := enc.Close(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return out.Bytes(), e.lost, nil
+	return out.Bytes(), nil
 }
 
 // exporter collects, while it maps one set, what is lost and what the
@@ -93,6 +121,7 @@ type exporter struct {
 	opt     ExportOptions
 	lost    []Unexpressed
 	overlay map[string]any // set-file fragment: field name -> value or nested map
+	kept    [][]string     // the paths put into overlay
 }
 
 func (e *exporter) unexpressed(field, format string, args ...any) {
@@ -110,6 +139,7 @@ func (e *exporter) keep(v any, path ...string) {
 	if err != nil {
 		panic("config: a set-file value does not marshal: " + err.Error()) // strings, ints, plain structs
 	}
+	e.kept = append(e.kept, slices.Clone(path))
 	m := e.overlay
 	keys := path
 	for _, k := range keys[:len(keys)-1] {
@@ -123,7 +153,27 @@ func (e *exporter) keep(v any, path ...string) {
 	m[keys[len(keys)-1]] = generic
 }
 
-func (e *exporter) selector() map[string]string { return map[string]string{NameLabel: e.set.Name} }
+// selector selects the set's pods: the one the imported manifest had (it
+// cannot change in a cluster), else the app.kubernetes.io/name label.
+func (e *exporter) selector() map[string]string {
+	if k := e.set.Kubernetes; k != nil && len(k.Selector) > 0 {
+		return maps.Clone(k.Selector)
+	}
+	return map[string]string{NameLabel: e.set.Name}
+}
+
+// meta is the metadata of the StatefulSet or the Service: the namespace and
+// labels the imported manifest gave it, else the selector's label.
+func (e *exporter) meta(name string, labels map[string]string, kept bool) kubeMeta {
+	m := kubeMeta{Name: name, Labels: labels}
+	if !kept {
+		m.Labels = e.selector()
+	}
+	if k := e.set.Kubernetes; k != nil {
+		m.Namespace = k.Namespace
+	}
+	return m
+}
 
 func (e *exporter) statefulSet() kubeObject {
 	s := e.set
@@ -149,7 +199,7 @@ func (e *exporter) statefulSet() kubeObject {
 	return kubeObject{
 		APIVersion: "apps/v1",
 		Kind:       "StatefulSet",
-		Metadata:   kubeMeta{Name: s.Name, Labels: e.selector()},
+		Metadata:   e.meta(s.Name, maps.Clone(s.Kubernetes.labels()), s.Kubernetes != nil),
 		Spec:       spec,
 	}
 }
@@ -181,18 +231,18 @@ func (e *exporter) updateStrategy() kubeUpdateStrategy {
 func (e *exporter) podTemplate() kubePodTemplate {
 	s := e.set
 	t := s.Template
-	labels := e.selector()
+	labels := e.selector() // the pods carry the selector's labels
 	for _, k := range slices.Sorted(maps.Keys(t.Labels)) {
 		p := "template.labels." + k
 		v := t.Labels[k]
 		switch {
-		case k == NameLabel && v != s.Name:
-			e.unexpressed(p, "the label selects the set's pods and must be %q", s.Name)
+		case labels[k] != "" && v != labels[k]:
+			e.unexpressed(p, "the label selects the set's pods and must be %q", labels[k])
 			e.keep(v, "template", "labels", k)
 		case strings.Contains(v, "{{"):
 			e.unexpressed(p, "%q: a pod template's labels are the same for every pod", v)
 			e.keep(v, "template", "labels", k)
-		case k == NameLabel:
+		case k == NameLabel && labels[k] == v:
 			// The manifest writes it as the selector, which an import
 			// does not take for a label of the set: the annotation keeps
 			// that the set file says it.
@@ -450,7 +500,11 @@ func binaryQuantity(n int64) string {
 func (e *exporter) mainContainer() kubeContainer {
 	s := e.set
 	t := s.Template
-	c, _ := e.container(s.Name, t.Image, t.ImagePullPolicy, containerParts{
+	name := s.Name
+	if k := s.Kubernetes; k != nil && k.Container != "" {
+		name = k.Container
+	}
+	c, _ := e.container(name, t.Image, t.ImagePullPolicy, containerParts{
 		path: "template", command: t.Command, args: t.Args, env: t.Env,
 		workingDir: t.WorkingDir, user: t.User, resources: t.Resources, mounts: t.VolumeMounts,
 	}, true)
@@ -488,7 +542,7 @@ func (e *exporter) ports() []kubeContainerPort {
 	var out []kubeContainerPort
 	hostPorts := false
 	for i, p := range e.set.Template.Ports {
-		out = append(out, kubeContainerPort{ContainerPort: p.ContainerPort, Protocol: strings.ToUpper(p.Protocol)})
+		out = append(out, kubeContainerPort{Name: e.set.Kubernetes.portName(p.ContainerPort, p.Protocol), ContainerPort: p.ContainerPort, Protocol: strings.ToUpper(p.Protocol)})
 		if p.HostPort != 0 || p.HostIP != "" {
 			hostPorts = true
 			e.unexpressed(fmt.Sprintf("template.ports[%d].hostPort", i), "%d published per ordinal (hostPort + ordinal): use a Service of type NodePort or LoadBalancer, or kubectl port-forward", p.HostPort)
@@ -529,12 +583,16 @@ func (e *exporter) probe() *kubeProbe {
 	if p.FailureThreshold == 0 {
 		p.FailureThreshold = dockerHealthRetries
 	}
+	if pt, ok := parseProbeTest(h.Test); ok {
+		e.probeHandler(p, pt)
+		return p
+	}
 	if h.Test[0] == "CMD-SHELL" {
 		script, ok := translateTemplate(strings.Join(h.Test[1:], " "), shellRefs)
 		if !ok {
 			e.unexpressed("template.healthcheck.test", "%q: only {{.Set}}, {{.Ordinal}}, {{.Name}} and {{.Service}} can be said per pod; written as is", script)
 		}
-		p.Exec.Command = []string{"sh", "-c", script}
+		p.Exec = &kubeExec{Command: []string{"sh", "-c", script}}
 		return p
 	}
 	for i, a := range h.Test[1:] {
@@ -542,8 +600,40 @@ func (e *exporter) probe() *kubeProbe {
 			e.unexpressed(fmt.Sprintf("template.healthcheck.test[%d]", i+1), "%q: an exec probe's command is not expanded per pod (use CMD-SHELL and the OSTSET_ variables); written as is", a)
 		}
 	}
-	p.Exec.Command = slices.Clone(h.Test[1:])
+	p.Exec = &kubeExec{Command: slices.Clone(h.Test[1:])}
 	return p
+}
+
+// probeHandler writes ostset's own probe (which a cluster does not have) as
+// the tcpSocket or httpGet probe it came from. The host is left out when it
+// is the pod's own address, which Kubernetes probes by default.
+func (e *exporter) probeHandler(p *kubeProbe, pt probeTarget) {
+	host := pt.host
+	if host == "127.0.0.1" || host == "localhost" {
+		host = ""
+	}
+	port := e.portRef(pt.port)
+	if pt.kind == ProbeTCP {
+		p.TCPSocket = &kubeTCPSocket{Port: port, Host: host}
+		return
+	}
+	p.HTTPGet = &kubeHTTPGet{Path: pt.path, Port: port, Host: host, Scheme: strings.ToUpper(pt.scheme)}
+	if p.HTTPGet.Scheme == "HTTP" {
+		p.HTTPGet.Scheme = ""
+	}
+}
+
+// portRef is how a probe names a container port: by the name the container
+// port has, else by its number.
+func (e *exporter) portRef(n int) any {
+	for _, p := range e.set.Template.Ports {
+		if p.ContainerPort == n && strings.EqualFold(orTCP(p.Protocol), "tcp") {
+			if name := e.set.Kubernetes.portName(n, p.Protocol); name != "" {
+				return name
+			}
+		}
+	}
+	return n
 }
 
 // seconds rounds d up to whole seconds (at least 1), or gives def for 0.
@@ -663,13 +753,25 @@ func (e *exporter) claims() []kubeClaim {
 			keep = true
 		}
 		keep = keep || c.Owner != ""
-		out = append(out, kubeClaim{
+		claim := kubeClaim{
 			Metadata: kubeMeta{Name: c.Name},
 			Spec: kubeClaimSpec{
 				AccessModes: []string{"ReadWriteOnce"},
 				Resources:   kubeClaimRequests{Requests: map[string]string{"storage": e.opt.Storage}},
 			},
-		})
+		}
+		// A claim the imported manifest said more of is written as it was.
+		if k := e.set.Kubernetes.claim(c.Name); k != nil {
+			claim.Metadata.Labels, claim.Metadata.Annotations = maps.Clone(k.Labels), maps.Clone(k.Annotations)
+			if len(k.AccessModes) > 0 {
+				claim.Spec.AccessModes = slices.Clone(k.AccessModes)
+			}
+			claim.Spec.StorageClassName = k.StorageClassName
+			if k.Storage != "" {
+				claim.Spec.Resources.Requests["storage"] = k.Storage
+			}
+		}
+		out = append(out, claim)
 	}
 	if keep {
 		e.keep(e.set.VolumeClaimTemplates, "volumeClaimTemplates")
@@ -681,20 +783,65 @@ func (e *exporter) claims() []kubeClaim {
 // (<set>-<ordinal>.<serviceName>). Addresses are published before the pods
 // are ready, as ostset's DNS aliases are: peers must find each other to
 // become ready (etcd, Kafka).
+//
+// A Service the imported manifest had keeps its labels, selector and ports
+// as written.
 func (e *exporter) service() kubeObject {
+	kept := e.set.Kubernetes.service()
 	spec := kubeServiceSpec{ClusterIP: "None", PublishNotReadyAddresses: true, Selector: e.selector()}
+	var labels map[string]string
+	if kept != nil {
+		labels = maps.Clone(kept.Labels)
+		if len(kept.Selector) > 0 {
+			spec.Selector = maps.Clone(kept.Selector)
+		}
+		for _, p := range kept.Ports {
+			spec.Ports = append(spec.Ports, kubeServicePort{Name: p.Name, Port: p.Port, TargetPort: intOrName(p.TargetPort), Protocol: p.Protocol})
+		}
+	}
 	for _, p := range e.set.Template.Ports {
-		proto := strings.ToUpper(p.Protocol)
+		if kept != nil {
+			break // the kept Service's ports are what it said: it may leave container ports out
+		}
+		proto := strings.ToUpper(orTCP(p.Protocol))
 		spec.Ports = append(spec.Ports, kubeServicePort{
 			Name: fmt.Sprintf("%s-%d", strings.ToLower(proto), p.ContainerPort), Port: p.ContainerPort, TargetPort: p.ContainerPort, Protocol: proto,
 		})
 	}
+	e.checkServiceSelector(spec.Selector)
 	return kubeObject{
 		APIVersion: "v1",
 		Kind:       "Service",
-		Metadata:   kubeMeta{Name: e.set.ServiceName, Labels: e.selector()},
+		Metadata:   e.meta(e.set.ServiceName, labels, kept != nil),
 		Spec:       spec,
 	}
+}
+
+// checkServiceSelector reports a kept Service selector that selects none of
+// the set's pods: the Service would give them no DNS names.
+func (e *exporter) checkServiceSelector(sel map[string]string) {
+	pod := maps.Clone(e.set.Template.Labels)
+	if pod == nil {
+		pod = map[string]string{}
+	}
+	maps.Copy(pod, e.selector())
+	for k, v := range sel {
+		if pod[k] != v {
+			e.unexpressed("kubernetes.service.selector", "%s=%s is not a label of the set's pods: the Service selects none of them and gives them no DNS names", k, v)
+			return
+		}
+	}
+}
+
+// intOrName writes a port that is a number as one.
+func intOrName(s string) any {
+	if s == "" {
+		return nil
+	}
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	return s
 }
 
 // OverlayExport lays the fields an export kept in its ExportAnnotation over

@@ -14,6 +14,7 @@ type kubeObject struct {
 
 type kubeMeta struct {
 	Name        string            `yaml:"name,omitempty"`
+	Namespace   string            `yaml:"namespace,omitempty"`
 	Labels      map[string]string `yaml:"labels,omitempty"`
 	Annotations map[string]string `yaml:"annotations,omitempty"`
 }
@@ -112,15 +113,29 @@ type kubeVolumeMount struct {
 }
 
 type kubeProbe struct {
-	Exec                kubeExec `yaml:"exec"`
-	InitialDelaySeconds int      `yaml:"initialDelaySeconds,omitempty"`
-	PeriodSeconds       int      `yaml:"periodSeconds"`
-	TimeoutSeconds      int      `yaml:"timeoutSeconds"`
-	FailureThreshold    int      `yaml:"failureThreshold"`
+	Exec                *kubeExec      `yaml:"exec,omitempty"`
+	HTTPGet             *kubeHTTPGet   `yaml:"httpGet,omitempty"`
+	TCPSocket           *kubeTCPSocket `yaml:"tcpSocket,omitempty"`
+	InitialDelaySeconds int            `yaml:"initialDelaySeconds,omitempty"`
+	PeriodSeconds       int            `yaml:"periodSeconds"`
+	TimeoutSeconds      int            `yaml:"timeoutSeconds"`
+	FailureThreshold    int            `yaml:"failureThreshold"`
 }
 
 type kubeExec struct {
 	Command []string `yaml:"command"`
+}
+
+type kubeHTTPGet struct {
+	Path   string `yaml:"path,omitempty"`
+	Port   any    `yaml:"port"` // a number or the name of a container port
+	Host   string `yaml:"host,omitempty"`
+	Scheme string `yaml:"scheme,omitempty"`
+}
+
+type kubeTCPSocket struct {
+	Port any    `yaml:"port"`
+	Host string `yaml:"host,omitempty"`
 }
 
 type kubeContainerSecurity struct {
@@ -150,8 +165,9 @@ type kubeClaim struct {
 }
 
 type kubeClaimSpec struct {
-	AccessModes []string          `yaml:"accessModes"`
-	Resources   kubeClaimRequests `yaml:"resources"`
+	AccessModes      []string          `yaml:"accessModes"`
+	StorageClassName *string           `yaml:"storageClassName,omitempty"`
+	Resources        kubeClaimRequests `yaml:"resources"`
 }
 
 type kubeClaimRequests struct {
@@ -166,8 +182,8 @@ type kubeServiceSpec struct {
 }
 
 type kubeServicePort struct {
-	Name       string `yaml:"name"`
+	Name       string `yaml:"name,omitempty"`
 	Port       int    `yaml:"port"`
-	TargetPort int    `yaml:"targetPort"`
-	Protocol   string `yaml:"protocol"`
+	TargetPort any    `yaml:"targetPort,omitempty"` // a number or a container port's name
+	Protocol   string `yaml:"protocol,omitempty"`
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math/big"
+	"net"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -113,10 +114,13 @@ func mapValue(n *yaml.Node, key string) *yaml.Node {
 type kubeImport struct {
 	docs      []*kubeDoc
 	configDir string
-	errs      []fileProblem // not mappable: errors, or warnings when lenient
-	bad       []fileProblem // invalid: errors
-	notes     []fileProblem // always warnings: what was skipped or approximated
-	files     []ConfigFile
+	// bare: map what the manifests say, without laying an export's
+	// annotation over it (see manifestDigests).
+	bare  bool
+	errs  []fileProblem // not mappable: errors, or warnings when lenient
+	bad   []fileProblem // invalid: errors
+	notes []fileProblem // always warnings: what was skipped or approximated
+	files []ConfigFile
 }
 
 type fileProblem struct {
@@ -397,6 +401,7 @@ type mapper struct {
 	set   Set
 	lines map[string]int // set-file path -> manifest line
 	ns    string
+	names KubernetesNames // what a cluster uses and ostset does not: kept for export
 	// claims by name, and the volumes of the pod by name.
 	claims  map[string]*VolumeClaimTemplate
 	volumes map[string]*podVolume
@@ -434,7 +439,8 @@ func (k *kubeImport) statefulSet(d *kubeDoc) importedSet {
 	p.set.Name = md.str("name")
 	p.mark("name", md.line("name"))
 	md.str("namespace")
-	md.stringMap("labels") // the object's own labels: nothing runs with them
+	p.names.Namespace = d.namespace
+	p.names.Labels = md.stringMap("labels") // the object's own labels: nothing runs with them, an export keeps them
 	annotations := md.stringMap("annotations")
 	for _, f := range []string{"creationTimestamp", "generation", "resourceVersion", "uid", "managedFields", "selfLink"} {
 		md.get(f) // written by a cluster (kubectl get -o yaml)
@@ -452,7 +458,7 @@ func (k *kubeImport) statefulSet(d *kubeDoc) importedSet {
 	p.set.ServiceName = spec.str("serviceName")
 	p.mark("serviceName", spec.line("serviceName"))
 	if svc := k.find("Service", p.set.ServiceName, d.namespace); svc != nil && p.set.ServiceName != "" {
-		k.service(svc)
+		p.names.Service = k.service(svc)
 	}
 	p.set.PodManagementPolicy = spec.str("podManagementPolicy")
 	p.mark("podManagementPolicy", spec.line("podManagementPolicy"))
@@ -478,7 +484,9 @@ func (k *kubeImport) statefulSet(d *kubeDoc) importedSet {
 	}
 	p.updateStrategy(spec.child("updateStrategy"))
 	if sel := spec.child("selector"); sel != nil {
-		sel.stringMap("matchLabels") // a StatefulSet's pods are its own
+		// A StatefulSet's pods are its own: ostset selects them by its own
+		// labels, and an export keeps the selector, which cannot change.
+		p.names.Selector = sel.stringMap("matchLabels")
 		sel.rest()
 	}
 	for _, c := range spec.list("volumeClaimTemplates") {
@@ -489,24 +497,83 @@ func (k *kubeImport) statefulSet(d *kubeDoc) importedSet {
 	root.rest()
 
 	out := importedSet{set: p.set, file: d.file, lines: fieldLines{lines: p.lines, doc: d.root.Line}}
+	for a, v := range annotations {
+		if a != ExportAnnotation && a != DigestAnnotation {
+			if p.names.Annotations == nil {
+				p.names.Annotations = map[string]string{}
+			}
+			p.names.Annotations[a] = v
+		}
+	}
+	if k.bare {
+		return out
+	}
+	p.checkEdits(md, out, annotations)
 	if err := OverlayExport(&out.set, annotations); err != nil {
 		// One line: yaml lists its type errors on lines of their own.
 		msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
 		k.invalid(d.file, md.keyNode("annotations"), "", msg)
 	}
 	out.bad = len(k.bad) > badBefore
+	if !p.names.sameAsDefault(out.set) {
+		out.set.Kubernetes = &p.names
+	}
 	return out
+}
+
+// checkEdits reports each field that the export annotation replaces and
+// whose manifest text was edited since the export wrote it (see
+// DigestAnnotation): the annotation's value is used, and the edit is not.
+func (p *mapper) checkEdits(md *node, imp importedSet, annotations map[string]string) {
+	recorded, ok := annotations[DigestAnnotation]
+	if !ok {
+		return
+	}
+	edited, err := editedFields(imp.set, recorded)
+	if err != nil {
+		p.k.invalid(p.file, md.keyNode("annotations"), "", err.Error())
+		return
+	}
+	for _, path := range edited {
+		p.k.notes = append(p.k.notes, fileProblem{p.file, problem{imp.lines.lineOf(path), path,
+			fmt.Sprintf("changed since ostset export wrote it, but the annotation %s replaces this field: the edit is not applied; remove %s from the annotation (and from %s) to apply it",
+				ExportAnnotation, path, DigestAnnotation)}})
+	}
 }
 
 // service reads the headless Service that gives a StatefulSet its DNS
 // domain: the replicas are <name>-<ordinal>.<serviceName>, which ostset
-// makes its DNS aliases. Its selector and ports say nothing more to ostset.
-func (k *kubeImport) service(d *kubeDoc) {
+// makes its DNS aliases. Its labels, selector and ports say nothing more to
+// ostset; they are kept for an export. Nil when it is not headless.
+func (k *kubeImport) service(d *kubeDoc) *KubernetesService {
 	spec := mapValue(d.root, "spec")
 	if ip := mapValue(spec, "clusterIP"); ip == nil || ip.Value != "None" {
-		return // not headless: skipped with a note
+		return nil // not headless: skipped with a note
 	}
 	d.used = true
+	svc := &KubernetesService{Labels: scalarMap(mapValue(mapValue(d.root, "metadata"), "labels")), Selector: scalarMap(mapValue(spec, "selector"))}
+	if ports := mapValue(spec, "ports"); ports != nil && ports.Kind == yaml.SequenceNode {
+		for _, p := range ports.Content {
+			n, _ := strconv.Atoi(mapValueString(p, "port"))
+			svc.Ports = append(svc.Ports, KubernetesServicePort{Name: mapValueString(p, "name"), Port: n,
+				TargetPort: mapValueString(p, "targetPort"), Protocol: mapValueString(p, "protocol")})
+		}
+	}
+	return svc
+}
+
+// scalarMap reads a mapping of strings (labels, a selector); nil if n is not one.
+func scalarMap(n *yaml.Node) map[string]string {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	out := map[string]string{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if v := n.Content[i+1]; v.Kind == yaml.ScalarNode {
+			out[n.Content[i].Value] = v.Value
+		}
+	}
+	return out
 }
 
 func (p *mapper) updateStrategy(u *node) {
@@ -535,23 +602,28 @@ func (p *mapper) claim(c *node) {
 	i := len(p.set.VolumeClaimTemplates)
 	md := c.child("metadata")
 	name := md.str("name")
-	md.stringMap("labels")
-	md.stringMap("annotations")
+	kept := KubernetesClaim{Name: name, Labels: md.stringMap("labels"), Annotations: md.stringMap("annotations")}
 	md.rest()
 	p.set.VolumeClaimTemplates = append(p.set.VolumeClaimTemplates, VolumeClaimTemplate{Name: name})
 	p.mark(fmt.Sprintf("volumeClaimTemplates[%d].name", i), md.line("name"))
 	p.mark(fmt.Sprintf("volumeClaimTemplates[%d]", i), c.n.Line)
 	if spec := c.child("spec"); spec != nil {
+		// What a cluster makes of the claim is kept for an export: a
+		// StatefulSet's claims cannot change.
 		if modes := spec.strings("accessModes"); len(modes) > 0 && !slices.Equal(modes, []string{"ReadWriteOnce"}) {
 			p.k.note(p.file, spec.keyNode("accessModes"), spec.at("accessModes"), fmt.Sprintf("%v: a Docker volume is used by one replica, as ReadWriteOnce", modes))
+			kept.AccessModes = modes
 		}
-		if class := spec.str("storageClassName"); class != "" {
-			p.k.note(p.file, spec.keyNode("storageClassName"), spec.at("storageClassName"), fmt.Sprintf("%q: the volume uses Docker's local driver", class))
+		if class := spec.get("storageClassName"); class != nil {
+			kept.StorageClassName = ptr(spec.str("storageClassName"))
+			p.k.note(p.file, spec.keyNode("storageClassName"), spec.at("storageClassName"), fmt.Sprintf("%q: the volume uses Docker's local driver", class.Value))
 		}
 		if r := spec.child("resources"); r != nil {
-			for k, v := range r.stringMap("requests") {
-				p.k.note(p.file, r.keyNode("requests"), r.at("requests."+k), fmt.Sprintf("%s: a Docker volume has no size", v))
+			requests := r.stringMap("requests")
+			for _, k := range slices.Sorted(maps.Keys(requests)) {
+				p.k.note(p.file, r.keyNode("requests"), r.at("requests."+k), fmt.Sprintf("%s: a Docker volume has no size", requests[k]))
 			}
+			kept.Storage = requests["storage"]
 			r.rest()
 		}
 		spec.str("volumeMode")
@@ -563,6 +635,12 @@ func (p *mapper) claim(c *node) {
 	c.get("apiVersion")
 	c.get("kind")
 	c.rest()
+	// The request is kept even when it is the default: an export with
+	// another --storage would change the claim. A set that keeps nothing
+	// else drops it (sameAsDefault).
+	if !kept.isDefault() || kept.Storage != "" {
+		p.names.Claims = append(p.names.Claims, kept)
+	}
 }
 
 // podTemplate maps the pod: its first container is the replica container.
@@ -573,7 +651,7 @@ func (p *mapper) podTemplate(t *node) {
 	md := t.child("metadata")
 	labels := md.stringMap("labels")
 	for _, k := range slices.Sorted(maps.Keys(labels)) {
-		if k == NameLabel && labels[k] == p.set.Name {
+		if k == NameLabel && labels[k] == p.set.Name && p.names.Selector[k] == labels[k] {
 			continue // the selector an export writes: ostset labels its containers itself
 		}
 		if p.set.Template.Labels == nil {
@@ -1022,12 +1100,18 @@ func (p *mapper) mainContainer(c *node, podUser string) {
 	t := &p.set.Template
 	t.Image, t.ImagePullPolicy, t.WorkingDir, t.User = f.Image, f.ImagePullPolicy, f.WorkingDir, f.User
 	t.Command, t.Args, t.Env, t.Resources = f.Command, f.Args, f.Env, f.Resources
+	p.names.Container = mapValueString(c.n, "name")
 	named := map[string]int{}
 	for i, port := range c.list("ports") {
 		n, _ := port.integer("containerPort")
 		proto := strings.ToLower(port.str("protocol"))
 		if name := port.str("name"); name != "" {
 			named[name] = n
+			kept := KubernetesPort{Name: name, ContainerPort: n, Protocol: proto}
+			if proto == "tcp" {
+				kept.Protocol = "" // the default, as an export writes it out
+			}
+			p.names.Ports = append(p.names.Ports, kept)
 		}
 		port.unsupported("hostPort", "ostset publishes hostPort+ordinal for each replica, not one host port: write a set file to publish ports")
 		port.unsupported("hostIP", "see hostPort")
@@ -1143,8 +1227,8 @@ const (
 
 // probe maps a readinessProbe to the healthcheck, which is what readiness
 // is to ostset. An exec probe runs as it is; a tcpSocket or httpGet probe
-// has no binary of its own in the container, so it becomes a shell script
-// that uses what the image has (see probeScript).
+// runs ostset's own probe, which the engine mounts in the container (see
+// ProbePath), so that it needs nothing from the image.
 func (p *mapper) probe(pr *node, ports map[string]int) *Healthcheck {
 	h := &Healthcheck{}
 	period, timeout, threshold, delay := kubeProbePeriod, kubeProbeTimeout, kubeProbeThreshold, 0
@@ -1185,12 +1269,12 @@ func (p *mapper) probe(pr *node, ports map[string]int) *Healthcheck {
 		port := p.probePort(ts, ports)
 		host := ts.str("host")
 		ts.rest()
-		h.Test = []string{"CMD-SHELL", tcpProbeScript(orLoopback(host), port)}
+		h.Test = ProbeTest(ProbeTCP, net.JoinHostPort(orLoopback(host), strconv.Itoa(port)))
 	case pr.get("httpGet") != nil:
 		hg := pr.child("httpGet")
 		port := p.probePort(hg, ports)
 		host, scheme, urlPath := hg.str("host"), hg.str("scheme"), hg.str("path")
-		hg.unsupported("httpHeaders", "the probe script sends no headers")
+		hg.unsupported("httpHeaders", "ostset's probe sends no headers")
 		hg.rest()
 		if scheme == "" {
 			scheme = "HTTP"
@@ -1201,8 +1285,8 @@ func (p *mapper) probe(pr *node, ports map[string]int) *Healthcheck {
 		if !strings.HasPrefix(urlPath, "/") {
 			urlPath = "/" + urlPath
 		}
-		url := fmt.Sprintf("%s://%s:%d%s", strings.ToLower(scheme), orLoopback(host), port, urlPath)
-		h.Test = []string{"CMD-SHELL", httpProbeScript(url)}
+		url := fmt.Sprintf("%s://%s%s", strings.ToLower(scheme), net.JoinHostPort(orLoopback(host), strconv.Itoa(port)), urlPath)
+		h.Test = ProbeTest(ProbeHTTP, url)
 	default:
 		p.k.fail(p.file, pr.n, pr.path, "a readinessProbe needs exec, tcpSocket or httpGet (grpc is not supported)")
 	}
@@ -1233,29 +1317,6 @@ func (p *mapper) probePort(n *node, ports map[string]int) int {
 	p.k.fail(p.file, v, n.at("port"), fmt.Sprintf("%q is neither a port number nor the name of a container port", v.Value))
 	return 0
 }
-
-// tcpProbeScript connects to host:port with the first of nc, bash or
-// busybox the image has. An image with none of them (or no /bin/sh) cannot
-// run the probe: the replica never becomes ready, and the healthcheck's
-// output says why.
-func tcpProbeScript(host string, port int) string {
-	hp := shellQuote(host) + " " + strconv.Itoa(port)
-	return "if command -v nc >/dev/null 2>&1; then nc -z " + hp +
-		"; elif command -v bash >/dev/null 2>&1; then bash -c 'exec 3<>/dev/tcp/'" + shellQuote(host) + "'/" + strconv.Itoa(port) + "'" +
-		"; elif command -v busybox >/dev/null 2>&1; then busybox nc -z " + hp +
-		"; else echo 'ostset: the tcpSocket probe needs nc, bash or busybox in the image' >&2; exit 1; fi"
-}
-
-// httpProbeScript gets url with curl or wget, whichever the image has; an
-// error status (400 and above) fails the probe, as in Kubernetes.
-func httpProbeScript(url string) string {
-	u := shellQuote(url)
-	return "if command -v curl >/dev/null 2>&1; then curl -fsSk -o /dev/null " + u +
-		"; elif command -v wget >/dev/null 2>&1; then wget -q -O /dev/null " + u +
-		"; else echo 'ostset: the httpGet probe needs curl or wget in the image' >&2; exit 1; fi"
-}
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // escapeTemplate writes s so that ostset's per-replica expansion gives s
 // back: a manifest's text is not a template.

@@ -44,6 +44,9 @@ type Set struct {
 	TerminationGracePeriodSeconds        *int                  `yaml:"terminationGracePeriodSeconds" json:"terminationGracePeriodSeconds"`
 	Template                             Template              `yaml:"template" json:"template"`
 	VolumeClaimTemplates                 []VolumeClaimTemplate `yaml:"volumeClaimTemplates" json:"volumeClaimTemplates,omitempty"`
+	// Kubernetes keeps the names an imported manifest gave, for export (see
+	// KubernetesNames).
+	Kubernetes *KubernetesNames `yaml:"kubernetes" json:"kubernetes,omitempty"`
 
 	// Source is "file:line" of the document the set came from (not part of the file format).
 	Source string `yaml:"-" json:"source,omitempty"`

@@ -57,6 +57,9 @@ type Controller struct {
 	// the progress deadline leaves out (default 3 × Poll: a waiting loop passes
 	// at least every Poll).
 	WatchGap time.Duration
+	// Binary finds the ostset binary to mount in a replica whose healthcheck
+	// runs ostset's probe (see OwnBinary); nil: such a replica is not created.
+	Binary func() (OwnBinary, error)
 
 	// initLogs remembers the output of failed init containers.
 	initLogs initLogs

@@ -62,6 +62,9 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Act
 		if err == nil {
 			err = c.labelOwner(&spec)
 		}
+		if err == nil {
+			err = c.mountProbe(&spec)
+		}
 		if err != nil {
 			return err
 		}

@@ -86,6 +86,7 @@ func (a *app) runDaemon(ctx context.Context, log *slog.Logger, metricsAddr strin
 		Report: func(e engine.Event) {
 			log.Info(e.Message, "set", e.Set, "replica", e.Replica)
 		},
+		Binary: ownBinary,
 	}
 	d := &engine.Daemon{Controller: c, Events: rt, Resync: resync}
 	if metricsAddr != "" {

@@ -77,7 +77,7 @@ func newRootFor(a *app) *cobra.Command {
 		newUpCmd(a), newScaleCmd(a), newGetCmd(a), newStatusCmd(a), newDownCmd(a),
 		newReconcileCmd(a), daemon, newVersionCmd(a),
 		newLogsCmd(a), newRolloutCmd(a), newDescribeCmd(a), newEventsCmd(a), newRecreateCmd(a),
-		newExportCmd(a), newConvertCmd(a),
+		newExportCmd(a), newConvertCmd(a), newProbeCmd(),
 	)
 	return root
 }
@@ -164,6 +164,7 @@ func (a *app) controller() (*engine.Controller, error) {
 		Store:   a.store(),
 		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Report:  a.printEvent,
+		Binary:  ownBinary,
 	}, nil
 }
 
