@@ -12,11 +12,14 @@ import (
 )
 
 // watchedActions are the container events that change what Observe reports.
+// A replica's exit is die, and stop after a docker stop: die comes before the
+// container list shows the exit (the engine's observation inspects the
+// containers that died, see engine.ObserveOptions.Died), stop after it.
 // Healthcheck probes also emit exec_create/exec_start/exec_die events on every
 // probe; they are left out so a healthy set does not wake the controller. The
 // engine matches "health_status" as a prefix of "health_status: healthy".
 var watchedActions = []string{
-	"create", "start", "restart", "die", "pause", "unpause",
+	"create", "start", "restart", "die", "stop", "pause", "unpause",
 	"destroy", "rename", "update", "oom", "health_status",
 }
 

@@ -110,6 +110,11 @@ type ObserveOptions struct {
 	// Network is the set's network; running replicas without an endpoint on
 	// it are marked Detached. Empty: none is.
 	Network string
+	// Died lists containers whose die event has been seen: their state is read
+	// from an inspect of each, not from the container list, which can still
+	// show one running just after its die event (Docker sends the event before
+	// the list catches up).
+	Died []string
 }
 
 // ReplicaSpec is everything needed to create one replica container.
