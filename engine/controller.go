@@ -151,9 +151,10 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 		Paused:          st.Paused,
 		Observed:        obs,
 		Now:             c.now(),
-		RecreateAfter:   st.crashBackoff(obs.Replicas),
+		RecreateAfter:   st.crashBackoff(obs.Replicas, c.now()),
 		InitContainers:  initNames(st),
 	})
+	st.crashLoopStatus(&plan.Status)
 	rolledBack := c.fold(&st, &plan)
 	if !rolledBack { // a plan thrown away recreates nothing
 		st.noteCrashes(plan.Actions, c.now())
@@ -299,8 +300,11 @@ func (c *Controller) view(ctx context.Context, name string) (State, Plan, error)
 	view := st
 	view.ReadySince = maps.Clone(st.ReadySince) // remembered readiness, not saved here
 	view.rememberReadiness(obs.Replicas)
+	view.CrashLoops = maps.Clone(st.CrashLoops) // likewise
 	plan := MakePlan(Input{Set: st.Spec, CurrentRevision: st.CurrentRevision, UpdateRevision: st.UpdateRevision,
-		Paused: st.Paused, Observed: obs, Now: c.now(), InitContainers: initNames(st)})
+		Paused: st.Paused, Observed: obs, Now: c.now(), InitContainers: initNames(st),
+		RecreateAfter: view.crashBackoff(obs.Replicas, c.now())})
+	view.crashLoopStatus(&plan.Status)
 	plan.Status.ObservedGeneration = st.ObservedGeneration
 	plan.Status.Conditions = Conditions(st, plan, c.now())
 	plan.Status.Deleting = st.Deleting

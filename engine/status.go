@@ -1,6 +1,10 @@
 package engine
 
-import "time"
+import (
+	"time"
+
+	"github.com/ostset/ostset/health"
+)
 
 // Status is a set's status, with Kubernetes StatefulSet status semantics.
 type Status struct {
@@ -45,6 +49,18 @@ type ContainerStatus struct {
 	// restarts", `health: "connection refused"`), and NotReady all that is known.
 	Reason   string          `json:"reason,omitempty"`
 	NotReady *NotReadyDetail `json:"notReady,omitempty"`
+	// CrashLoop is set while the replica exited and its recreation is held
+	// back by the crash-loop back-off (Kubernetes' CrashLoopBackOff).
+	CrashLoop *CrashLoopStatus `json:"crashLoop,omitempty"`
+}
+
+// CrashLoopStatus is a failed replica's crash-loop back-off.
+type CrashLoopStatus struct {
+	// Recreations is how many times in a row the ordinal was recreated after
+	// a failure.
+	Recreations int `json:"recreations"`
+	// NextTry is when the replica is recreated.
+	NextTry time.Time `json:"nextTry"`
 }
 
 // status counts what is observed. Replicas is the desired count; the counters
@@ -67,6 +83,9 @@ func (p *planner) status() Status {
 		}
 		if !ready {
 			cs.Reason, cs.NotReady = r.Reason(), r.NotReady
+		}
+		if after := p.in.RecreateAfter[r.Ordinal]; health.Failed(hc(r)) && p.in.Now.Before(after) {
+			cs.CrashLoop = &CrashLoopStatus{NextTry: after}
 		}
 		s.Containers = append(s.Containers, cs)
 		if r.Revision == p.in.CurrentRevision {

@@ -25,10 +25,10 @@ type Runtime struct {
 	initImage  map[string]string               // image ID by init container name
 	// listed holds, by container ID, the state the list shows for a
 	// container whose exit it has not caught up with yet (ExitUnlisted).
-	listed map[string]string
-	volumes    map[string]engine.Volume
-	nextID     int
-	Log        []string
+	listed  map[string]string
+	volumes map[string]engine.Volume
+	nextID  int
+	Log     []string
 	// Created holds the spec of every replica created, in order.
 	Created []engine.ReplicaSpec
 	// Unhealthy lists image IDs whose containers never pass their healthcheck.
