@@ -398,6 +398,14 @@ func TestCrashLoopBackoffGrowsUntilTheReplicaRunsWell(t *testing.T) {
 	if got := crash(); got != 10*time.Second {
 		t.Errorf("after a replica ready for 10 min, the next recreation came %s after the one before, want 10s", got)
 	}
+	// ostset recreate starts the count again, as deleting a pod does.
+	if err := c.Recreate(context.Background(), "web", []int{0}); err != nil {
+		t.Fatal(err)
+	}
+	pass() // create
+	if got := crash(); got != 0 {
+		t.Errorf("after ostset recreate, recreated %s after the one before, want at once", got)
+	}
 }
 
 // A network the engine will not remove for stale endpoints does not keep a

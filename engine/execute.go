@@ -247,7 +247,9 @@ func (c *Controller) ensureNetwork(ctx context.Context, name string) error {
 
 // Recreate removes the replicas of the given ordinals so that the next pass
 // creates them again, at the revision each should run: what deleting a pod does
-// in Kubernetes, and how an OnDelete set is updated one replica at a time.
+// in Kubernetes, and how an OnDelete set is updated one replica at a time. As
+// a new pod starts a new CrashLoopBackOff, the ordinals' crash-loop back-off
+// starts again.
 func (c *Controller) Recreate(ctx context.Context, name string, ordinals []int) error {
 	st, unlock, err := c.Store.lockAndLoad(ctx, name)
 	if err != nil {
@@ -276,11 +278,15 @@ func (c *Controller) Recreate(ctx context.Context, name string, ordinals []int) 
 		}
 	}
 	volumeUse := maps.Clone(st.VolumeUse)
+	crashLoops := len(st.CrashLoops)
+	for _, ord := range ordinals {
+		delete(st.CrashLoops, ord)
+	}
 	err = c.execute(ctx, &st, inits, nil)
 	if err == nil {
 		err = c.execute(ctx, &st, actions, nil)
 	}
-	if !maps.Equal(volumeUse, st.VolumeUse) {
+	if !maps.Equal(volumeUse, st.VolumeUse) || len(st.CrashLoops) != crashLoops {
 		err = errors.Join(err, c.Store.Save(st))
 	}
 	return err
