@@ -199,11 +199,12 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 // recordRemovals notes in st the replicas the actions remove (see
 // State.Removing), and reports whether there are any. Removing an init
 // container needs no record: a replica's init containers are all removed
-// again before it is created.
+// again before it is created. Nor does removing a replica that exited: it is
+// sent no stop signal, and a pass that finds it still there removes it again.
 func (st *State) recordRemovals(actions []Action, now time.Time) bool {
 	recorded := false
 	for _, a := range actions {
-		if a.Kind == ActDelete {
+		if a.Kind == ActDelete && !a.Failed { // an exited replica is sent no stop signal
 			if st.Removing == nil {
 				st.Removing = map[string]time.Time{}
 			}

@@ -277,7 +277,7 @@ func TestInterruptedRemovalIsFinished(t *testing.T) {
 }
 
 // A replica that keeps exiting is recreated at once the first time, then only
-// after a growing back-off.
+// after a growing back-off; the pass that removes it creates its replacement.
 func TestCrashLoopBackoff(t *testing.T) {
 	rt := enginetest.New()
 	rt.Crashing = map[string]bool{"sha256:crash": true}
@@ -293,8 +293,10 @@ func TestCrashLoopBackoff(t *testing.T) {
 		return p
 	}
 	pass() // create
-	pass() // exited: remove, first time at once
-	pass() // create again
+	pass() // exited: remove and create, first time at once
+	if want := []string{"create web-0", "remove web-0", "create web-0"}; !prefixes(rt.Log, want) {
+		t.Fatalf("log %v, want %v: the pass that removes a replica that exited creates it again", rt.Log, want)
+	}
 	if p := pass(); len(p.Actions) != 0 || !strings.Contains(p.String(), "crash-loop back-off") {
 		t.Fatalf("second failure within the back-off: plan\n%s", p)
 	}
@@ -302,7 +304,7 @@ func TestCrashLoopBackoff(t *testing.T) {
 	if p := pass(); len(p.Actions) != 1 || !p.Actions[0].Failed {
 		t.Fatalf("after the back-off: plan\n%s", p)
 	}
-	if want := []string{"create web-0", "remove web-0", "create web-0", "remove web-0"}; !prefixes(rt.Log, want) {
+	if want := []string{"create web-0", "remove web-0", "create web-0", "remove web-0", "create web-0"}; !prefixes(rt.Log, want) {
 		t.Fatalf("log %v, want %v", rt.Log, want)
 	}
 }

@@ -32,7 +32,7 @@ func (c *Controller) execute(ctx context.Context, st *State, actions []Action, o
 	if len(actions) == 0 {
 		return nil
 	}
-	if slices.ContainsFunc(actions, func(a Action) bool { return a.Kind == ActCreate || a.Kind == ActCreateInit }) {
+	if slices.ContainsFunc(actions, func(a Action) bool { return a.Kind == ActCreate || a.Kind == ActCreateInit || a.Recreate != "" }) {
 		if err := c.ensureNetwork(ctx, st.Spec.Network); err != nil {
 			return err
 		}
@@ -44,6 +44,9 @@ func (c *Controller) execute(ctx context.Context, st *State, actions []Action, o
 	for i, a := range actions {
 		g.Go(func() error {
 			errs[i] = c.apply(gctx, st, &mu, a, observed)
+			if errs[i] == nil && a.Kind == ActDelete && a.Recreate != "" {
+				errs[i] = c.apply(gctx, st, &mu, Action{Kind: ActCreate, Ordinal: a.Ordinal, Name: a.Name, Revision: a.Recreate, Reason: "exited; recreated"}, observed)
+			}
 			return nil
 		})
 	}
