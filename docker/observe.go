@@ -36,6 +36,15 @@ import (
 func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
 	ctx, cancel := r.bound(ctx, 0)
 	defer cancel()
+	watched, mark := r.died.pending(set)
+	if len(watched) > 0 {
+		opts.Died = slices.Clone(opts.Died)
+	}
+	for _, id := range watched {
+		if !slices.Contains(opts.Died, id) {
+			opts.Died = append(opts.Died, id)
+		}
+	}
 	// The calls overlap: the volume list beside the container list, and the
 	// inspections the list calls for beside each other. A pass's observation
 	// is between a Docker event and the create that answers it.
@@ -103,6 +112,9 @@ func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOp
 		return engine.Observed{}, fmt.Errorf("observe set %s: %w", set, err)
 	}
 	obs.Volumes = volumes
+	if len(watched) > 0 {
+		r.died.answered(set, mark)
+	}
 	slices.SortFunc(obs.Replicas, func(a, b engine.Replica) int {
 		return cmp.Or(cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(a.Name, b.Name))
 	})
