@@ -23,8 +23,9 @@
 # unless-stopped container stopped by hand), wait until a new one runs; the same on the floor's
 # set. The latency is from Docker's `die` of the container to the next `create` of the name. On
 # the daemon's side each exit is followed, outside the measured span, by `ostset recreate` of the
-# replica: that starts its crash-loop back-off again, as deleting a pod does, so that every exit
-# measured is a first one, answered at once (a second exit within 10 minutes is held back 10 s).
+# replica (--wait=false, then until the daemon made it again): that starts its crash-loop
+# back-off again, as deleting a pod does, so that every exit measured is a first one, answered at
+# once (a second exit within 10 minutes is held back 10 s).
 #
 # Idle: BENCH_IDLE_SETS sets (default 10) of 10 replicas with a healthcheck every
 # BENCH_IDLE_INTERVAL (default 10s), kept by the daemon (`up --wait=false`: the daemon creates
@@ -259,8 +260,10 @@ for ((i = 1; i <= crashes; i++)); do
 		wait_replaced "$c" "$old"
 		echo "$(date +%s%N) close $c" >>"$tmp/spans"
 		if [[ $set == "$dset" ]]; then
-			OSTSET_STATE_DIR=$tmp/daemon-state "$ostset" recreate "$c" --timeout 120s >/dev/null ||
+			old=$(docker inspect -f '{{.Id}}' "$c")
+			OSTSET_STATE_DIR=$tmp/daemon-state "$ostset" recreate "$c" --wait=false >/dev/null ||
 				die "recreate $c failed"
+			wait_replaced "$c" "$old"
 		fi
 	done
 done
