@@ -25,7 +25,9 @@
 # the daemon's side each exit is followed, outside the measured span, by `ostset recreate` of the
 # replica (--wait=false, then until the daemon made it again): that starts its crash-loop
 # back-off again, as deleting a pod does, so that every exit measured is a first one, answered at
-# once (a second exit within 10 minutes is held back 10 s).
+# once (a second exit within 10 minutes is held back 10 s). The daemon's side is split at the
+# `action` log line of its delete, written just before it calls ContainerRemove; the same pass
+# then creates the replacement.
 #
 # Idle: BENCH_IDLE_SETS sets (default 10) of 10 replicas with a healthcheck every
 # BENCH_IDLE_INTERVAL (default 10s), kept by the daemon (`up --wait=false`: the daemon creates
@@ -49,7 +51,7 @@ die() { echo "$prog: $*" >&2; exit 1; }
 
 case ${1:-} in
 '') ;;
--h | --help) sed -n '2,44s/^# \{0,1\}//p' "$0"; exit 0 ;;
+-h | --help) sed -n '2,46s/^# \{0,1\}//p' "$0"; exit 0 ;;
 *) echo "usage: $prog (settings come from the environment; see $prog --help)" >&2; exit 2 ;;
 esac
 
