@@ -24,6 +24,8 @@ type Runtime struct {
 	callTimeout time.Duration
 	// networks caches network IDs by name (see EnsureNetwork).
 	networks sync.Map
+	// died holds the containers whose die a Watch saw (see diedSets).
+	died diedSets
 }
 
 // CallTimeout is how long one operation on the engine (an observation, a

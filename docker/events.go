@@ -3,6 +3,9 @@ package docker
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/moby/moby/api/types/events"
@@ -12,11 +15,14 @@ import (
 )
 
 // watchedActions are the container events that change what Observe reports.
+// A replica's exit is die, and stop after a docker stop: die comes before the
+// container list shows the exit (the engine's observation inspects the
+// containers that died, see engine.ObserveOptions.Died), stop after it.
 // Healthcheck probes also emit exec_create/exec_start/exec_die events on every
 // probe; they are left out so a healthy set does not wake the controller. The
 // engine matches "health_status" as a prefix of "health_status: healthy".
 var watchedActions = []string{
-	"create", "start", "restart", "die", "pause", "unpause",
+	"create", "start", "restart", "die", "stop", "pause", "unpause",
 	"destroy", "rename", "update", "oom", "health_status",
 }
 
@@ -37,7 +43,10 @@ func (r *Runtime) Watch(ctx context.Context, set string) (<-chan struct{}, error
 				return
 			case <-errs: //nolint:errcheck // a closed channel is how the receiver learns the stream failed
 				return
-			case <-msgs:
+			case m := <-msgs:
+				if m.Action == "die" {
+					r.died.note(set, m.Actor.ID)
+				}
 				select {
 				case out <- struct{}{}:
 				default:
@@ -46,6 +55,53 @@ func (r *Runtime) Watch(ctx context.Context, set string) (<-chan struct{}, error
 		}
 	}()
 	return out, nil
+}
+
+// diedSets holds, per set, the containers whose die event a Watch of the set
+// saw and no observation has answered yet. A waiting command's loop observes
+// as soon as Watch wakes it, when Docker's list may still show such a
+// container running: Observe adds them to ObserveOptions.Died, so that it
+// inspects them. (The daemon does the same from its own subscription.)
+type diedSets struct {
+	mu   sync.Mutex
+	seq  uint64
+	sets map[string]map[string]uint64 // set -> container ID -> seq of its die
+}
+
+func (d *diedSets) note(set, id string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.sets == nil {
+		d.sets = map[string]map[string]uint64{}
+	}
+	if d.sets[set] == nil {
+		d.sets[set] = map[string]uint64{}
+	}
+	d.seq++
+	d.sets[set][id] = d.seq
+}
+
+// pending returns the set's containers that died, sorted, and a mark for answered.
+func (d *diedSets) pending(set string) ([]string, uint64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	ids := slices.Sorted(maps.Keys(d.sets[set]))
+	return ids, d.seq
+}
+
+// answered forgets the set's containers whose die was seen by the mark, once
+// an observation that began after it succeeded.
+func (d *diedSets) answered(set string, mark uint64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for id, seq := range d.sets[set] {
+		if seq <= mark {
+			delete(d.sets[set], id)
+		}
+	}
+	if len(d.sets[set]) == 0 {
+		delete(d.sets, set)
+	}
 }
 
 // WatchSets streams the events of every container that carries the set label,

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/volume"
 	"github.com/moby/moby/client"
@@ -31,9 +32,20 @@ import (
 // planner's to judge). Replicas and volumes carry their owner
 // labels; which of them the state directory owns is the engine's to decide.
 // A replica that is not ready is inspected to say why (Replica.NotReady).
+// The containers opts.Died names are inspected beside the list, and their
+// state taken from the inspect (see engine.ObserveOptions.Died).
 func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
 	ctx, cancel := r.bound(ctx, 0)
 	defer cancel()
+	watched, mark := r.died.pending(set)
+	if len(watched) > 0 {
+		opts.Died = slices.Clone(opts.Died)
+	}
+	for _, id := range watched {
+		if !slices.Contains(opts.Died, id) {
+			opts.Died = append(opts.Died, id)
+		}
+	}
 	// The calls overlap: the volume list beside the container list, and the
 	// inspections the list calls for beside each other. A pass's observation
 	// is between a Docker event and the create that answers it.
@@ -43,14 +55,39 @@ func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOp
 		volumes, err = r.listVolumes(ctx, set)
 		return err
 	})
+	died := make([]*container.InspectResponse, len(opts.Died))
+	dg := errgroup.Group{}
+	for i, id := range opts.Died {
+		dg.Go(func() error {
+			res, err := r.cli.ContainerInspect(ctx, id, client.ContainerInspectOptions{})
+			if cerrdefs.IsNotFound(err) {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("inspect container %s: %w", shortID(id), err)
+			}
+			died[i] = &res.Container
+			return nil
+		})
+	}
 	list, err := r.listContainers(ctx, set)
 	if err != nil {
-		_ = vols.Wait()
+		_, _ = vols.Wait(), dg.Wait()
 		return engine.Observed{}, fmt.Errorf("observe set %s: list containers: %w", set, err)
 	}
 	var obs engine.Observed
 	for _, c := range list {
 		classify(&obs, set, c)
+	}
+	if err := dg.Wait(); err != nil {
+		_ = vols.Wait()
+		return engine.Observed{}, fmt.Errorf("observe set %s: %w", set, err)
+	}
+	inspected := map[string]bool{}
+	for _, c := range died {
+		if c != nil {
+			inspected[c.ID] = fromInspect(obs.Replicas, *c, opts.Logs)
+		}
 	}
 	g := errgroup.Group{}
 	g.SetLimit(4)
@@ -66,7 +103,7 @@ func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOp
 					return err
 				}
 			}
-			if !rep.Ready() {
+			if !rep.Ready() && !inspected[rep.ID] {
 				return r.fillNotReady(ctx, rep, opts.Logs)
 			}
 			return nil
@@ -76,6 +113,9 @@ func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOp
 		return engine.Observed{}, fmt.Errorf("observe set %s: %w", set, err)
 	}
 	obs.Volumes = volumes
+	if len(watched) > 0 {
+		r.died.answered(set, mark)
+	}
 	slices.SortFunc(obs.Replicas, func(a, b engine.Replica) int {
 		return cmp.Or(cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(a.Name, b.Name))
 	})
@@ -84,6 +124,31 @@ func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOp
 		return cmp.Or(cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(a.Name, b.Name))
 	})
 	return obs, nil
+}
+
+// fromInspect takes the state and health of the replica with c's ID from c,
+// an inspect made beside the list, which can lag behind a die event. It
+// reports whether the replica's NotReady is filled from c as well (a replica
+// that is not ready, when no logs are asked for).
+func fromInspect(replicas []engine.Replica, c container.InspectResponse, logs bool) bool {
+	i := slices.IndexFunc(replicas, func(r engine.Replica) bool { return r.ID == c.ID })
+	if i < 0 || c.State == nil {
+		return false
+	}
+	rep := &replicas[i]
+	rep.State = string(c.State.Status)
+	rep.Health = engine.HealthNone
+	if h := c.State.Health; h != nil && h.Status != container.NoHealthcheck {
+		rep.Health = string(h.Status)
+	}
+	if rep.State != engine.StateRunning {
+		rep.Networks = nil // a stopped container has no endpoints to judge by
+	}
+	if rep.Ready() || logs {
+		return false
+	}
+	rep.NotReady = notReadyDetail(c)
+	return true
 }
 
 func classify(obs *engine.Observed, set string, c container.Summary) {

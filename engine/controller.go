@@ -165,11 +165,12 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 		Paused:           st.Paused,
 		Observed:         obs,
 		Now:              c.now(),
-		RecreateAfter:    st.crashBackoff(obs.Replicas),
+		RecreateAfter:    st.crashBackoff(obs.Replicas, c.now()),
 		InitContainers:   initNames(st),
 		Networks:         revisionNetworks(st),
 		CondemnedVolumes: st.CondemnedVolumes,
 	})
+	st.crashLoopStatus(&plan.Status)
 	rolledBack := c.fold(&st, &plan)
 	if !rolledBack { // a plan thrown away recreates nothing
 		st.noteCrashes(plan.Actions, c.now())
@@ -219,14 +220,16 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 // State.Removing) and, under whenScaled: Delete, the ordinals a scale-down
 // condemns (State.CondemnedVolumes), and reports whether it noted any.
 // Removing an init container needs no removal record: a replica's init
-// containers are all removed again before it is created.
+// containers are all removed again before it is created. Nor does removing a
+// replica that exited: it is sent no stop signal, and a pass that finds it
+// still there removes it again.
 func (st *State) recordRemovals(actions []Action, now time.Time) bool {
 	recorded := false
 	for _, a := range actions {
 		if a.Kind != ActDelete && a.Kind != ActDeleteInit {
 			continue
 		}
-		if a.Kind == ActDelete {
+		if a.Kind == ActDelete && !a.Failed { // an exited replica is sent no stop signal
 			if st.Removing == nil {
 				st.Removing = map[string]time.Time{}
 			}
@@ -350,9 +353,11 @@ func (c *Controller) view(ctx context.Context, name string) (State, Plan, error)
 	view := st
 	view.ReadySince = maps.Clone(st.ReadySince) // remembered readiness, not saved here
 	view.rememberReadiness(obs.Replicas)
+	view.CrashLoops = maps.Clone(st.CrashLoops) // likewise
 	plan := MakePlan(Input{Set: st.Spec, CurrentRevision: st.CurrentRevision, UpdateRevision: st.UpdateRevision,
 		Paused: st.Paused, Observed: obs, Now: c.now(), InitContainers: initNames(st), Networks: revisionNetworks(st),
-		CondemnedVolumes: st.CondemnedVolumes})
+		CondemnedVolumes: st.CondemnedVolumes, RecreateAfter: view.crashBackoff(obs.Replicas, c.now())})
+	view.crashLoopStatus(&plan.Status)
 	plan.Status.ObservedGeneration = st.ObservedGeneration
 	plan.Status.Conditions = Conditions(st, plan, c.now())
 	plan.Status.Deleting = st.Deleting

@@ -284,7 +284,7 @@ func TestInterruptedRemovalIsFinished(t *testing.T) {
 }
 
 // A replica that keeps exiting is recreated at once the first time, then only
-// after a growing back-off.
+// after a growing back-off; the pass that removes it creates its replacement.
 func TestCrashLoopBackoff(t *testing.T) {
 	rt := enginetest.New()
 	rt.Crashing = map[string]bool{"sha256:crash": true}
@@ -300,8 +300,10 @@ func TestCrashLoopBackoff(t *testing.T) {
 		return p
 	}
 	pass() // create
-	pass() // exited: remove, first time at once
-	pass() // create again
+	pass() // exited: remove and create, first time at once
+	if want := []string{"create web-0", "remove web-0", "create web-0"}; !prefixes(rt.Log, want) {
+		t.Fatalf("log %v, want %v: the pass that removes a replica that exited creates it again", rt.Log, want)
+	}
 	if p := pass(); len(p.Actions) != 0 || !strings.Contains(p.String(), "crash-loop back-off") {
 		t.Fatalf("second failure within the back-off: plan\n%s", p)
 	}
@@ -309,8 +311,109 @@ func TestCrashLoopBackoff(t *testing.T) {
 	if p := pass(); len(p.Actions) != 1 || !p.Actions[0].Failed {
 		t.Fatalf("after the back-off: plan\n%s", p)
 	}
-	if want := []string{"create web-0", "remove web-0", "create web-0", "remove web-0"}; !prefixes(rt.Log, want) {
+	if want := []string{"create web-0", "remove web-0", "create web-0", "remove web-0", "create web-0"}; !prefixes(rt.Log, want) {
 		t.Fatalf("log %v, want %v", rt.Log, want)
+	}
+}
+
+// A replica that runs a moment and exits, again and again, is recreated at once
+// the first time, then after 10 s, 20 s, 40 s … up to 5 min after the recreation
+// before; the count survives a new process (it is in the state), and starts
+// again only once the replica has been seen ready for 10 minutes.
+func TestCrashLoopBackoffGrowsUntilTheReplicaRunsWell(t *testing.T) {
+	rt := enginetest.New()
+	c, _ := newController(t, rt, 1, "v1")
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := func() time.Time { return clock }
+	c.Now = now
+	pass := func() engine.Plan {
+		t.Helper()
+		p, err := c.Pass(context.Background(), "web")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	recreated := func(p engine.Plan) bool {
+		return len(p.Actions) == 1 && p.Actions[0].Failed && p.Actions[0].Name == "web-0"
+	}
+	pass() // create
+	// crash runs the replica for 2 s (a pass sees it ready), lets it exit,
+	// and returns how long after the last recreation the next one comes, or
+	// 0 if it comes at once.
+	const reset = 10 * time.Minute
+	var last time.Time
+	crash := func() time.Duration {
+		t.Helper()
+		if p := pass(); len(p.Actions) != 0 || !p.Complete {
+			t.Fatalf("the replica is not running and ready: plan\n%s", p)
+		}
+		clock = clock.Add(2 * time.Second)
+		rt.Exit("web-0")
+		waited := time.Duration(0)
+		p := pass()
+		if !recreated(p) {
+			if p.RequeueAt.IsZero() || !strings.Contains(p.String(), "crash-loop back-off") {
+				t.Fatalf("a failed replica neither recreated nor held back: plan\n%s", p)
+			}
+			s, _, err := c.Status(context.Background(), "web")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cl := s.Containers[0].CrashLoop; cl == nil || !cl.NextTry.Equal(p.RequeueAt) || cl.Recreations == 0 {
+				t.Fatalf("status of a replica in back-off: crash loop %+v, want the next try at %s", cl, p.RequeueAt)
+			}
+			clock = p.RequeueAt.Add(-time.Millisecond)
+			if p := pass(); len(p.Actions) != 0 {
+				t.Fatalf("recreated before its back-off ended: plan\n%s", p)
+			}
+			clock = p.RequeueAt
+			if p := pass(); !recreated(p) {
+				t.Fatalf("not recreated when its back-off ended: plan\n%s", p)
+			}
+			waited = clock.Sub(last)
+		}
+		last = clock
+		pass() // create
+		return waited
+	}
+	if d := crash(); d != 0 {
+		t.Errorf("the first failure was held back %s after the replica's creation, want none", d)
+	}
+	for i, want := range []time.Duration{10, 20, 40, 80, 160, 300, 300} {
+		if i == 3 { // a new process goes on with the count in the state
+			c = &engine.Controller{Runtime: rt, Store: c.Store, Now: now}
+		}
+		if got := crash(); got != want*time.Second {
+			t.Errorf("recreation %d came %s after the one before, want %s", i+2, got, want*time.Second)
+		}
+	}
+	// Ready for just under 10 minutes: recreated at once (its back-off
+	// ended long ago), and the count holds, so the next quick exit waits 5 min.
+	pass()
+	clock = clock.Add(reset - 3*time.Second)
+	if got := crash(); got != 0 {
+		t.Errorf("after a replica ran for over 5 min, recreated %s after the one before, want at once", got)
+	}
+	if got := crash(); got != 5*time.Minute {
+		t.Errorf("after a replica ready for under 10 min, the next recreation came %s after the one before, want the 5 min back-off", got)
+	}
+	// Ready for 10 minutes: the count starts again.
+	pass()
+	clock = clock.Add(reset)
+	if got := crash(); got != 0 {
+		t.Errorf("after a replica ready for 10 min, recreated %s after the one before, want at once", got)
+	}
+	if got := crash(); got != 10*time.Second {
+		t.Errorf("after a replica ready for 10 min, the next recreation came %s after the one before, want 10s", got)
+	}
+	// ostset recreate starts the count again, as deleting a pod does.
+	if err := c.Recreate(context.Background(), "web", []int{0}); err != nil {
+		t.Fatal(err)
+	}
+	pass() // create
+	if got := crash(); got != 0 {
+		t.Errorf("after ostset recreate, recreated %s after the one before, want at once", got)
 	}
 }
 

@@ -161,6 +161,24 @@ func TestDaemonAnswersADestroyWithoutObserving(t *testing.T) {
 	}
 }
 
+// A replica's die is answered at once although Docker's container list still
+// shows the replica running (it catches up with the event a moment later): the
+// pass reads the state of the container that died by inspect. The resync is an
+// hour away, so nothing else can recreate it.
+func TestDaemonAnswersADieTheListHasNotShown(t *testing.T) {
+	fake := enginetest.New()
+	ev := &events{}
+	c, m, stop := startDaemon(t, fake, ev)
+	defer stop()
+	apply(t, engine.Store{Dir: c.Store.Dir}, 3, "v1")
+	awaitCondition(t, func() bool { return m.get().complete && ev.subscriptions() == 1 })
+	for _, name := range []string{"web-1", "web-2"} { // the second with the daemon's copy taken again
+		crashed := fake.ExitUnlisted(name)
+		ev.send(engine.SetEvent{Set: "web", ID: crashed, Name: name, Action: "die"})
+		awaitCondition(t, func() bool { id := running(fake)[name]; return id != "" && id != crashed })
+	}
+}
+
 // The resync lists the set even when the daemon keeps an observation: it is
 // the safety net for what no event said (here a replica that exited unseen).
 func TestDaemonResyncListsTheSet(t *testing.T) {

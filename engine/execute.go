@@ -43,6 +43,9 @@ func (c *Controller) execute(ctx context.Context, st *State, actions []Action, o
 	for i, a := range actions {
 		g.Go(func() error {
 			errs[i] = c.apply(gctx, st, &mu, a, observed)
+			if errs[i] == nil && a.Kind == ActDelete && a.Recreate != "" {
+				errs[i] = c.apply(gctx, st, &mu, Action{Kind: ActCreate, Ordinal: a.Ordinal, Name: a.Name, Revision: a.Recreate, Reason: "exited; recreated"}, observed)
+			}
 			return nil
 		})
 	}
@@ -287,17 +290,22 @@ func (c *Controller) removeNetwork(ctx context.Context, set, network string) (bo
 	return removed, nil
 }
 
-// createNetworks names the networks the creates among actions attach to, each
+// createNetworks names the networks the creates among actions (a delete's
+// Recreate included) attach to, each
 // once: that of each one's revision, which is the set's own unless a replica
 // is created at an older revision (below the partition).
 func createNetworks(st State, actions []Action) []string {
 	var out []string
 	for _, a := range actions {
-		if a.Kind != ActCreate && a.Kind != ActCreateInit {
+		rev := a.Revision
+		switch {
+		case a.Recreate != "": // a delete whose replacement is created at once
+			rev = a.Recreate
+		case a.Kind != ActCreate && a.Kind != ActCreateInit:
 			continue
 		}
 		name := st.Spec.Network
-		if rev, ok := st.Revision(a.Revision); ok {
+		if rev, ok := st.Revision(rev); ok {
 			name = rev.Spec.Network
 		}
 		if !slices.Contains(out, name) {
@@ -319,7 +327,9 @@ func (c *Controller) ensureNetwork(ctx context.Context, name string) error {
 
 // Recreate removes the replicas of the given ordinals so that the next pass
 // creates them again, at the revision each should run: what deleting a pod does
-// in Kubernetes, and how an OnDelete set is updated one replica at a time.
+// in Kubernetes, and how an OnDelete set is updated one replica at a time. As
+// a new pod starts a new CrashLoopBackOff, the ordinals' crash-loop back-off
+// starts again.
 func (c *Controller) Recreate(ctx context.Context, name string, ordinals []int) error {
 	st, unlock, err := c.Store.lockAndLoad(ctx, name)
 	if err != nil {
@@ -349,11 +359,15 @@ func (c *Controller) Recreate(ctx context.Context, name string, ordinals []int) 
 	}
 	volumeUse := maps.Clone(st.VolumeUse)
 	reopened := st.ReopenProgress() // a new command: a new progress window, whether it waits or not
+	crashLoops := len(st.CrashLoops)
+	for _, ord := range ordinals {
+		delete(st.CrashLoops, ord)
+	}
 	err = c.execute(ctx, &st, inits, nil)
 	if err == nil {
 		err = c.execute(ctx, &st, actions, nil)
 	}
-	if reopened || !maps.Equal(volumeUse, st.VolumeUse) {
+	if reopened || !maps.Equal(volumeUse, st.VolumeUse) || len(st.CrashLoops) != crashLoops {
 		err = errors.Join(err, c.Store.Save(st))
 	}
 	return err

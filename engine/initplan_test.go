@@ -207,3 +207,20 @@ func TestParseInitName(t *testing.T) {
 		t.Errorf("InitContainerName = %s", n)
 	}
 }
+
+// The delete of a replica that exited carries the revision to recreate it at in
+// the same pass, unless that revision has init containers: they run first.
+func TestPlanRecreatesAnExitedReplicaInTheSamePass(t *testing.T) {
+	for _, c := range []struct {
+		inits map[string][]string
+		want  string
+	}{{nil, "b"}, {initTemplates, ""}} {
+		in := Input{Set: testSet(), CurrentRevision: "b", UpdateRevision: "b", Now: t0, InitContainers: c.inits,
+			Observed: Observed{Replicas: okN(3, "b")}}
+		in.Observed.Replicas[1].State = StateExited
+		p := MakePlan(in)
+		if len(p.Actions) != 1 || !p.Actions[0].Failed || p.Actions[0].Recreate != c.want {
+			t.Errorf("init containers %v: actions %+v, want the delete of web-1 recreating at %q", c.inits, p.Actions, c.want)
+		}
+	}
+}

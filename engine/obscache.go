@@ -25,6 +25,13 @@ import (
 //   - the event stream has been open all along (events are missed while it
 //     is down; a reconnect drops every copy).
 //
+// A die is never answered from the copy, and not from the container list
+// alone either: Docker sends die before its list shows the exit, so a list
+// taken at once can still show the replica running, and the pass would find
+// nothing to do. The IDs of the containers that died since the last
+// observation go with the next one (ObserveOptions.Died), which reads their
+// state by inspect, as the engine has it once the event is out.
+//
 // A replica's state, health and revision change only with one of its events.
 // What changes without a container event is older in the copy: whether a
 // replica is attached to its network (Replica.Networks), the set's volumes, foreign
@@ -52,6 +59,9 @@ type observation struct {
 	valid bool
 	obs   Observed
 	opts  ObserveOptions
+	// died holds the containers whose die event no observation has answered
+	// yet, with the gen of the event.
+	died map[string]uint64
 
 	// The observation of the pass in flight: the gen when it began, and
 	// the containers destroyed since.
@@ -80,19 +90,44 @@ func (o *observations) get(set string, opts ObserveOptions) (Observed, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	s := o.sets[set]
-	if !o.live || s == nil || !s.valid || s.opts != opts {
+	if !o.live || s == nil || !s.valid || len(s.died) > 0 || !sameOptions(s.opts, opts) {
 		return Observed{}, false
 	}
 	return cloneObserved(s.obs), true
 }
 
-// begin notes that an observation of the set is about to be taken.
-func (o *observations) begin(set string) uint64 {
+// sameOptions: an observation taken with a was taken as b asks. Died is not
+// compared: a kept observation never has any (see get).
+func sameOptions(a, b ObserveOptions) bool {
+	return a.Timings == b.Timings && a.Logs == b.Logs
+}
+
+// begin notes that an observation of the set is about to be taken, and
+// returns the containers whose die it must answer, sorted.
+func (o *observations) begin(set string) (uint64, []string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	s := o.setLocked(set)
 	s.taken, s.gone = nil, map[string]bool{}
-	return s.gen
+	var died []string
+	for id := range s.died {
+		died = append(died, id)
+	}
+	slices.Sort(died)
+	return s.gen, died
+}
+
+// answered notes that an observation begun at gen succeeded: the dies seen
+// before it began are answered.
+func (o *observations) answered(set string, gen uint64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s := o.setLocked(set)
+	for id, g := range s.died {
+		if g <= gen {
+			delete(s.died, id)
+		}
+	}
 }
 
 // took keeps the observation begun at gen until the pass ends (settle).
@@ -100,6 +135,7 @@ func (o *observations) took(set string, gen uint64, opts ObserveOptions, obs Obs
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	s := o.setLocked(set)
+	opts.Died = nil
 	s.taken, s.takenGen, s.takenOpts = new(cloneObserved(obs)), gen, opts
 }
 
@@ -138,8 +174,15 @@ func (o *observations) event(e SetEvent) {
 	s := o.setLocked(e.Set)
 	if e.Action != "destroy" || e.ID == "" {
 		s.drop()
+		if e.Action == "die" && e.ID != "" {
+			if s.died == nil {
+				s.died = map[string]uint64{}
+			}
+			s.died[e.ID] = s.gen
+		}
 		return
 	}
+	delete(s.died, e.ID) // gone: nothing to inspect
 	if s.gone != nil {
 		s.gone[e.ID] = true
 	}
@@ -209,10 +252,12 @@ func (r observing) Observe(ctx context.Context, set string, opts ObserveOptions)
 	if obs, ok := r.o.get(set, opts); ok {
 		return obs, nil
 	}
-	gen := r.o.begin(set)
+	gen, died := r.o.begin(set)
+	opts.Died = append(slices.Clone(opts.Died), died...)
 	obs, err := r.Runtime.Observe(ctx, set, opts)
 	if err == nil {
 		r.o.took(set, gen, opts, obs)
+		r.o.answered(set, gen)
 	}
 	return obs, err
 }

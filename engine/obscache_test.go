@@ -22,7 +22,7 @@ func TestObservationsKeepOnlyWhatEventsVouchFor(t *testing.T) {
 		return o
 	}
 	pass := func(o *observations, obs Observed, during []SetEvent, idle bool) {
-		gen := o.begin("web")
+		gen, _ := o.begin("web")
 		for _, e := range during {
 			o.event(e)
 		}
@@ -124,12 +124,33 @@ func TestObservationsKeepOnlyWhatEventsVouchFor(t *testing.T) {
 		if _, ok := o.get("web", opts); ok {
 			t.Error("kept while the stream is down")
 		}
-		gen := o.begin("web") // taken while down, settled once it is back
+		gen, _ := o.begin("web") // taken while down, settled once it is back
 		o.streaming(true)
 		o.took("web", gen, opts, idle)
 		o.settle("web", true)
 		if _, ok := o.get("web", opts); ok {
 			t.Error("an observation begun while the stream was down was kept")
+		}
+	})
+	t.Run("a die goes with the next observation, never with the copy, until one answers it", func(t *testing.T) {
+		o := newObservations()
+		pass(o, idle, nil, true)
+		o.event(SetEvent{Set: "web", ID: "1", Action: "die"})
+		if _, ok := o.get("web", opts); ok {
+			t.Error("a die was answered from the copy")
+		}
+		gen, died := o.begin("web")
+		if len(died) != 1 || died[0] != "1" {
+			t.Fatalf("died = %v, want [1]", died)
+		}
+		o.event(SetEvent{Set: "web", ID: "0", Action: "die"}) // while the engine answers
+		o.answered("web", gen)
+		if _, died := o.begin("web"); len(died) != 1 || died[0] != "0" {
+			t.Errorf("after the observation died = %v, want [0]: the die during it is not answered yet", died)
+		}
+		o.event(destroy("0"))
+		if _, died := o.begin("web"); len(died) != 0 {
+			t.Errorf("after its destroy died = %v, want none", died)
 		}
 	})
 }

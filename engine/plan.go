@@ -71,6 +71,12 @@ type Action struct {
 	// Failed: a delete of a replica that exited, to recreate it, or of an init
 	// container that failed, to run it again.
 	Failed bool
+	// Recreate, on the delete of a replica that exited, is the revision its
+	// replacement is created at as soon as it is removed, by the same pass:
+	// what the next pass would create, without a pass between (the reaction
+	// to a crash is one removal and one create, as for a replica removed by
+	// hand). Empty when the replacement needs init containers first.
+	Recreate string
 	// Init is the init container's name in the template (ActCreateInit, ActDeleteInit).
 	Init string
 }
@@ -268,7 +274,11 @@ func (p *planner) replicaInRange(ord int) bool {
 			p.requeueAt(after)
 			return false
 		}
-		p.act(Action{Kind: ActDelete, Ordinal: ord, Name: name(), ID: r.ID, Revision: r.Revision, Reason: "exited" + parenthesised(r.waitDetail()) + "; it will be recreated", Failed: true})
+		a := Action{Kind: ActDelete, Ordinal: ord, Name: name(), ID: r.ID, Revision: r.Revision, Reason: "exited" + parenthesised(r.waitDetail()) + "; it will be recreated", Failed: true}
+		if rev := p.revisionFor(ord); len(p.in.InitContainers[rev]) == 0 {
+			a.Recreate = rev
+		}
+		p.act(a)
 		return false
 	case r.State == StateRemoving:
 		p.wait("%s being removed", name())

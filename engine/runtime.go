@@ -107,6 +107,11 @@ type ObserveOptions struct {
 	// Logs asks for the last log lines of the replicas that are not ready
 	// (NotReadyDetail.Logs).
 	Logs bool
+	// Died lists containers whose die event has been seen: their state is read
+	// from an inspect of each, not from the container list, which can still
+	// show one running just after its die event (Docker sends the event before
+	// the list catches up).
+	Died []string
 }
 
 // ReplicaSpec is everything needed to create one replica container.

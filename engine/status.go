@@ -3,6 +3,8 @@ package engine
 import (
 	"slices"
 	"time"
+
+	"github.com/ostset/ostset/health"
 )
 
 // Status is a set's status, with Kubernetes StatefulSet status semantics.
@@ -55,6 +57,9 @@ type ContainerStatus struct {
 	// (State.Removing), while the removal is not done: the container may be
 	// stopping, and the next pass of any process removes it.
 	RemovalPending *time.Time `json:"removalPending,omitempty"`
+	// CrashLoop is set while the replica exited and its recreation is held
+	// back by the crash-loop back-off (Kubernetes' CrashLoopBackOff).
+	CrashLoop *CrashLoopStatus `json:"crashLoop,omitempty"`
 }
 
 // markRemovals marks the containers of s that removing (State.Removing, by
@@ -71,6 +76,15 @@ func markRemovals(s *Status, replicas []Replica, removing map[string]time.Time) 
 			}
 		}
 	}
+}
+
+// CrashLoopStatus is a failed replica's crash-loop back-off.
+type CrashLoopStatus struct {
+	// Recreations is how many times in a row the ordinal was recreated after
+	// a failure.
+	Recreations int `json:"recreations"`
+	// NextTry is when the replica is recreated.
+	NextTry time.Time `json:"nextTry"`
 }
 
 // status counts what is observed. Replicas is the desired count; the counters
@@ -93,6 +107,9 @@ func (p *planner) status() Status {
 		}
 		if !ready {
 			cs.Reason, cs.NotReady = r.Reason(), r.NotReady
+		}
+		if after := p.in.RecreateAfter[r.Ordinal]; health.Failed(hc(r)) && p.in.Now.Before(after) {
+			cs.CrashLoop = &CrashLoopStatus{NextTry: after}
 		}
 		s.Containers = append(s.Containers, cs)
 		if r.Revision == p.in.CurrentRevision {

@@ -71,9 +71,16 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
+	return newHarnessPrefix(t, "it")
+}
+
+// newHarnessPrefix is newHarness with the set's name made of prefix and
+// random digits.
+func newHarnessPrefix(t *testing.T, prefix string) *harness {
+	t.Helper()
 	b := make([]byte, 3)
 	_, _ = rand.Read(b)
-	h := &harness{t: t, set: "it" + hex.EncodeToString(b), stateDir: t.TempDir(), dir: t.TempDir()}
+	h := &harness{t: t, set: prefix + hex.EncodeToString(b), stateDir: t.TempDir(), dir: t.TempDir()}
 	h.network = h.set + "-net"
 	t.Cleanup(h.cleanup)
 	return h

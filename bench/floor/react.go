@@ -24,15 +24,21 @@ func init() { modes["react"] = react }
 // healthcheck, hostname, network with its aliases, mounts such as the
 // per-ordinal volume), and when one is destroyed creates and starts it again
 // with the same name and configuration: one ContainerCreate and one
-// ContainerStart, nothing else. It runs until SIGTERM or SIGINT.
+// ContainerStart, nothing else. With -on die it answers a container's exit
+// instead: one ContainerRemove (forced: the container is stopped already),
+// then the same create and start. It runs until SIGTERM or SIGINT.
 func react(args []string) error {
 	fs := flag.NewFlagSet("react", flag.ContinueOnError)
 	label := fs.String("label", "", "watch the containers carrying this label (key=value), required")
+	on := fs.String("on", "destroy", "the event to answer: destroy, or die (remove, then create)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *label == "" || !strings.Contains(*label, "=") {
 		return fmt.Errorf("react: -label key=value is required")
+	}
+	if *on != "destroy" && *on != "die" {
+		return fmt.Errorf("react: -on must be destroy or die")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -43,13 +49,13 @@ func react(args []string) error {
 	defer func() { _ = cli.Close() }()
 
 	// Subscribe first, then learn the containers, so that nothing is missed.
-	f := make(client.Filters).Add("type", string(events.ContainerEventType)).Add("label", *label).Add("event", "destroy")
+	f := make(client.Filters).Add("type", string(events.ContainerEventType)).Add("label", *label).Add("event", *on)
 	stream := cli.Events(ctx, client.EventsListOptions{Filters: f})
 	known, err := learn(ctx, cli, *label)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "floor react: watching %d containers with %s\n", len(known), *label)
+	fmt.Fprintf(os.Stderr, "floor react: watching %d containers with %s for %s\n", len(known), *label, *on)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
@@ -66,7 +72,14 @@ func react(args []string) error {
 			if !ok {
 				continue
 			}
+			id := m.Actor.ID
 			wg.Go(func() {
+				if *on == "die" {
+					if _, err := cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true}); err != nil {
+						fmt.Fprintln(os.Stderr, "floor react: remove", opts.Name+":", err)
+						return
+					}
+				}
 				if err := recreate(ctx, cli, opts); err != nil {
 					fmt.Fprintln(os.Stderr, "floor react:", err)
 				}

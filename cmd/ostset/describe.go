@@ -69,7 +69,7 @@ func (a *app) describe(st engine.State, s engine.Status, events []engine.Event, 
 	fmt.Fprintln(w, "Replicas:")
 	t = table(w)
 	fmt.Fprintln(t, "  NAME\tSTATE\tHEALTH\tREVISION\tAGE")
-	for _, r := range replicaRows(s) {
+	for _, r := range replicaRows(s, now) {
 		fmt.Fprintf(t, "  %s\t%s\t%s\t%s\t%s\n", r.name, r.state, r.health, r.revision, r.age(now))
 	}
 	_ = t.Flush()
@@ -78,7 +78,7 @@ func (a *app) describe(st engine.State, s engine.Status, events []engine.Event, 
 		fmt.Fprintln(w, "Init containers:")
 		printInits(w, "  ", s.Initializing)
 	}
-	printNotReady(w, s.Containers)
+	printNotReady(w, s.Containers, now)
 	printRemovals(w, "  ", s.Containers)
 	printConflicts(w, "  ", s.ConflictDetails)
 	for _, wait := range s.Waiting {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -125,7 +126,7 @@ func (a *app) printReplicas(s engine.Status, output string) error {
 	} else {
 		fmt.Fprintln(w, "NAME\tREADY\tSTATE\tHEALTH\tAGE")
 	}
-	for _, r := range replicaRows(s) {
+	for _, r := range replicaRows(s, now) {
 		if output == "wide" {
 			fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.name, r.ordinal, r.ready, r.state, r.health, r.revision, r.age(now), r.id, r.reason)
 		} else {
@@ -173,20 +174,26 @@ func printFailures(w io.Writer, indent string, pending []engine.PendingReplica) 
 	}
 }
 
-// replicaRows lists every desired ordinal and every replica, by ordinal.
-func replicaRows(s engine.Status) []replicaRow {
+// replicaRows lists the replicas and the initializing ordinals, by ordinal.
+// A replica whose recreation the crash-loop back-off holds back is in state
+// CrashLoopBackOff, as Kubernetes calls it, with the next try in its reason.
+func replicaRows(s engine.Status, now time.Time) []replicaRow {
 	var rows []replicaRow
 	for _, c := range s.Containers {
 		ready := "0/1"
 		if c.Ready {
 			ready = "1/1"
 		}
-		state := c.State
+		state, reason := c.State, orDefault(c.Reason, "-")
 		if c.RemovalPending != nil {
 			state += " (removal pending)"
 		}
+		if c.CrashLoop != nil {
+			state = "CrashLoopBackOff"
+			reason = strings.TrimPrefix(c.Reason+"; ", "; ") + crashLoopNote(c.CrashLoop, now)
+		}
 		rows = append(rows, replicaRow{name: c.Name, ordinal: c.Ordinal, ready: ready, state: state,
-			health: orDefault(c.Health, "-"), revision: c.Revision, created: c.Created, id: c.ID, reason: orDefault(c.Reason, "-")})
+			health: orDefault(c.Health, "-"), revision: c.Revision, created: c.Created, id: c.ID, reason: reason})
 	}
 	for _, i := range s.Initializing {
 		rows = append(rows, replicaRow{name: i.Replica, ordinal: i.Ordinal, ready: "0/1", state: initState(i),
@@ -202,6 +209,11 @@ func replicaRows(s engine.Status) []replicaRow {
 	}
 	slices.SortStableFunc(rows, func(a, b replicaRow) int { return a.ordinal - b.ordinal })
 	return rows
+}
+
+// crashLoopNote says when a replica in crash-loop back-off is recreated.
+func crashLoopNote(c *engine.CrashLoopStatus, now time.Time) string {
+	return fmt.Sprintf("next try at %s (in %s)", c.NextTry.Local().Format(time.TimeOnly), max(c.NextTry.Sub(now), 0).Round(time.Second))
 }
 
 // completeSets offers the names of known sets.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ostset/ostset/engine"
 )
@@ -46,6 +47,40 @@ func TestDescribeNotReady(t *testing.T) {
       FATAL: lock file exists
 `
 	if !strings.Contains(out.String(), want) || strings.Contains(out.String(), "web-0 not ready") {
+		t.Errorf("describe:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
+
+// A replica whose recreation the crash-loop back-off holds back is said to be in
+// CrashLoopBackOff, with the time of the next try, by get and describe.
+func TestGetAndDescribeCrashLoopBackOff(t *testing.T) {
+	next := time.Now().Add(40 * time.Second)
+	at := next.Local().Format(time.TimeOnly)
+	s := engine.Status{Name: "web", Replicas: 1, Containers: []engine.ContainerStatus{
+		{Name: "web-0", Ordinal: 0, State: "exited", ID: "aaa", Reason: "exit 3",
+			NotReady: &engine.NotReadyDetail{ExitCode: 3}, CrashLoop: &engine.CrashLoopStatus{Recreations: 3, NextTry: next}},
+	}}
+	var out bytes.Buffer
+	a := &app{stdout: &out, stderr: &out}
+	if err := a.printReplicas(s, ""); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(out.String(), "\n"); !strings.HasPrefix(lines[1], "web-0   0/1     CrashLoopBackOff") {
+		t.Errorf("get:\n%s", out.String())
+	}
+	out.Reset()
+	if err := a.printReplicas(s, "wide"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "CrashLoopBackOff") || !strings.Contains(out.String(), "exit 3; next try at "+at+" (in ") {
+		t.Errorf("get -o wide:\n%s", out.String())
+	}
+	out.Reset()
+	if err := a.describe(engine.State{}, s, nil, daemonInfo{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "  web-0 not ready: exit 3\n    CrashLoopBackOff: exited and recreated 3 times in a row; next try at " + at + " (in "
+	if !strings.Contains(out.String(), want) || !strings.Contains(out.String(), "  web-0   CrashLoopBackOff") {
 		t.Errorf("describe:\n%s\nwant:\n%s", out.String(), want)
 	}
 }

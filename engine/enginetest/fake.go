@@ -23,9 +23,12 @@ type Runtime struct {
 	containers map[string]engine.Replica       // by name
 	inits      map[string]engine.InitContainer // by name
 	initImage  map[string]string               // image ID by init container name
-	volumes    map[string]engine.Volume
-	nextID     int
-	Log        []string
+	// listed holds, by container ID, the state the list shows for a
+	// container whose exit it has not caught up with yet (ExitUnlisted).
+	listed  map[string]string
+	volumes map[string]engine.Volume
+	nextID  int
+	Log     []string
 	// Created holds the spec of every replica created, in order.
 	Created []engine.ReplicaSpec
 	// Unhealthy lists image IDs whose containers never pass their healthcheck.
@@ -74,11 +77,14 @@ func (r *Runtime) record(format string, args ...any) {
 }
 
 // Observe implements engine.Runtime.
-func (r *Runtime) Observe(_ context.Context, set string, _ engine.ObserveOptions) (engine.Observed, error) {
+func (r *Runtime) Observe(_ context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	o := engine.Observed{Foreign: slices.Clone(r.Foreign)}
 	for _, c := range r.containers {
+		if st, lag := r.listed[c.ID]; lag && !slices.Contains(opts.Died, c.ID) {
+			c.State = st // the list has not caught up, and no inspect was asked for
+		}
 		o.Replicas = append(o.Replicas, c)
 	}
 	slices.SortFunc(o.Replicas, func(a, b engine.Replica) int { return a.Ordinal - b.Ordinal })
@@ -363,6 +369,24 @@ func (r *Runtime) SetHealth(name, health string) {
 	c := r.containers[name]
 	c.Health = health
 	r.containers[name] = c
+}
+
+// ExitUnlisted makes a container exit as Docker's die event says, while
+// Observe goes on listing it in its former state, as Docker's container list
+// does for a moment after the event, unless the observation names it in
+// ObserveOptions.Died (an inspect, which has the exit). It returns the
+// container's ID.
+func (r *Runtime) ExitUnlisted(name string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.containers[name]
+	if r.listed == nil {
+		r.listed = map[string]string{}
+	}
+	r.listed[c.ID] = c.State
+	c.State = engine.StateExited
+	r.containers[name] = c
+	return c.ID
 }
 
 // Destroy removes a replica as docker rm -f would, behind the engine's back,
