@@ -47,8 +47,8 @@ test: test-unit test-integration ## unit tests with -race, then integration test
 test-unit: ## unit tests (no Docker needed)
 	$(GO) test -race -count=1 $(PKGS)
 
-test-kubevalidate: ## check Kubernetes exports with the API server's own validation (config/kubevalidate, a module of its own that needs k8s.io/kubernetes)
-	cd config/kubevalidate && $(GO) test -count=1 ./...
+test-kubevalidate: ## check Kubernetes exports with the API server's own validation (kube/kubevalidate, a module of its own that needs k8s.io/kubernetes)
+	cd kube/kubevalidate && $(GO) test -count=1 ./...
 
 test-integration: build test-images ## integration tests on the real Docker engine
 	$(GO) test -race -count=1 -tags integration -timeout 35m ./docker/ ./integration/

@@ -39,7 +39,7 @@ func TestAccessors(t *testing.T) {
 			t.Errorf("%s: got %+v, want %+v", tt.name, got, tt.want)
 		}
 		// The same answers once defaults are applied.
-		s = s.clone()
+		s = s.Clone()
 		s.ApplyDefaults()
 		got = want{s.DesiredReplicas(), s.MaxUnavailableCount(), s.HistoryLimit(), s.Partition(), s.FirstOrdinal(), s.EndOrdinal(), s.GracePeriod()}
 		if got != tt.want {
@@ -60,7 +60,7 @@ func TestApplyDefaultsLeavesNoNilPointers(t *testing.T) {
 	}
 	// Idempotent, and explicit values win.
 	s.Network = "custom"
-	before := s.clone()
+	before := s.Clone()
 	s.ApplyDefaults()
 	if s.Network != "custom" || s.ServiceName != "web" || *s.Replicas != *before.Replicas {
 		t.Errorf("second ApplyDefaults changed the set: %+v", s)

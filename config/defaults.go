@@ -76,9 +76,9 @@ func (t *Template) applyDefaults() {
 
 func ptr[T any](v T) *T { return &v }
 
-// clone returns a deep copy, so that defaults can be applied or fields
+// Clone returns a deep copy, so that defaults can be applied or fields
 // expanded without touching the caller's slices and maps.
-func (s Set) clone() Set {
+func (s Set) Clone() Set {
 	if s.Replicas != nil {
 		s.Replicas = ptr(*s.Replicas)
 	}

@@ -89,7 +89,7 @@ func Expand(t Template, v ReplicaVars) (Template, error) {
 func ExpandFields(ptr any, path string, v ReplicaVars) error {
 	var errs []error
 	walkStrings(reflect.ValueOf(ptr).Elem(), path, func(p, s string) (string, bool) {
-		out, err := expandString(s, v)
+		out, err := ExpandString(s, v)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", p, err))
 			return s, false
@@ -175,7 +175,9 @@ func walkStrings(v reflect.Value, path string, fn func(path, s string) (string, 
 	return false
 }
 
-func expandString(s string, v ReplicaVars) (string, error) {
+// ExpandString expands the template s for one replica, as Expand does each
+// string of a template.
+func ExpandString(s string, v ReplicaVars) (string, error) {
 	if !strings.Contains(s, "{{") {
 		return s, nil
 	}

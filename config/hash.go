@@ -29,7 +29,7 @@ type RevisionSpec struct {
 // and without explicit defaults yields the same revision. The result shares
 // nothing with s. RestartedAt is left for the caller to carry over.
 func (s Set) RevisionSpec(imageID string) RevisionSpec {
-	s = s.clone()
+	s = s.Clone()
 	s.ApplyDefaults()
 	return RevisionSpec{
 		Template:             s.Template,

@@ -2,10 +2,7 @@ package config
 
 import (
 	"maps"
-	"reflect"
 	"slices"
-	"strconv"
-	"strings"
 )
 
 // KubernetesNames keeps what an imported Kubernetes manifest says that
@@ -40,26 +37,6 @@ type KubernetesClaim struct {
 	AccessModes      []string          `yaml:"accessModes" json:"accessModes,omitempty"`
 	StorageClassName *string           `yaml:"storageClassName" json:"storageClassName,omitempty"`
 	Storage          string            `yaml:"storage" json:"storage,omitempty"` // the storage request
-}
-
-// isDefault reports whether a claim says only what an export writes for it.
-func (c KubernetesClaim) isDefault() bool {
-	return len(c.Labels) == 0 && len(c.Annotations) == 0 && c.StorageClassName == nil &&
-		(len(c.AccessModes) == 0 || slices.Equal(c.AccessModes, []string{"ReadWriteOnce"})) &&
-		(c.Storage == "" || c.Storage == DefaultStorage)
-}
-
-// claim is what the manifest said of the claim named name, if anything.
-func (k *KubernetesNames) claim(name string) *KubernetesClaim {
-	if k == nil {
-		return nil
-	}
-	for i := range k.Claims {
-		if k.Claims[i].Name == name {
-			return &k.Claims[i]
-		}
-	}
-	return nil
 }
 
 // KubernetesPort is the name of a container port.
@@ -109,77 +86,4 @@ func (k *KubernetesNames) clone() *KubernetesNames {
 		c.Service = &svc
 	}
 	return &c
-}
-
-// portName is the name the manifest gave the container port, if any.
-func (k *KubernetesNames) portName(port int, protocol string) string {
-	if k == nil {
-		return ""
-	}
-	for _, p := range k.Ports {
-		if p.ContainerPort == port && strings.EqualFold(orTCP(p.Protocol), orTCP(protocol)) {
-			return p.Name
-		}
-	}
-	return ""
-}
-
-func orTCP(protocol string) string {
-	if protocol == "" {
-		return "tcp"
-	}
-	return protocol
-}
-
-// defaultKubernetesNames is what an export of s writes when the set keeps
-// no names: the app.kubernetes.io/name label and selector, the container
-// named as the set, unnamed container ports, and Service ports named
-// tcp-80.
-func defaultKubernetesNames(s Set) KubernetesNames {
-	sel := map[string]string{NameLabel: s.Name}
-	svc := &KubernetesService{Labels: sel, Selector: sel}
-	for _, p := range s.Template.Ports {
-		proto := strings.ToUpper(orTCP(p.Protocol))
-		svc.Ports = append(svc.Ports, KubernetesServicePort{
-			Name: strings.ToLower(proto) + "-" + strconv.Itoa(p.ContainerPort), Port: p.ContainerPort,
-			TargetPort: strconv.Itoa(p.ContainerPort), Protocol: proto,
-		})
-	}
-	return KubernetesNames{Labels: sel, Selector: sel, Container: s.Name, Service: svc}
-}
-
-// sameAsDefault reports whether k says only what an export of s writes
-// anyway (nil and empty alike).
-func (k *KubernetesNames) sameAsDefault(s Set) bool {
-	d := defaultKubernetesNames(s)
-	norm := func(n KubernetesNames) KubernetesNames {
-		if len(n.Ports) == 0 {
-			n.Ports = nil
-		}
-		n.Claims = slices.DeleteFunc(slices.Clone(n.Claims), KubernetesClaim.isDefault)
-		if len(n.Claims) == 0 {
-			n.Claims = nil
-		}
-		if n.Service != nil && len(n.Service.Ports) == 0 {
-			svc := *n.Service
-			svc.Ports = nil
-			n.Service = &svc
-		}
-		return n
-	}
-	return reflect.DeepEqual(norm(*k), norm(d))
-}
-
-func (k *KubernetesNames) labels() map[string]string {
-	if k == nil {
-		return nil
-	}
-	return k.Labels
-}
-
-func (k *KubernetesNames) service() *KubernetesService {
-	if k == nil {
-		return nil
-	}
-	return k.Service
 }

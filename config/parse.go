@@ -43,6 +43,10 @@ type Loader struct {
 	// imported StatefulSets are written (see ConfigFile), one directory per set
 	// and volume.
 	ConfigDir string
+	// Manifests reads the documents that are another system's objects
+	// rather than sets (kube.Manifests: Kubernetes objects). Nil reads
+	// every document as a set.
+	Manifests Manifests
 }
 
 // Load reads the set file at path and parses it; see Parse.
@@ -112,11 +116,8 @@ type sourceFile struct {
 // ("set.yaml:7: ...") and Set.Source, which is the line of the document's
 // first key.
 //
-// A document with an apiVersion or kind is a Kubernetes object: an apps/v1
-// StatefulSet becomes a set (see docs/set-file.md), with the headless Service
-// its serviceName names and the ConfigMaps and Secrets its volumes and
-// variables use; other objects are skipped with a warning. Manifests are not
-// interpolated: kubectl does not.
+// A document that Loader.Manifests claims (with kube.Manifests, a
+// Kubernetes object) is read by it, not as a set, and not interpolated.
 //
 // Variables are expanded in values after YAML parsing, as docker compose
 // does, so a value cannot break the YAML around it, comments are not
@@ -132,50 +133,43 @@ func (l Loader) Parse(filename string, data []byte) ([]Set, error) {
 	return sets, err
 }
 
+// ParseFile is Parse, with the files the sets' ConfigMap and Secret volumes
+// show (see LoadFiles).
+func (l Loader) ParseFile(filename string, data []byte) ([]Set, []ConfigFile, error) {
+	return l.parseFiles([]sourceFile{{filename, data}})
+}
+
 func (l Loader) parseFiles(files []sourceFile) ([]Set, []ConfigFile, error) {
 	var (
-		sets   []Set
-		errs   []error
-		k      = &kubeImport{configDir: l.ConfigDir}
-		kubeIn = map[string]bool{} // files with Kubernetes objects
+		sets    []Set
+		errs    []error
+		reading ManifestReading
+		foreign = map[string]bool{} // files with documents of Manifests
 	)
-	add := func(set Set, _ string, _ int) { sets = append(sets, set) }
+	if l.Manifests != nil {
+		reading = l.Manifests.Read(l)
+	}
 	for _, f := range files {
 		before := len(sets)
-		fileErrs, kube := l.parseSetDocuments(f, k, add)
+		fileErrs, other := l.parseSetDocuments(f, reading, func(set Set) { sets = append(sets, set) })
 		errs = append(errs, fileErrs...)
-		kubeIn[f.name] = kube
-		if len(fileErrs) == 0 && len(sets) == before && !kube {
+		foreign[f.name] = other
+		if len(fileErrs) == 0 && len(sets) == before && !other {
 			errs = append(errs, fmt.Errorf("%s: no sets defined", f.name))
 		}
 	}
-	for _, imp := range k.run() {
-		if imp.bad {
-			continue
+	var configs []ConfigFile
+	if reading != nil {
+		imported, files, after := reading.Sets()
+		for _, imp := range imported {
+			set, problems := finishImport(imp)
+			errs = append(errs, problems...)
+			if len(problems) == 0 {
+				sets = append(sets, set)
+			}
 		}
-		set, problems := finishImport(imp)
-		for _, p := range problems {
-			errs = append(errs, fmt.Errorf("%s", fileProblem{imp.file, p}))
-		}
-		if len(problems) == 0 {
-			add(set, imp.file, imp.lines.lineOf("name"))
-		}
-	}
-	for _, p := range sortProblems(k.bad) {
-		errs = append(errs, fmt.Errorf("%s", p))
-	}
-	for _, p := range sortProblems(k.errs) {
-		switch {
-		case !l.Lenient:
-			errs = append(errs, fmt.Errorf("%s (--lenient to go on without it)", p))
-		case l.Warn != nil:
-			l.Warn(p.String() + " (ignored: --lenient)")
-		}
-	}
-	if l.Warn != nil {
-		for _, p := range sortProblems(k.notes) {
-			l.Warn(p.String())
-		}
+		errs = append(errs, after...)
+		configs = files
 	}
 	// Across documents and files: one name per set, no host port twice.
 	errs = append(errs, checkSets(sets)...)
@@ -189,45 +183,19 @@ func (l Loader) parseFiles(files []sourceFile) ([]Set, []ConfigFile, error) {
 		}
 		return nil, nil, fmt.Errorf("%s: no sets defined", strings.Join(names, ", "))
 	}
-	return sets, k.files, nil
-}
-
-// sortProblems orders problems by file (as given) and line.
-func sortProblems(ps []fileProblem) []fileProblem {
-	slices.SortStableFunc(ps, func(a, b fileProblem) int {
-		if a.file != b.file {
-			return 0
-		}
-		return a.line - b.line
-	})
-	return ps
-}
-
-// finishImport defaults and validates a set read from a manifest, with
-// validation's problems at the manifest's lines.
-func finishImport(imp importedSet) (Set, []problem) {
-	s := imp.set
-	s.Source = fmt.Sprintf("%s:%d", imp.file, imp.lines.doc)
-	s.Written = imp.lines.written()
-	s.ApplyDefaults()
-	var problems []problem
-	for _, fe := range s.validate() {
-		problems = append(problems, problem{imp.lines.lineOf(fe.Path), fe.Path, fe.Message})
-	}
-	slices.SortStableFunc(problems, func(a, b problem) int { return a.line - b.line })
-	return s, problems
+	return sets, configs, nil
 }
 
 // parseSetDocuments parses the set documents of a file, giving each set to
-// add, and hands its Kubernetes objects to k. It says whether the file has
-// any Kubernetes object.
-func (l Loader) parseSetDocuments(f sourceFile, k *kubeImport, add func(Set, string, int)) ([]error, bool) {
+// add, and hands the documents Manifests claims to reading. It says whether
+// the file has any such document.
+func (l Loader) parseSetDocuments(f sourceFile, reading ManifestReading, add func(Set)) ([]error, bool) {
 	lookupEnv := l.LookupEnv
 	if lookupEnv == nil {
 		lookupEnv = func(string) (string, bool) { return "", false }
 	}
 	var errs []error
-	kube := false
+	other := false
 	dec := yaml.NewDecoder(bytes.NewReader(f.data))
 	for {
 		var doc yaml.Node
@@ -249,14 +217,9 @@ func (l Loader) parseSetDocuments(f sourceFile, k *kubeImport, add func(Set, str
 				f.name, root.Line, maxExpandedNodes))
 			continue
 		}
-		if isKubernetes(root) {
-			kube = true
-			d, problems := readKubeDoc(f.name, root)
-			if len(problems) > 0 {
-				errs = append(errs, formatProblems(f.name, problems)...)
-				continue
-			}
-			k.docs = append(k.docs, d)
+		if reading != nil && l.Manifests.Claims(root) {
+			other = true
+			errs = append(errs, reading.Add(f.name, root)...)
 			continue
 		}
 		set, docErrs := parseDocument(f.name, root, lookupEnv, l.Warn)
@@ -264,9 +227,9 @@ func (l Loader) parseSetDocuments(f sourceFile, k *kubeImport, add func(Set, str
 			errs = append(errs, docErrs...)
 			continue
 		}
-		add(set, f.name, indexLines(root).lineOf("name"))
+		add(set)
 	}
-	return errs, kube
+	return errs, other
 }
 
 // parseDocument turns one non-empty YAML document into a defaulted, valid Set.

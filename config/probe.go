@@ -32,36 +32,38 @@ func UsesProbe(test []string) bool {
 	return len(test) >= 2 && test[0] == "CMD" && test[1] == ProbePath
 }
 
-// probeTarget reads a healthcheck written by ProbeTest back: the kind, host,
-// port, and for http the scheme and path. ok is false for any other test.
-type probeTarget struct {
-	kind, host, scheme, path string
-	port                     int
+// ProbeTarget is what a healthcheck written by ProbeTest probes: the kind,
+// host, port, and for http the scheme and path.
+type ProbeTarget struct {
+	Kind, Host, Scheme, Path string
+	Port                     int
 }
 
-func parseProbeTest(test []string) (probeTarget, bool) {
+// ParseProbeTest reads a healthcheck written by ProbeTest back; ok is false
+// for any other test.
+func ParseProbeTest(test []string) (ProbeTarget, bool) {
 	if len(test) != 5 || test[0] != "CMD" || test[1] != ProbePath || test[2] != "probe" {
-		return probeTarget{}, false
+		return ProbeTarget{}, false
 	}
 	switch test[3] {
 	case ProbeTCP:
 		host, port, err := net.SplitHostPort(test[4])
 		n, perr := strconv.Atoi(port)
 		if err != nil || perr != nil {
-			return probeTarget{}, false
+			return ProbeTarget{}, false
 		}
-		return probeTarget{kind: ProbeTCP, host: host, port: n}, true
+		return ProbeTarget{Kind: ProbeTCP, Host: host, Port: n}, true
 	case ProbeHTTP:
 		u, err := url.Parse(test[4])
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Port() == "" {
-			return probeTarget{}, false
+			return ProbeTarget{}, false
 		}
 		n, err := strconv.Atoi(u.Port())
 		if err != nil {
-			return probeTarget{}, false
+			return ProbeTarget{}, false
 		}
 		path := u.RequestURI()
-		return probeTarget{kind: ProbeHTTP, host: u.Hostname(), scheme: u.Scheme, path: path, port: n}, true
+		return ProbeTarget{Kind: ProbeHTTP, Host: u.Hostname(), Scheme: u.Scheme, Path: path, Port: n}, true
 	}
-	return probeTarget{}, false
+	return ProbeTarget{}, false
 }

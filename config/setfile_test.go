@@ -6,12 +6,34 @@ import (
 	"testing"
 )
 
+// setFileCases are the examples and a set with every field.
+var setFileCases = map[string]string{
+	"web":      "../examples/web/set.yaml",
+	"etcd":     "../examples/etcd/set.yaml",
+	"redis":    "../examples/redis/set.yaml",
+	"postgres": "../examples/postgres/set.yaml",
+	"kafka":    "../examples/kafka/set.yaml",
+	"every":    "testdata/every.yaml",
+}
+
+func loadCase(t *testing.T, path string) Set {
+	t.Helper()
+	sets, err := Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sets) != 1 {
+		t.Fatalf("%s: %d sets, want 1", path, len(sets))
+	}
+	return sets[0]
+}
+
 // A set written as a set file reads back as the same set, and writes only
 // the fields that hold something.
 func TestMarshalSetFileReadsBack(t *testing.T) {
-	for name, path := range exportCases {
+	for name, path := range setFileCases {
 		t.Run(name, func(t *testing.T) {
-			s := loadExportCase(t, path)
+			s := loadCase(t, path)
 			out, err := MarshalSetFile(s)
 			if err != nil {
 				t.Fatal(err)

@@ -80,7 +80,7 @@ func (u publishedPorts) overlaps(o publishedPorts) bool {
 // publishedPorts lists the host port ranges of s's valid ports entries, for
 // the highest ordinal it uses (a set of 0 replicas as if it had 1).
 func (s Set) publishedPorts() []publishedPorts {
-	s = s.clone()
+	s = s.Clone()
 	s.ApplyDefaults()
 	first := min(max(s.Ordinals.Start, 0), MaxOrdinalStart)
 	last := first + min(max(*s.Replicas, 1), MaxReplicas) - 1

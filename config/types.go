@@ -1,5 +1,8 @@
 // Package config holds the set file model: strict decoding with line numbers,
 // environment interpolation, defaults, validation and the revision hash.
+// Other formats translate into it from outside (package kube reads
+// Kubernetes manifests through Loader.Manifests); config imports none of
+// them, nor the engine or the Docker SDK.
 package config
 
 import "time"

@@ -66,7 +66,7 @@ func (v *validator) add(path, format string, args ...any) {
 }
 
 func (s Set) validate() []FieldError {
-	s = s.clone()
+	s = s.Clone()
 	s.ApplyDefaults()
 	var v validator
 	replicas := *s.Replicas
@@ -147,7 +147,7 @@ func (v *validator) templates(s Set, first, last int) {
 			if failed[f.path] || ord > first && !f.perReplica {
 				continue
 			}
-			out, err := expandString(f.text, vars)
+			out, err := ExpandString(f.text, vars)
 			if err == nil && strings.HasPrefix(f.path, "template.volumeMounts[") && strings.HasSuffix(f.path, ".target") {
 				err = mountTargetError(out)
 			}

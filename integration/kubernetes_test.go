@@ -11,12 +11,12 @@ import (
 	"testing"
 )
 
-// kubeManifest reads a fixture of config/testdata/kubernetes and makes it this
+// kubeManifest reads a fixture of kube/testdata/kubernetes and makes it this
 // test's: the replacements are applied in order, then the StatefulSet gets the
 // harness's network through the export annotation.
 func (h *harness) kubeManifest(fixture string, replacements ...string) string {
 	h.t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "config", "testdata", "kubernetes", fixture))
+	b, err := os.ReadFile(filepath.Join("..", "kube", "testdata", "kubernetes", fixture))
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/kube"
 )
 
 func newConvertCmd(a *app) *cobra.Command {
@@ -23,14 +23,14 @@ kept in the StatefulSet's ostset.io/set-fields annotation for 'ostset up -f'.`,
 			if len(files) == 0 {
 				return invalidf("convert: -f FILE is required")
 			}
-			if err := config.CheckStorage(storage); err != nil {
+			if err := kube.CheckStorage(storage); err != nil {
 				return invalidf("--storage: %w", err)
 			}
 			sets, err := a.loadFiles(files, false)
 			if err != nil {
 				return err
 			}
-			return a.writeManifests(sets, config.ExportOptions{Storage: storage}, true)
+			return a.writeManifests(sets, kube.ExportOptions{Storage: storage}, true)
 		},
 	}
 	cmd.Flags().StringArrayVarP(&files, "file", "f", nil, "set file (YAML, one or more documents)")

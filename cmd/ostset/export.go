@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/kube"
 )
 
 func newExportCmd(a *app) *cobra.Command {
@@ -30,7 +31,7 @@ the same revision. -o yaml writes the set file, -o json the set as JSON.`,
 			if err := checkFormat(output, "kubernetes", "k8s", "yaml", "json"); err != nil {
 				return err
 			}
-			if err := config.CheckStorage(storage); err != nil {
+			if err := kube.CheckStorage(storage); err != nil {
 				return invalidf("--storage: %w", err)
 			}
 			st, err := a.store().Load(args[0])
@@ -49,7 +50,7 @@ the same revision. -o yaml writes the set file, -o json the set as JSON.`,
 			case "json":
 				return printStructured(a.stdout, "json", s)
 			}
-			opt := config.ExportOptions{Storage: storage}
+			opt := kube.ExportOptions{Storage: storage}
 			if rev, ok := st.Revision(st.UpdateRevision); ok {
 				opt.RestartedAt = rev.Spec.RestartedAt
 			}
@@ -63,16 +64,16 @@ the same revision. -o yaml writes the set file, -o json the set as JSON.`,
 }
 
 func storageFlag(cmd *cobra.Command, storage *string) {
-	cmd.Flags().StringVar(storage, "storage", config.DefaultStorage, "storage request of each volume claim (Docker volumes have no size)")
+	cmd.Flags().StringVar(storage, "storage", kube.DefaultStorage, "storage request of each volume claim (Docker volumes have no size)")
 }
 
 // writeManifests writes the sets as Kubernetes manifests to stdout, one
 // StatefulSet and one Service each, and lists on stderr what they cannot
 // express (with the set's file:line when withSource).
-func (a *app) writeManifests(sets []config.Set, opt config.ExportOptions, withSource bool) error {
+func (a *app) writeManifests(sets []config.Set, opt kube.ExportOptions, withSource bool) error {
 	var out bytes.Buffer
 	for i, s := range sets {
-		docs, lost, err := config.ExportKubernetes(s, opt)
+		docs, lost, err := kube.ExportKubernetes(s, opt)
 		if err != nil {
 			return err
 		}

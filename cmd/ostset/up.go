@@ -14,6 +14,7 @@ import (
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/kube"
 )
 
 type waitFlags struct {
@@ -130,7 +131,7 @@ func newUpCmd(a *app) *cobra.Command {
 // directory.
 func (a *app) loadFiles(files []string, lenient bool) ([]config.Set, error) {
 	configDir := filepath.Join(a.store().Dir, "manifest-volumes")
-	loader := config.Loader{LookupEnv: os.LookupEnv, Warn: a.warn, Lenient: lenient, ConfigDir: configDir}
+	loader := config.Loader{LookupEnv: os.LookupEnv, Warn: a.warn, Lenient: lenient, ConfigDir: configDir, Manifests: kube.Manifests{}}
 	sets, configFiles, err := loader.LoadFiles(files)
 	if err != nil {
 		return nil, invalid(err)

@@ -1,9 +1,12 @@
-package config
+package kube
 
 import (
+	"strconv"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ostset/ostset/config"
 )
 
 // A set exported as Kubernetes manifests and imported again is the same set,
@@ -17,7 +20,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			back, err := Parse(name+"-k8s.yaml", out, nil)
+			back, err := parseWithManifests(name+"-k8s.yaml", out)
 			if err != nil {
 				t.Fatalf("import: %v\n%s", err, out)
 			}
@@ -40,9 +43,9 @@ func TestExportImportRoundTrip(t *testing.T) {
 
 // comparable writes s as a set file (where nil and empty lists alike are
 // []), with what may differ in form only made uniform.
-func comparable(t *testing.T, s Set) string {
+func comparable(t *testing.T, s config.Set) string {
 	t.Helper()
-	s = s.clone()
+	s = s.Clone()
 	s.Template.ImagePullPolicy = s.Template.PullPolicy()
 	s.Template.Resources = resourcesByValue(s.Template.Resources)
 	for i := range s.Template.InitContainers {
@@ -57,15 +60,15 @@ func comparable(t *testing.T, s Set) string {
 	return string(out)
 }
 
-func resourcesByValue(r Resources) Resources {
-	return Resources{CPUs: canonicalQuantity(r.CPUs, ParseCPUs), Memory: canonicalQuantity(r.Memory, ParseMemory)}
+func resourcesByValue(r config.Resources) config.Resources {
+	return config.Resources{CPUs: canonicalQuantity(r.CPUs, config.ParseCPUs), Memory: canonicalQuantity(r.Memory, config.ParseMemory)}
 }
 
 // A set whose template labels say app.kubernetes.io/name: <set> themselves
 // keeps that label, and its revision, through an export and an import: the
 // manifest writes it as the selector only, which an import does not keep.
 func TestExportImportRoundTripKeepsTheNameLabel(t *testing.T) {
-	sets, err := Parse("set.yaml", []byte(`
+	sets, err := config.Parse("set.yaml", []byte(`
 name: web
 replicas: 2
 serviceName: web
@@ -83,7 +86,7 @@ template:
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := Parse("web-k8s.yaml", out, nil)
+	back, err := parseWithManifests("web-k8s.yaml", out)
 	if err != nil {
 		t.Fatalf("import: %v\n%s", err, out)
 	}
@@ -93,4 +96,11 @@ template:
 	if h, want := back[0].RevisionSpec("sha256:1").Hash(), s.RevisionSpec("sha256:1").Hash(); h != want {
 		t.Errorf("revision hash %s after the round trip, want %s", h, want)
 	}
+}
+
+func canonicalQuantity(s string, parse func(string) (int64, error)) string {
+	if n, err := parse(s); err == nil {
+		return strconv.FormatInt(n, 10)
+	}
+	return s
 }

@@ -1,8 +1,10 @@
-package config
+package kube
 
 import (
 	"strings"
 	"text/template/parse"
+
+	"github.com/ostset/ostset/config"
 )
 
 // The variables ostset sets in every replica, and how a Kubernetes pod of an
@@ -10,10 +12,10 @@ import (
 // so that its other variables, command and args can refer to them as $(VAR).
 const (
 	PodIndexLabel = "apps.kubernetes.io/pod-index" // the ordinal, as Kubernetes labels each pod
-	EnvSet        = RuntimePrefix + "SET"
-	EnvOrdinal    = RuntimePrefix + "ORDINAL"
-	EnvName       = RuntimePrefix + "NAME"
-	EnvService    = RuntimePrefix + "SERVICE"
+	EnvSet        = config.RuntimePrefix + "SET"
+	EnvOrdinal    = config.RuntimePrefix + "ORDINAL"
+	EnvName       = config.RuntimePrefix + "NAME"
+	EnvService    = config.RuntimePrefix + "SERVICE"
 )
 
 // runtimeVars maps the template fields that a replica keeps for its whole

@@ -1,10 +1,12 @@
-package config
+package kube
 
 import (
 	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/ostset/ostset/config"
 )
 
 // kubeExpand is Kubernetes' expansion of command, args and env values
@@ -86,13 +88,13 @@ func TestTranslateTemplate(t *testing.T) {
 
 // A translated string means in a pod what the template means in a replica.
 func TestTranslatedTemplatesExpandAsTheReplicaDoes(t *testing.T) {
-	s := Set{Name: "db", ServiceName: "peers", Replicas: ptr(3)}
+	s := config.Set{Name: "db", ServiceName: "peers", Replicas: ptr(3)}
 	for ordinal := range 3 {
 		v := s.ReplicaVars("peers", ordinal)
 		pod := map[string]string{EnvSet: v.Set, EnvOrdinal: "", EnvName: v.Name, EnvService: v.Service}
 		pod[EnvOrdinal] = string(rune('0' + ordinal))
 		for _, tmpl := range []string{"{{.Ordinal}}", "x-{{.Name}}.{{.Service}} $(y) $$ {{.Set}}$", "--id={{ .Ordinal }}"} {
-			want, err := expandString(tmpl, v)
+			want, err := config.ExpandString(tmpl, v)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package config
+package kube
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ostset/ostset/config"
 )
 
 // NameLabel is the label that ties an exported StatefulSet, its pods and its
@@ -57,8 +59,8 @@ func (u Unexpressed) String() string { return u.Set + ": " + u.Field + ": " + u.
 // apps/v1 StatefulSet and its headless v1 Service, named by serviceName. It
 // also returns, in the order of the set file, the fields Kubernetes cannot
 // express. s must be valid.
-func ExportKubernetes(s Set, opt ExportOptions) ([]byte, []Unexpressed, error) {
-	s = s.clone()
+func ExportKubernetes(s config.Set, opt ExportOptions) ([]byte, []Unexpressed, error) {
+	s = s.Clone()
 	s.ApplyDefaults()
 	if opt.Storage == "" {
 		opt.Storage = DefaultStorage
@@ -117,7 +119,7 @@ func encodeObjects(objs ...kubeObject) ([]byte, error) {
 // exporter collects, while it maps one set, what is lost and what the
 // annotation must carry.
 type exporter struct {
-	set     Set
+	set     config.Set
 	opt     ExportOptions
 	lost    []Unexpressed
 	overlay map[string]any // set-file fragment: field name -> value or nested map
@@ -177,7 +179,7 @@ func (e *exporter) meta(name string, labels map[string]string, kept bool) kubeMe
 
 func (e *exporter) statefulSet() kubeObject {
 	s := e.set
-	if s.Network != DefaultNetwork {
+	if s.Network != config.DefaultNetwork {
 		e.unexpressed("network", "%q: pods share the cluster's network; the headless Service gives the DNS names", s.Network)
 		e.keep(s.Network, "network")
 	}
@@ -199,14 +201,14 @@ func (e *exporter) statefulSet() kubeObject {
 	return kubeObject{
 		APIVersion: "apps/v1",
 		Kind:       "StatefulSet",
-		Metadata:   e.meta(s.Name, maps.Clone(s.Kubernetes.labels()), s.Kubernetes != nil),
+		Metadata:   e.meta(s.Name, maps.Clone(keptLabels(s.Kubernetes)), s.Kubernetes != nil),
 		Spec:       spec,
 	}
 }
 
 func (e *exporter) updateStrategy() kubeUpdateStrategy {
 	u := e.set.UpdateStrategy
-	if p := u.ProgressDeadlineSeconds; p != nil && *p != DefaultProgressDeadlineSeconds {
+	if p := u.ProgressDeadlineSeconds; p != nil && *p != config.DefaultProgressDeadlineSeconds {
 		e.unexpressed("updateStrategy.progressDeadlineSeconds", "a StatefulSet has no progress deadline")
 		e.keep(*p, "updateStrategy", "progressDeadlineSeconds")
 	}
@@ -214,18 +216,18 @@ func (e *exporter) updateStrategy() kubeUpdateStrategy {
 		e.unexpressed("updateStrategy.autoRollback", "a StatefulSet does not roll back by itself")
 		e.keep(true, "updateStrategy", "autoRollback")
 	}
-	if u.Type == OnDelete {
-		return kubeUpdateStrategy{Type: OnDelete}
+	if u.Type == config.OnDelete {
+		return kubeUpdateStrategy{Type: config.OnDelete}
 	}
 	ru := &kubeRollingUpdate{Partition: u.RollingUpdate.Partition}
-	if mu := string(u.RollingUpdate.MaxUnavailable); mu != DefaultMaxUnavailable {
+	if mu := string(u.RollingUpdate.MaxUnavailable); mu != config.DefaultMaxUnavailable {
 		if n, err := strconv.Atoi(mu); err == nil {
 			ru.MaxUnavailable = n
 		} else {
 			ru.MaxUnavailable = mu
 		}
 	}
-	return kubeUpdateStrategy{Type: RollingUpdate, RollingUpdate: ru}
+	return kubeUpdateStrategy{Type: config.RollingUpdate, RollingUpdate: ru}
 }
 
 func (e *exporter) podTemplate() kubePodTemplate {
@@ -265,7 +267,7 @@ func (e *exporter) podTemplate() kubePodTemplate {
 	if len(tmpl.Spec.Volumes) > 0 {
 		c := &tmpl.Spec.Containers[0]
 		for i, v := range tmpl.Spec.Volumes {
-			target, _, _ := ParseTmpfs(t.Tmpfs[i])
+			target, _, _ := config.ParseTmpfs(t.Tmpfs[i])
 			c.VolumeMounts = append(c.VolumeMounts, kubeVolumeMount{Name: v.Name, MountPath: target})
 		}
 	}
@@ -296,8 +298,8 @@ type containerParts struct {
 	env        map[string]string
 	workingDir string
 	user       string
-	resources  Resources
-	mounts     []VolumeMount
+	resources  config.Resources
+	mounts     []config.VolumeMount
 }
 
 // container maps the parts. Fields the manifest does not say exactly are
@@ -307,7 +309,7 @@ type containerParts struct {
 // their mount paths, as ostset gives them to the main and the init containers.
 func (e *exporter) container(name, image, pull string, p containerParts, keep bool) (kubeContainer, bool) {
 	if pull == "" {
-		pull = PullIfNotPresent
+		pull = config.PullIfNotPresent
 	}
 	c := kubeContainer{Name: name, Image: image, ImagePullPolicy: pull}
 	exact := true
@@ -400,7 +402,7 @@ func (e *exporter) sameForEveryReplica(v string) (string, bool) {
 	}
 	var value string
 	for i := first; i < end; i++ {
-		out, err := expandString(v, s.ReplicaVars(s.ServiceName, i))
+		out, err := config.ExpandString(v, s.ReplicaVars(s.ServiceName, i))
 		if err != nil || (i > first && out != value) {
 			return "", false
 		}
@@ -424,7 +426,7 @@ func (e *exporter) envVar(field, k, v string) (kubeEnv, bool) {
 	return kubeEnv{Name: k, Value: w}, ok
 }
 
-func mountKind(m VolumeMount) string {
+func mountKind(m config.VolumeMount) string {
 	if strings.HasPrefix(m.Source, "/") || strings.HasPrefix(m.Source, ".") {
 		return "bind mount"
 	}
@@ -460,12 +462,12 @@ func numericUser(user string) (uid, gid int64, hasGID, ok bool) {
 	return uid, gid, hasGID, err1 == nil && (!hasGID || err2 == nil)
 }
 
-func resources(r Resources) *kubeResources {
+func resources(r config.Resources) *kubeResources {
 	limits := map[string]string{}
-	if n, err := ParseCPUs(r.CPUs); err == nil {
+	if n, err := config.ParseCPUs(r.CPUs); err == nil {
 		limits["cpu"] = decimalCPUs(n)
 	}
-	if n, err := ParseMemory(r.Memory); err == nil {
+	if n, err := config.ParseMemory(r.Memory); err == nil {
 		limits["memory"] = binaryQuantity(n)
 	}
 	if len(limits) == 0 {
@@ -511,7 +513,7 @@ func (e *exporter) mainContainer() kubeContainer {
 	c.Ports = e.ports()
 	c.ReadinessProbe = e.probe()
 	e.settings(&c)
-	if t.RestartPolicy != DefaultRestartPolicy {
+	if t.RestartPolicy != config.DefaultRestartPolicy {
 		e.unexpressed("template.restartPolicy", "%q: a StatefulSet's pods always restart", t.RestartPolicy)
 		e.keep(t.RestartPolicy, "template", "restartPolicy")
 	}
@@ -542,7 +544,7 @@ func (e *exporter) ports() []kubeContainerPort {
 	var out []kubeContainerPort
 	hostPorts := false
 	for i, p := range e.set.Template.Ports {
-		out = append(out, kubeContainerPort{Name: e.set.Kubernetes.portName(p.ContainerPort, p.Protocol), ContainerPort: p.ContainerPort, Protocol: strings.ToUpper(p.Protocol)})
+		out = append(out, kubeContainerPort{Name: portName(e.set.Kubernetes, p.ContainerPort, p.Protocol), ContainerPort: p.ContainerPort, Protocol: strings.ToUpper(p.Protocol)})
 		if p.HostPort != 0 || p.HostIP != "" {
 			hostPorts = true
 			e.unexpressed(fmt.Sprintf("template.ports[%d].hostPort", i), "%d published per ordinal (hostPort + ordinal): use a Service of type NodePort or LoadBalancer, or kubectl port-forward", p.HostPort)
@@ -583,7 +585,7 @@ func (e *exporter) probe() *kubeProbe {
 	if p.FailureThreshold == 0 {
 		p.FailureThreshold = dockerHealthRetries
 	}
-	if pt, ok := parseProbeTest(h.Test); ok {
+	if pt, ok := config.ParseProbeTest(h.Test); ok {
 		e.probeHandler(p, pt)
 		return p
 	}
@@ -607,17 +609,17 @@ func (e *exporter) probe() *kubeProbe {
 // probeHandler writes ostset's own probe (which a cluster does not have) as
 // the tcpSocket or httpGet probe it came from. The host is left out when it
 // is the pod's own address, which Kubernetes probes by default.
-func (e *exporter) probeHandler(p *kubeProbe, pt probeTarget) {
-	host := pt.host
+func (e *exporter) probeHandler(p *kubeProbe, pt config.ProbeTarget) {
+	host := pt.Host
 	if host == "127.0.0.1" || host == "localhost" {
 		host = ""
 	}
-	port := e.portRef(pt.port)
-	if pt.kind == ProbeTCP {
+	port := e.portRef(pt.Port)
+	if pt.Kind == config.ProbeTCP {
 		p.TCPSocket = &kubeTCPSocket{Port: port, Host: host}
 		return
 	}
-	p.HTTPGet = &kubeHTTPGet{Path: pt.path, Port: port, Host: host, Scheme: strings.ToUpper(pt.scheme)}
+	p.HTTPGet = &kubeHTTPGet{Path: pt.Path, Port: port, Host: host, Scheme: strings.ToUpper(pt.Scheme)}
 	if p.HTTPGet.Scheme == "HTTP" {
 		p.HTTPGet.Scheme = ""
 	}
@@ -628,7 +630,7 @@ func (e *exporter) probeHandler(p *kubeProbe, pt probeTarget) {
 func (e *exporter) portRef(n int) any {
 	for _, p := range e.set.Template.Ports {
 		if p.ContainerPort == n && strings.EqualFold(orTCP(p.Protocol), "tcp") {
-			if name := e.set.Kubernetes.portName(n, p.Protocol); name != "" {
+			if name := portName(e.set.Kubernetes, n, p.Protocol); name != "" {
 				return name
 			}
 		}
@@ -637,11 +639,11 @@ func (e *exporter) portRef(n int) any {
 }
 
 // seconds rounds d up to whole seconds (at least 1), or gives def for 0.
-func seconds(d Duration, def int) int {
+func seconds(d config.Duration, def int) int {
 	if d == 0 {
 		return def
 	}
-	const second = Duration(1e9)
+	const second = config.Duration(1e9)
 	return int(max((d+second-1)/second, 1))
 }
 
@@ -700,14 +702,14 @@ func kubeCapabilityNames(caps []string) []string {
 func (e *exporter) tmpfsVolumes() []kubeVolume {
 	var out []kubeVolume
 	for i, entry := range e.set.Template.Tmpfs {
-		_, opts, _ := ParseTmpfs(entry)
+		_, opts, _ := config.ParseTmpfs(entry)
 		v := kubeVolume{Name: fmt.Sprintf("tmpfs-%d", i), EmptyDir: kubeEmptyDir{Medium: "Memory"}}
 		for o := range strings.SplitSeq(opts, ",") {
 			k, val, _ := strings.Cut(o, "=")
 			switch {
 			case o == "":
 			case k == "size":
-				if n, err := ParseMemory(val); err == nil {
+				if n, err := config.ParseMemory(val); err == nil {
 					v.EmptyDir.SizeLimit = binaryQuantity(n)
 				}
 			default:
@@ -748,7 +750,7 @@ func (e *exporter) claims() []kubeClaim {
 	keep := false
 	for i, c := range e.set.VolumeClaimTemplates {
 		p := fmt.Sprintf("volumeClaimTemplates[%d]", i)
-		if c.Driver != DefaultVolumeDriver || len(c.DriverOpts) > 0 {
+		if c.Driver != config.DefaultVolumeDriver || len(c.DriverOpts) > 0 {
 			e.unexpressed(p+".driver", "%q with options %v: a claim's storage class decides how the cluster provides a volume", c.Driver, c.DriverOpts)
 			keep = true
 		}
@@ -761,7 +763,7 @@ func (e *exporter) claims() []kubeClaim {
 			},
 		}
 		// A claim the imported manifest said more of is written as it was.
-		if k := e.set.Kubernetes.claim(c.Name); k != nil {
+		if k := keptClaim(e.set.Kubernetes, c.Name); k != nil {
 			claim.Metadata.Labels, claim.Metadata.Annotations = maps.Clone(k.Labels), maps.Clone(k.Annotations)
 			if len(k.AccessModes) > 0 {
 				claim.Spec.AccessModes = slices.Clone(k.AccessModes)
@@ -787,7 +789,7 @@ func (e *exporter) claims() []kubeClaim {
 // A Service the imported manifest had keeps its labels, selector and ports
 // as written.
 func (e *exporter) service() kubeObject {
-	kept := e.set.Kubernetes.service()
+	kept := keptService(e.set.Kubernetes)
 	spec := kubeServiceSpec{ClusterIP: "None", PublishNotReadyAddresses: true, Selector: e.selector()}
 	var labels map[string]string
 	if kept != nil {
@@ -849,7 +851,7 @@ func intOrName(s string) any {
 // replaces the field of s, except that variables (env) and labels are
 // replaced one by one. An annotation that is not a set-file fragment is an
 // error naming it.
-func OverlayExport(s *Set, annotations map[string]string) error {
+func OverlayExport(s *config.Set, annotations map[string]string) error {
 	frag, ok := annotations[ExportAnnotation]
 	if !ok {
 		return nil

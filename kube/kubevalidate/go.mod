@@ -1,4 +1,4 @@
-module github.com/ostset/ostset/config/kubevalidate
+module github.com/ostset/ostset/kube/kubevalidate
 
 go 1.26.8
 

@@ -23,6 +23,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/kube"
 )
 
 const namespace = "default"
@@ -110,7 +111,7 @@ func create(t *testing.T, name string, sts *apps.StatefulSet, svc *api.Service) 
 
 func export(t *testing.T, s config.Set) []byte {
 	t.Helper()
-	out, _, err := config.ExportKubernetes(s, config.ExportOptions{Storage: "10Gi", RestartedAt: "2026-01-02T03:04:05Z"})
+	out, _, err := kube.ExportKubernetes(s, kube.ExportOptions{Storage: "10Gi", RestartedAt: "2026-01-02T03:04:05Z"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func export(t *testing.T, s config.Set) []byte {
 // maps, passes the API server's create validation.
 func TestExportsOfSetFilesPassCreateValidation(t *testing.T) {
 	files, _ := filepath.Glob("../../examples/*/set.yaml")
-	files = append(files, "../testdata/export/every.yaml")
+	files = append(files, "../../config/testdata/every.yaml")
 	for _, file := range files {
 		t.Run(file, func(t *testing.T) {
 			sets, err := config.Load(file, nil)
@@ -151,7 +152,7 @@ func TestExportsOfManifestsPassCreateAndUpdateValidation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sets, err := (config.Loader{Lenient: true, Warn: func(string) {}}).Parse(file, text)
+			sets, err := (config.Loader{Lenient: true, Warn: func(string) {}, Manifests: kube.Manifests{}}).Parse(file, text)
 			if err != nil {
 				t.Fatal(err)
 			}

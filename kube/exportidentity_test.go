@@ -1,4 +1,4 @@
-package config
+package kube
 
 import (
 	"fmt"
@@ -8,17 +8,19 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/ostset/ostset/config"
 )
 
 // importTutorial reads the nginx StatefulSet and headless Service of the
 // Kubernetes tutorial, with replacements applied to the text.
-func importTutorial(t *testing.T, replacements ...string) Set {
+func importTutorial(t *testing.T, replacements ...string) config.Set {
 	t.Helper()
 	b, err := os.ReadFile("testdata/kubernetes/web.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	sets, err := Parse("web.yaml", []byte(strings.NewReplacer(replacements...).Replace(string(b))), nil)
+	sets, err := parseWithManifests("web.yaml", []byte(strings.NewReplacer(replacements...).Replace(string(b))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +77,7 @@ func TestExportKeepsTheImportedIdentity(t *testing.T) {
 	}
 
 	// And it comes back as the same set, with the same revision.
-	back, err := Parse("web-k8s.yaml", out, nil)
+	back, err := parseWithManifests("web-k8s.yaml", out)
 	if err != nil {
 		t.Fatalf("import of the export: %v\n%s", err, out)
 	}
@@ -113,7 +115,7 @@ func TestImportReportsEditsTheAnnotationOverrides(t *testing.T) {
 				t.Fatal(err)
 			}
 			var warnings []string
-			if _, err := (Loader{Warn: func(m string) { warnings = append(warnings, m) }}).Parse("k8s.yaml", out); err != nil {
+			if _, err := (config.Loader{Manifests: Manifests{}, Warn: func(m string) { warnings = append(warnings, m) }}).Parse("k8s.yaml", out); err != nil {
 				t.Fatal(err)
 			}
 			for _, w := range warnings {
@@ -134,7 +136,7 @@ func TestImportReportsEditsTheAnnotationOverrides(t *testing.T) {
 	}
 	line := 1 + strings.Count(edited[:strings.Index(edited, "readinessProbe:")], "\n")
 	var warnings []string
-	sets, err := (Loader{Warn: func(m string) { warnings = append(warnings, m) }}).Parse("k8s.yaml", []byte(edited))
+	sets, err := (config.Loader{Manifests: Manifests{}, Warn: func(m string) { warnings = append(warnings, m) }}).Parse("k8s.yaml", []byte(edited))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package config
+package kube
 
 import (
 	"os"
@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/ostset/ostset/config"
 )
 
 var fuzzErrorLineRe = regexp.MustCompile(`^k\.yaml(:[0-9]+)?: `)
@@ -22,12 +24,12 @@ func FuzzKubernetes(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data string, lenient bool) {
-		l := Loader{Lenient: lenient, ConfigDir: "/state/v", Warn: func(m string) {
+		l := config.Loader{Manifests: Manifests{}, Lenient: lenient, ConfigDir: "/state/v", Warn: func(m string) {
 			if !fuzzErrorLineRe.MatchString(m) {
 				t.Fatalf("warning without file:line: %q", m)
 			}
 		}}
-		sets, files, err := l.parseFiles([]sourceFile{{"k.yaml", []byte(data)}})
+		sets, files, err := l.ParseFile("k.yaml", []byte(data))
 		if err != nil {
 			for _, line := range strings.Split(err.Error(), "\n") {
 				if !fuzzErrorLineRe.MatchString(line) {
@@ -49,7 +51,7 @@ func FuzzKubernetes(f *testing.F) {
 			if strings.Contains(data, ExportAnnotation) {
 				continue // the annotation holds set-file templates
 			}
-			if _, err := Expand(s.Template, s.ReplicaVars(s.ServiceName, s.FirstOrdinal())); err != nil {
+			if _, err := config.Expand(s.Template, s.ReplicaVars(s.ServiceName, s.FirstOrdinal())); err != nil {
 				t.Fatalf("an imported template does not expand: %v", err)
 			}
 		}

@@ -1,4 +1,4 @@
-package config
+package kube
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ostset/ostset/config"
 )
 
 // DigestAnnotation is the StatefulSet annotation in which an export records,
@@ -47,7 +49,7 @@ func manifestDigests(manifest []byte, paths [][]string) (map[string]string, erro
 
 // importBare maps the first StatefulSet of manifest, as the manifest says
 // it, without laying its annotation over it.
-func importBare(manifest []byte) (Set, error) {
+func importBare(manifest []byte) (config.Set, error) {
 	k := &kubeImport{bare: true}
 	dec := yaml.NewDecoder(bytes.NewReader(manifest))
 	for {
@@ -55,25 +57,25 @@ func importBare(manifest []byte) (Set, error) {
 		if err := dec.Decode(&root); errors.Is(err, io.EOF) {
 			break
 		} else if err != nil {
-			return Set{}, err
+			return config.Set{}, err
 		}
 		if len(root.Content) == 0 {
 			continue
 		}
 		d, problems := readKubeDoc("export", root.Content[0])
 		if len(problems) > 0 {
-			return Set{}, fmt.Errorf("%s", problems[0].message)
+			return config.Set{}, fmt.Errorf("%s", problems[0].message)
 		}
 		k.docs = append(k.docs, d)
 	}
 	for _, imp := range k.run() {
-		return imp.set, nil
+		return imp.Set, nil
 	}
-	return Set{}, errors.New("no StatefulSet")
+	return config.Set{}, errors.New("no StatefulSet")
 }
 
 // genericSet is s as the set file writes it, in maps and lists.
-func genericSet(s Set) (map[string]any, error) {
+func genericSet(s config.Set) (map[string]any, error) {
 	b, err := yaml.Marshal(s)
 	if err != nil {
 		return nil, err
@@ -132,7 +134,7 @@ func isEmpty(v any) bool {
 // editedFields compares the digests an export recorded with what the
 // manifest, as imported (set, before the annotation is laid over it), says
 // now: the paths whose text changed since the export, sorted.
-func editedFields(set Set, recorded string) ([]string, error) {
+func editedFields(set config.Set, recorded string) ([]string, error) {
 	var want map[string]string
 	if err := json.Unmarshal([]byte(recorded), &want); err != nil {
 		return nil, fmt.Errorf("metadata.annotations[%s]: %w", DigestAnnotation, err)

@@ -1,4 +1,4 @@
-package config
+package kube
 
 import (
 	"encoding/json"
@@ -9,20 +9,22 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ostset/ostset/config"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden files of the Kubernetes import tests")
 
 // importFixture loads testdata/kubernetes/<name>.yaml leniently and returns
 // the sets, the config files and every warning.
-func importFixture(t *testing.T, lenient bool, names ...string) ([]Set, []ConfigFile, []string, error) {
+func importFixture(t *testing.T, lenient bool, names ...string) ([]config.Set, []config.ConfigFile, []string, error) {
 	t.Helper()
 	var warnings []string
 	var paths []string
 	for _, n := range names {
 		paths = append(paths, filepath.Join("testdata", "kubernetes", n+".yaml"))
 	}
-	l := Loader{Lenient: lenient, Warn: func(m string) { warnings = append(warnings, m) }, ConfigDir: "/state/manifest-volumes"}
+	l := config.Loader{Manifests: Manifests{}, Lenient: lenient, Warn: func(m string) { warnings = append(warnings, m) }, ConfigDir: "/state/manifest-volumes"}
 	sets, files, err := l.LoadFiles(paths)
 	return sets, files, warnings, err
 }
@@ -66,7 +68,7 @@ func TestKubernetesFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			if b.String() != string(want) {
-				t.Errorf("import differs from %s (go test ./config -run TestKubernetesFixtures -update):\n%s", golden, b.String())
+				t.Errorf("import differs from %s (go test ./kube -run TestKubernetesFixtures -update):\n%s", golden, b.String())
 			}
 
 			_, _, _, err = importFixture(t, false, name)
@@ -121,7 +123,7 @@ volumeClaimTemplates:
 `,
 	} {
 		t.Run(name, func(t *testing.T) {
-			sets, err := Parse("set.yaml", []byte(src), nil)
+			sets, err := parseWithManifests("set.yaml", []byte(src))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,7 +133,7 @@ volumeClaimTemplates:
 				t.Fatal(err)
 			}
 			var warnings []string
-			got, err := Loader{Warn: func(m string) { warnings = append(warnings, m) }}.Parse("export.yaml", manifest)
+			got, err := config.Loader{Manifests: Manifests{}, Warn: func(m string) { warnings = append(warnings, m) }}.Parse("export.yaml", manifest)
 			if err != nil {
 				t.Fatalf("import of the export: %v\n%s", err, manifest)
 			}
@@ -182,7 +184,7 @@ func TestKubernetesMapping(t *testing.T) {
 	cases := []struct {
 		name  string
 		src   string
-		check func(t *testing.T, s Set)
+		check func(t *testing.T, s config.Set)
 	}{{
 		name: "env refs and fieldRefs",
 		src: sts(`containers:
@@ -196,7 +198,7 @@ func TestKubernetesMapping(t *testing.T) {
   - {name: LATER, value: "l"}
   command: [sh, -c, "echo $(IDX) $(URL) $(NOPE) $$HOME {$(IDX)}"]
   args: ["$(LATER)"]`),
-		check: func(t *testing.T, s Set) {
+		check: func(t *testing.T, s config.Set) {
 			want := map[string]string{"POD": "{{.Name}}", "NS": "default", "IDX": "{{.Ordinal}}", "LATER": "l",
 				"URL": `http://{{.Name}}.web:80/$(LATER)/$(POD)/{{"{{"}}x}}`}
 			if !mapsEqual(s.Template.Env, want) {
@@ -206,7 +208,7 @@ func TestKubernetesMapping(t *testing.T) {
 			if s.Template.Command[2] != wantCmd || s.Template.Args[0] != "l" {
 				t.Errorf("command = %q args = %q, want %q", s.Template.Command[2], s.Template.Args, wantCmd)
 			}
-			out, err := Expand(s.Template, s.ReplicaVars("web", 1))
+			out, err := config.Expand(s.Template, s.ReplicaVars("web", 1))
 			if err != nil || out.Command[2] != "echo 1 http://web-1.web:80/$(LATER)/$(POD)/{{x}} $(NOPE) $HOME {1}" {
 				t.Errorf("expanded command = %q (%v)", out.Command, err)
 			}
@@ -219,13 +221,13 @@ func TestKubernetesMapping(t *testing.T) {
   ports: [{name: http, containerPort: 8080}]
   readinessProbe: {httpGet: {path: /healthz, port: http}}
 initContainers: []`),
-		check: func(t *testing.T, s Set) {
+		check: func(t *testing.T, s config.Set) {
 			h := s.Template.Healthcheck
 			// ostset's own probe, mounted in the container: nothing from the image.
-			if h == nil || !slices.Equal(h.Test, []string{"CMD", ProbePath, "probe", "http", "http://127.0.0.1:8080/healthz"}) {
+			if h == nil || !slices.Equal(h.Test, []string{"CMD", config.ProbePath, "probe", "http", "http://127.0.0.1:8080/healthz"}) {
 				t.Fatalf("healthcheck = %+v", h)
 			}
-			if h.Interval != Duration(10e9) || h.Timeout != Duration(1e9) || h.Retries != 3 || h.StartPeriod != 0 {
+			if h.Interval != config.Duration(10e9) || h.Timeout != config.Duration(1e9) || h.Retries != 3 || h.StartPeriod != 0 {
 				t.Errorf("timing = %+v, want Kubernetes' defaults 10s/1s/3/0", h)
 			}
 		},
@@ -237,12 +239,12 @@ initContainers: []`),
   resources: {limits: {cpu: 250m, memory: 500M}}
   securityContext: {runAsUser: 10, runAsGroup: 20}
   readinessProbe: {tcpSocket: {port: 5432}, periodSeconds: 3, timeoutSeconds: 2, failureThreshold: 4, initialDelaySeconds: 7}`),
-		check: func(t *testing.T, s Set) {
+		check: func(t *testing.T, s config.Set) {
 			h := s.Template.Healthcheck
-			if h == nil || !slices.Equal(h.Test, []string{"CMD", ProbePath, "probe", "tcp", "127.0.0.1:5432"}) || h.Interval != Duration(3e9) || h.Timeout != Duration(2e9) || h.Retries != 4 || h.StartPeriod != Duration(7e9) {
+			if h == nil || !slices.Equal(h.Test, []string{"CMD", config.ProbePath, "probe", "tcp", "127.0.0.1:5432"}) || h.Interval != config.Duration(3e9) || h.Timeout != config.Duration(2e9) || h.Retries != 4 || h.StartPeriod != config.Duration(7e9) {
 				t.Errorf("healthcheck = %+v", h)
 			}
-			if s.Template.Resources != (Resources{CPUs: "0.25", Memory: "500000000"}) || s.Template.User != "10:20" {
+			if s.Template.Resources != (config.Resources{CPUs: "0.25", Memory: "500000000"}) || s.Template.User != "10:20" {
 				t.Errorf("resources = %+v user = %q", s.Template.Resources, s.Template.User)
 			}
 		},
@@ -262,11 +264,11 @@ kind: Secret
 metadata: {name: creds}
 data: {pw: czNjcjN0}
 `,
-		check: func(t *testing.T, s Set) {
+		check: func(t *testing.T, s config.Set) {
 			if !slices.Equal(s.Template.Tmpfs, []string{"/scratch:size=67108864"}) {
 				t.Errorf("tmpfs = %q", s.Template.Tmpfs)
 			}
-			want := []VolumeMount{{Source: "/state/manifest-volumes/web/creds", Target: "/etc/creds", ReadOnly: true}}
+			want := []config.VolumeMount{{Source: "/state/manifest-volumes/web/creds", Target: "/etc/creds", ReadOnly: true}}
 			if !slices.Equal(s.Template.VolumeMounts, want) {
 				t.Errorf("volumeMounts = %+v, want %+v", s.Template.VolumeMounts, want)
 			}
@@ -274,13 +276,13 @@ data: {pw: czNjcjN0}
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			sets, files, err := Loader{ConfigDir: "/state/manifest-volumes"}.parseFiles([]sourceFile{{"k.yaml", []byte(c.src)}})
+			sets, files, err := config.Loader{Manifests: Manifests{}, ConfigDir: "/state/manifest-volumes"}.ParseFile("k.yaml", []byte(c.src))
 			if err != nil {
 				t.Fatal(err)
 			}
 			c.check(t, sets[0])
 			if c.name == "emptyDir and secret volumes" {
-				want := []ConfigFile{{Dir: "/state/manifest-volumes/web/creds", Name: "sub/password", Data: []byte("s3cr3t"), Mode: 0o400}}
+				want := []config.ConfigFile{{Dir: "/state/manifest-volumes/web/creds", Name: "sub/password", Data: []byte("s3cr3t"), Mode: 0o400}}
 				if len(files) != 1 || files[0].Name != want[0].Name || string(files[0].Data) != "s3cr3t" || files[0].Mode != 0o400 || files[0].Dir != want[0].Dir {
 					t.Errorf("files = %+v, want %+v", files, want)
 				}
@@ -305,6 +307,10 @@ func mapsEqual(a, b map[string]string) bool {
 // and unmappable fields are errors without Lenient.
 func TestKubernetesErrors(t *testing.T) {
 	for _, c := range []struct{ name, src, want string }{{
+		name: "statefulset without a spec, beside a set",
+		src:  "name: web\ntemplate: {image: x}\n---\n# k8s\napiVersion: apps/v1\nkind: StatefulSet\n",
+		want: `k.yaml:5: spec: a StatefulSet needs a spec`,
+	}, {
 		name: "unknown field and sidecar",
 		src: sts(`hostNetwork: true
 containers:
@@ -342,7 +348,7 @@ k.yaml:6: spec.template.spec.containers[0].image: expected a string, got a list`
 		want: `k.yaml:1: apiVersion: "apps/v1beta2": a StatefulSet must be apps/v1 (--lenient to go on without it)`,
 	}} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse("k.yaml", []byte(c.src), nil)
+			_, err := parseWithManifests("k.yaml", []byte(c.src))
 			if err == nil || err.Error() != c.want {
 				t.Errorf("error:\n%v\nwant:\n%s", err, c.want)
 			}
@@ -367,7 +373,7 @@ containers:
 - {name: a, image: x:1, env: [{name: K, valueFrom: {configMapKeyRef: {name: cfg, key: k}}}]}`))
 	b := write("b.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {k: v}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {clusterIP: None}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: other}\nspec: {clusterIP: None}\n---\nname: plain\ntemplate: {image: y}\n")
 	var warnings []string
-	sets, _, err := Loader{Lenient: true, Warn: func(m string) { warnings = append(warnings, m) }}.LoadFiles([]string{a, b})
+	sets, _, err := config.Loader{Manifests: Manifests{}, Lenient: true, Warn: func(m string) { warnings = append(warnings, m) }}.LoadFiles([]string{a, b})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,7 +387,7 @@ containers:
 	if !slices.Equal(warnings, want) {
 		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(warnings, "\n"), strings.Join(want, "\n"))
 	}
-	if _, _, err := (Loader{}).LoadFiles([]string{a, b}); err == nil || !strings.Contains(err.Error(), "nodeSelector") {
+	if _, _, err := (config.Loader{Manifests: Manifests{}}).LoadFiles([]string{a, b}); err == nil || !strings.Contains(err.Error(), "nodeSelector") {
 		t.Errorf("strict load error = %v, want the nodeSelector", err)
 	}
 }
@@ -411,11 +417,16 @@ func TestKubeQuantities(t *testing.T) {
 
 func TestKubePullPolicy(t *testing.T) {
 	for _, c := range [][3]string{
-		{"nginx", "", PullAlways}, {"nginx:latest", "", PullAlways}, {"localhost:5000/nginx", "", PullAlways},
-		{"nginx:1.25", "", ""}, {"nginx@sha256:abc", "", ""}, {"nginx", "IfNotPresent", ""}, {"nginx:1", "Never", PullNever},
+		{"nginx", "", config.PullAlways}, {"nginx:latest", "", config.PullAlways}, {"localhost:5000/nginx", "", config.PullAlways},
+		{"nginx:1.25", "", ""}, {"nginx@sha256:abc", "", ""}, {"nginx", "IfNotPresent", ""}, {"nginx:1", "Never", config.PullNever},
 	} {
 		if got := kubePullPolicy(c[0], c[1]); got != c[2] {
 			t.Errorf("kubePullPolicy(%q, %q) = %q, want %q", c[0], c[1], got, c[2])
 		}
 	}
+}
+
+// parseWithManifests reads a file of sets and Kubernetes objects, as up does.
+func parseWithManifests(filename string, data []byte) ([]config.Set, error) {
+	return config.Loader{Manifests: Manifests{}}.Parse(filename, data)
 }

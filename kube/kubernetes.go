@@ -1,4 +1,10 @@
-package config
+// Package kube translates between Kubernetes manifests and the set model of
+// package config: it imports apps/v1 StatefulSets (with their headless
+// Service, ConfigMaps and Secrets) as sets, through config.Loader's
+// Manifests, and exports a set as a StatefulSet and its Service. It never
+// imports the engine, the daemon or the Docker SDK: it is a translation
+// between two file formats.
+package kube
 
 import (
 	"encoding/base64"
@@ -14,6 +20,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ostset/ostset/config"
 )
 
 // Kubernetes manifests. A set file may hold apps/v1 StatefulSet documents
@@ -22,17 +30,6 @@ import (
 // YAML nodes into the set model directly: the Kubernetes API types are not
 // linked. Every field is either mapped, or reported with its file:line and
 // path: an error, or a warning when the loader is lenient.
-
-// ConfigFile is a file that a ConfigMap or Secret volume of an imported
-// StatefulSet shows: the engine must write it before the set is applied. Dir
-// is the bind-mount source (under Loader.ConfigDir), Name the file's path
-// inside it.
-type ConfigFile struct {
-	Dir  string
-	Name string
-	Data []byte
-	Mode uint32 // permission bits, 0644 unless the manifest says otherwise
-}
 
 // kubeDoc is one Kubernetes object read from a file, before mapping.
 type kubeDoc struct {
@@ -120,27 +117,13 @@ type kubeImport struct {
 	errs  []fileProblem // not mappable: errors, or warnings when lenient
 	bad   []fileProblem // invalid: errors
 	notes []fileProblem // always warnings: what was skipped or approximated
-	files []ConfigFile
-}
-
-type fileProblem struct {
-	file string
-	problem
-}
-
-func (p fileProblem) String() string {
-	if p.path == "" {
-		return fmt.Sprintf("%s:%d: %s", p.file, p.line, p.message)
-	}
-	return fmt.Sprintf("%s:%d: %s: %s", p.file, p.line, p.path, p.message)
+	files []config.ConfigFile
 }
 
 // importedSet is a StatefulSet mapped to a set, before defaults.
 type importedSet struct {
-	set   Set
-	lines fieldLines // set-file paths -> lines of the manifest
-	file  string
-	bad   bool // the manifest is invalid: no set
+	config.Imported
+	bad bool // the manifest is invalid: no set
 }
 
 // find returns the object of kind named name (first namespace match wins).
@@ -398,12 +381,12 @@ func (m *node) rest() {
 type mapper struct {
 	k     *kubeImport
 	file  string
-	set   Set
+	set   config.Set
 	lines map[string]int // set-file path -> manifest line
 	ns    string
-	names KubernetesNames // what a cluster uses and ostset does not: kept for export
+	names config.KubernetesNames // what a cluster uses and ostset does not: kept for export
 	// claims by name, and the volumes of the pod by name.
-	claims  map[string]*VolumeClaimTemplate
+	claims  map[string]*config.VolumeClaimTemplate
 	volumes map[string]*podVolume
 }
 
@@ -427,7 +410,7 @@ func (p *mapper) mark(setPath string, line int) {
 func (k *kubeImport) statefulSet(d *kubeDoc) importedSet {
 	badBefore := len(k.bad)
 	p := &mapper{k: k, file: d.file, lines: map[string]int{}, ns: d.namespace,
-		claims: map[string]*VolumeClaimTemplate{}, volumes: map[string]*podVolume{}}
+		claims: map[string]*config.VolumeClaimTemplate{}, volumes: map[string]*podVolume{}}
 	root := k.node(d.file, d.root, "")
 	if d.apiVersion != "apps/v1" {
 		k.fail(d.file, d.root, "apiVersion", fmt.Sprintf("%q: a StatefulSet must be apps/v1", d.apiVersion))
@@ -496,7 +479,7 @@ func (k *kubeImport) statefulSet(d *kubeDoc) importedSet {
 	spec.rest()
 	root.rest()
 
-	out := importedSet{set: p.set, file: d.file, lines: fieldLines{lines: p.lines, doc: d.root.Line}}
+	out := importedSet{Imported: config.Imported{Set: p.set, File: d.file, Lines: p.lines, Doc: d.root.Line}}
 	for a, v := range annotations {
 		if a != ExportAnnotation && a != DigestAnnotation {
 			if p.names.Annotations == nil {
@@ -509,14 +492,14 @@ func (k *kubeImport) statefulSet(d *kubeDoc) importedSet {
 		return out
 	}
 	p.checkEdits(md, out, annotations)
-	if err := OverlayExport(&out.set, annotations); err != nil {
+	if err := OverlayExport(&out.Set, annotations); err != nil {
 		// One line: yaml lists its type errors on lines of their own.
 		msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
 		k.invalid(d.file, md.keyNode("annotations"), "", msg)
 	}
 	out.bad = len(k.bad) > badBefore
-	if !p.names.sameAsDefault(out.set) {
-		out.set.Kubernetes = &p.names
+	if !sameAsDefault(&p.names, out.Set) {
+		out.Set.Kubernetes = &p.names
 	}
 	return out
 }
@@ -529,13 +512,13 @@ func (p *mapper) checkEdits(md *node, imp importedSet, annotations map[string]st
 	if !ok {
 		return
 	}
-	edited, err := editedFields(imp.set, recorded)
+	edited, err := editedFields(imp.Set, recorded)
 	if err != nil {
 		p.k.invalid(p.file, md.keyNode("annotations"), "", err.Error())
 		return
 	}
 	for _, path := range edited {
-		p.k.notes = append(p.k.notes, fileProblem{p.file, problem{imp.lines.lineOf(path), path,
+		p.k.notes = append(p.k.notes, fileProblem{p.file, problem{imp.LineOf(path), path,
 			fmt.Sprintf("changed since ostset export wrote it, but the annotation %s replaces this field: the edit is not applied; remove %s from the annotation (and from %s) to apply it",
 				ExportAnnotation, path, DigestAnnotation)}})
 	}
@@ -545,17 +528,17 @@ func (p *mapper) checkEdits(md *node, imp importedSet, annotations map[string]st
 // domain: the replicas are <name>-<ordinal>.<serviceName>, which ostset
 // makes its DNS aliases. Its labels, selector and ports say nothing more to
 // ostset; they are kept for an export. Nil when it is not headless.
-func (k *kubeImport) service(d *kubeDoc) *KubernetesService {
+func (k *kubeImport) service(d *kubeDoc) *config.KubernetesService {
 	spec := mapValue(d.root, "spec")
 	if ip := mapValue(spec, "clusterIP"); ip == nil || ip.Value != "None" {
 		return nil // not headless: skipped with a note
 	}
 	d.used = true
-	svc := &KubernetesService{Labels: scalarMap(mapValue(mapValue(d.root, "metadata"), "labels")), Selector: scalarMap(mapValue(spec, "selector"))}
+	svc := &config.KubernetesService{Labels: scalarMap(mapValue(mapValue(d.root, "metadata"), "labels")), Selector: scalarMap(mapValue(spec, "selector"))}
 	if ports := mapValue(spec, "ports"); ports != nil && ports.Kind == yaml.SequenceNode {
 		for _, p := range ports.Content {
 			n, _ := strconv.Atoi(mapValueString(p, "port"))
-			svc.Ports = append(svc.Ports, KubernetesServicePort{Name: mapValueString(p, "name"), Port: n,
+			svc.Ports = append(svc.Ports, config.KubernetesServicePort{Name: mapValueString(p, "name"), Port: n,
 				TargetPort: mapValueString(p, "targetPort"), Protocol: mapValueString(p, "protocol")})
 		}
 	}
@@ -588,7 +571,7 @@ func (p *mapper) updateStrategy(u *node) {
 			p.mark("updateStrategy.rollingUpdate.partition", ru.line("partition"))
 		}
 		if v := ru.get("maxUnavailable"); v != nil {
-			p.set.UpdateStrategy.RollingUpdate.MaxUnavailable = IntOrPercent(v.Value)
+			p.set.UpdateStrategy.RollingUpdate.MaxUnavailable = config.IntOrPercent(v.Value)
 			p.mark("updateStrategy.rollingUpdate.maxUnavailable", ru.line("maxUnavailable"))
 		}
 		ru.rest()
@@ -602,9 +585,9 @@ func (p *mapper) claim(c *node) {
 	i := len(p.set.VolumeClaimTemplates)
 	md := c.child("metadata")
 	name := md.str("name")
-	kept := KubernetesClaim{Name: name, Labels: md.stringMap("labels"), Annotations: md.stringMap("annotations")}
+	kept := config.KubernetesClaim{Name: name, Labels: md.stringMap("labels"), Annotations: md.stringMap("annotations")}
 	md.rest()
-	p.set.VolumeClaimTemplates = append(p.set.VolumeClaimTemplates, VolumeClaimTemplate{Name: name})
+	p.set.VolumeClaimTemplates = append(p.set.VolumeClaimTemplates, config.VolumeClaimTemplate{Name: name})
 	p.mark(fmt.Sprintf("volumeClaimTemplates[%d].name", i), md.line("name"))
 	p.mark(fmt.Sprintf("volumeClaimTemplates[%d]", i), c.n.Line)
 	if spec := c.child("spec"); spec != nil {
@@ -638,7 +621,7 @@ func (p *mapper) claim(c *node) {
 	// The request is kept even when it is the default: an export with
 	// another --storage would change the claim. A set that keeps nothing
 	// else drops it (sameAsDefault).
-	if !kept.isDefault() || kept.Storage != "" {
+	if !claimIsDefault(kept) || kept.Storage != "" {
 		p.names.Claims = append(p.names.Claims, kept)
 	}
 }
@@ -823,7 +806,7 @@ func (p *mapper) configVolume(pv *podVolume, src *node, kind string) {
 	}
 	pv.source = filepath.Join(p.k.configDir, p.set.Name, pv.name)
 	write := func(name string, b []byte, mode uint32) {
-		p.k.files = append(p.k.files, ConfigFile{Dir: pv.source, Name: name, Data: b, Mode: mode})
+		p.k.files = append(p.k.files, config.ConfigFile{Dir: pv.source, Name: name, Data: b, Mode: mode})
 	}
 	if items == nil {
 		for _, key := range slices.Sorted(maps.Keys(data)) {
@@ -896,10 +879,10 @@ func kubePullPolicy(image, policy string) string {
 			tag = ref[i+1:]
 		}
 		if tag == "" || tag == "latest" {
-			return PullAlways
+			return config.PullAlways
 		}
 	}
-	if policy == PullIfNotPresent {
+	if policy == config.PullIfNotPresent {
 		return ""
 	}
 	return policy
@@ -910,7 +893,7 @@ type containerFields struct {
 	Image, ImagePullPolicy, WorkingDir, User string
 	Command, Args                            []string
 	Env                                      map[string]string
-	Resources                                Resources
+	Resources                                config.Resources
 	setPath                                  string
 }
 
@@ -1069,8 +1052,8 @@ func (p *mapper) valueFrom(vf *node) (string, bool) {
 }
 
 // limits maps resources.limits cpu and memory.
-func (p *mapper) limits(r *node, setPath string) Resources {
-	var out Resources
+func (p *mapper) limits(r *node, setPath string) config.Resources {
+	var out config.Resources
 	l := r.child("limits")
 	if l == nil {
 		return out
@@ -1107,7 +1090,7 @@ func (p *mapper) mainContainer(c *node, podUser string) {
 		proto := strings.ToLower(port.str("protocol"))
 		if name := port.str("name"); name != "" {
 			named[name] = n
-			kept := KubernetesPort{Name: name, ContainerPort: n, Protocol: proto}
+			kept := config.KubernetesPort{Name: name, ContainerPort: n, Protocol: proto}
 			if proto == "tcp" {
 				kept.Protocol = "" // the default, as an export writes it out
 			}
@@ -1116,7 +1099,7 @@ func (p *mapper) mainContainer(c *node, podUser string) {
 		port.unsupported("hostPort", "ostset publishes hostPort+ordinal for each replica, not one host port: write a set file to publish ports")
 		port.unsupported("hostIP", "see hostPort")
 		port.rest()
-		t.Ports = append(t.Ports, Port{ContainerPort: n, Protocol: proto})
+		t.Ports = append(t.Ports, config.Port{ContainerPort: n, Protocol: proto})
 		p.mark(fmt.Sprintf("template.ports[%d]", i), port.n.Line)
 	}
 	if probe := c.child("readinessProbe"); probe != nil {
@@ -1133,7 +1116,7 @@ func (p *mapper) mainContainer(c *node, podUser string) {
 
 func (p *mapper) initContainer(i int, c *node, podUser string) {
 	setPath := fmt.Sprintf("template.initContainers[%d]", i)
-	ic := InitContainer{Name: mapValueString(c.n, "name")}
+	ic := config.InitContainer{Name: mapValueString(c.n, "name")}
 	p.mark(setPath+".name", c.line("name"))
 	f := p.container(c, setPath, podUser)
 	ic.Image, ic.ImagePullPolicy, ic.WorkingDir, ic.User = f.Image, f.ImagePullPolicy, f.WorkingDir, f.User
@@ -1159,7 +1142,7 @@ func mapValueString(n *yaml.Node, key string) string {
 // mount path (every container of a replica sees a claim at one path), an
 // emptyDir is a tmpfs of the main container, a ConfigMap or Secret a
 // read-only bind mount. It returns the bind mount for an init container.
-func (p *mapper) mount(m *node, setPath string) (VolumeMount, bool) {
+func (p *mapper) mount(m *node, setPath string) (config.VolumeMount, bool) {
 	name, target := m.str("name"), m.str("mountPath")
 	readOnly := m.boolean("readOnly")
 	m.rest() // subPath, mountPropagation...: reported
@@ -1177,19 +1160,19 @@ func (p *mapper) mount(m *node, setPath string) (VolumeMount, bool) {
 		case claim.MountPath != target:
 			p.k.fail(p.file, m.keyNode("mountPath"), m.at("mountPath"), fmt.Sprintf("%q: ostset mounts claim %q at one path in every container, %q", target, name, claim.MountPath))
 		}
-		return VolumeMount{}, false
+		return config.VolumeMount{}, false
 	}
 	v := p.volumes[name]
 	if v == nil {
 		p.k.fail(p.file, m.n, m.path, fmt.Sprintf("volume %q is neither a volumeClaimTemplate nor a supported volume of the pod", name))
-		return VolumeMount{}, false
+		return config.VolumeMount{}, false
 	}
 	v.used = true
 	if v.missing {
-		return VolumeMount{}, false // reported with the volume
+		return config.VolumeMount{}, false // reported with the volume
 	}
 	if v.source != "" {
-		mount := VolumeMount{Source: v.source, Target: target, ReadOnly: true}
+		mount := config.VolumeMount{Source: v.source, Target: target, ReadOnly: true}
 		if setPath == "template" {
 			p.set.Template.VolumeMounts = append(p.set.Template.VolumeMounts, mount)
 			p.mark(fmt.Sprintf("template.volumeMounts[%d]", len(p.set.Template.VolumeMounts)-1), m.n.Line)
@@ -1198,7 +1181,7 @@ func (p *mapper) mount(m *node, setPath string) (VolumeMount, bool) {
 	}
 	if setPath != "template" {
 		p.k.fail(p.file, m.n, m.path, fmt.Sprintf("emptyDir %q: an init container cannot share a tmpfs with the replica container; use a volumeClaimTemplate", name))
-		return VolumeMount{}, false
+		return config.VolumeMount{}, false
 	}
 	entry := target
 	if v.tmpfs != "" {
@@ -1206,10 +1189,10 @@ func (p *mapper) mount(m *node, setPath string) (VolumeMount, bool) {
 	}
 	p.set.Template.Tmpfs = append(p.set.Template.Tmpfs, entry)
 	p.mark(fmt.Sprintf("template.tmpfs[%d]", len(p.set.Template.Tmpfs)-1), m.n.Line)
-	return VolumeMount{}, false
+	return config.VolumeMount{}, false
 }
 
-func (p *mapper) claimNamed(name string) *VolumeClaimTemplate {
+func (p *mapper) claimNamed(name string) *config.VolumeClaimTemplate {
 	for i := range p.set.VolumeClaimTemplates {
 		if p.set.VolumeClaimTemplates[i].Name == name {
 			return &p.set.VolumeClaimTemplates[i]
@@ -1229,8 +1212,8 @@ const (
 // is to ostset. An exec probe runs as it is; a tcpSocket or httpGet probe
 // runs ostset's own probe, which the engine mounts in the container (see
 // ProbePath), so that it needs nothing from the image.
-func (p *mapper) probe(pr *node, ports map[string]int) *Healthcheck {
-	h := &Healthcheck{}
+func (p *mapper) probe(pr *node, ports map[string]int) *config.Healthcheck {
+	h := &config.Healthcheck{}
 	period, timeout, threshold, delay := kubeProbePeriod, kubeProbeTimeout, kubeProbeThreshold, 0
 	if n, ok := pr.integer("periodSeconds"); ok {
 		period = n
@@ -1247,10 +1230,10 @@ func (p *mapper) probe(pr *node, ports map[string]int) *Healthcheck {
 	if n, ok := pr.integer("successThreshold"); ok && n != 1 {
 		p.k.fail(p.file, pr.keyNode("successThreshold"), pr.at("successThreshold"), "Docker counts a replica healthy after one success")
 	}
-	h.Interval = Duration(int64(period) * 1e9)
-	h.Timeout = Duration(int64(timeout) * 1e9)
+	h.Interval = config.Duration(int64(period) * 1e9)
+	h.Timeout = config.Duration(int64(timeout) * 1e9)
 	h.Retries = threshold
-	h.StartPeriod = Duration(int64(delay) * 1e9)
+	h.StartPeriod = config.Duration(int64(delay) * 1e9)
 	switch {
 	case pr.get("exec") != nil:
 		ex := pr.child("exec")
@@ -1269,7 +1252,7 @@ func (p *mapper) probe(pr *node, ports map[string]int) *Healthcheck {
 		port := p.probePort(ts, ports)
 		host := ts.str("host")
 		ts.rest()
-		h.Test = ProbeTest(ProbeTCP, net.JoinHostPort(orLoopback(host), strconv.Itoa(port)))
+		h.Test = config.ProbeTest(config.ProbeTCP, net.JoinHostPort(orLoopback(host), strconv.Itoa(port)))
 	case pr.get("httpGet") != nil:
 		hg := pr.child("httpGet")
 		port := p.probePort(hg, ports)
@@ -1286,7 +1269,7 @@ func (p *mapper) probe(pr *node, ports map[string]int) *Healthcheck {
 			urlPath = "/" + urlPath
 		}
 		url := fmt.Sprintf("%s://%s%s", strings.ToLower(scheme), net.JoinHostPort(orLoopback(host), strconv.Itoa(port)), urlPath)
-		h.Test = ProbeTest(ProbeHTTP, url)
+		h.Test = config.ProbeTest(config.ProbeHTTP, url)
 	default:
 		p.k.fail(p.file, pr.n, pr.path, "a readinessProbe needs exec, tcpSocket or httpGet (grpc is not supported)")
 	}

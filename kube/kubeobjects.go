@@ -1,9 +1,11 @@
-package config
+package kube
 
 // The Kubernetes objects export writes, with the field names and order of
 // apps/v1 and core/v1, and only the fields it fills. The tests decode what
 // is written strictly with the upstream types, which the product does not
 // link.
+
+import "github.com/ostset/ostset/config"
 
 type kubeObject struct {
 	APIVersion string   `yaml:"apiVersion"`
@@ -20,17 +22,17 @@ type kubeMeta struct {
 }
 
 type kubeStatefulSetSpec struct {
-	ServiceName                          string             `yaml:"serviceName"`
-	Replicas                             int                `yaml:"replicas"`
-	Ordinals                             *kubeOrdinals      `yaml:"ordinals,omitempty"`
-	PodManagementPolicy                  string             `yaml:"podManagementPolicy"`
-	UpdateStrategy                       kubeUpdateStrategy `yaml:"updateStrategy"`
-	MinReadySeconds                      int                `yaml:"minReadySeconds,omitempty"`
-	RevisionHistoryLimit                 *int               `yaml:"revisionHistoryLimit,omitempty"`
-	PersistentVolumeClaimRetentionPolicy RetentionPolicy    `yaml:"persistentVolumeClaimRetentionPolicy"`
-	Selector                             kubeSelector       `yaml:"selector"`
-	Template                             kubePodTemplate    `yaml:"template"`
-	VolumeClaimTemplates                 []kubeClaim        `yaml:"volumeClaimTemplates,omitempty"`
+	ServiceName                          string                 `yaml:"serviceName"`
+	Replicas                             int                    `yaml:"replicas"`
+	Ordinals                             *kubeOrdinals          `yaml:"ordinals,omitempty"`
+	PodManagementPolicy                  string                 `yaml:"podManagementPolicy"`
+	UpdateStrategy                       kubeUpdateStrategy     `yaml:"updateStrategy"`
+	MinReadySeconds                      int                    `yaml:"minReadySeconds,omitempty"`
+	RevisionHistoryLimit                 *int                   `yaml:"revisionHistoryLimit,omitempty"`
+	PersistentVolumeClaimRetentionPolicy config.RetentionPolicy `yaml:"persistentVolumeClaimRetentionPolicy"`
+	Selector                             kubeSelector           `yaml:"selector"`
+	Template                             kubePodTemplate        `yaml:"template"`
+	VolumeClaimTemplates                 []kubeClaim            `yaml:"volumeClaimTemplates,omitempty"`
 }
 
 type kubeOrdinals struct {

@@ -1,4 +1,4 @@
-package config
+package kube
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/ostset/ostset/config"
 )
 
 // exportCases are the examples and a set with every field export maps or
@@ -24,12 +26,12 @@ var exportCases = map[string]string{
 	"redis":    "../examples/redis/set.yaml",
 	"postgres": "../examples/postgres/set.yaml",
 	"kafka":    "../examples/kafka/set.yaml",
-	"every":    "testdata/export/every.yaml",
+	"every":    "../config/testdata/every.yaml",
 }
 
-func loadExportCase(t *testing.T, path string) Set {
+func loadExportCase(t *testing.T, path string) config.Set {
 	t.Helper()
-	sets, err := Load(path, nil)
+	sets, err := config.Load(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +42,7 @@ func loadExportCase(t *testing.T, path string) Set {
 }
 
 // The manifests and the list of what they cannot express are pinned by
-// golden files (go test ./config -run TestExportGolden -update rewrites them;
+// golden files (go test ./kube -run TestExportGolden -update rewrites them;
 // the flag is declared with the import tests).
 func TestExportGolden(t *testing.T) {
 	for name, path := range exportCases {
@@ -118,7 +120,7 @@ func TestExportIsAValidStatefulSetAndService(t *testing.T) {
 	}
 }
 
-func checkStatefulSet(t *testing.T, s Set, sts appsv1.StatefulSet) {
+func checkStatefulSet(t *testing.T, s config.Set, sts appsv1.StatefulSet) {
 	t.Helper()
 	errs := func(what string, msgs []string) {
 		for _, m := range msgs {
@@ -135,7 +137,7 @@ func checkStatefulSet(t *testing.T, s Set, sts appsv1.StatefulSet) {
 	if string(spec.PodManagementPolicy) != s.PodManagementPolicy || string(spec.UpdateStrategy.Type) != s.UpdateStrategy.Type {
 		t.Errorf("policies %s, %s; want %s, %s", spec.PodManagementPolicy, spec.UpdateStrategy.Type, s.PodManagementPolicy, s.UpdateStrategy.Type)
 	}
-	if ru := spec.UpdateStrategy.RollingUpdate; s.UpdateStrategy.Type == RollingUpdate &&
+	if ru := spec.UpdateStrategy.RollingUpdate; s.UpdateStrategy.Type == config.RollingUpdate &&
 		(ru == nil || ru.Partition == nil || int(*ru.Partition) != s.Partition()) {
 		t.Errorf("rollingUpdate %+v, want partition %d", ru, s.Partition())
 	}
@@ -238,7 +240,7 @@ func checkStatefulSet(t *testing.T, s Set, sts appsv1.StatefulSet) {
 	}
 }
 
-func checkService(t *testing.T, s Set, sts appsv1.StatefulSet, svc corev1.Service) {
+func checkService(t *testing.T, s config.Set, sts appsv1.StatefulSet, svc corev1.Service) {
 	t.Helper()
 	if svc.APIVersion != "v1" || svc.Kind != "Service" || svc.Name != s.ServiceName {
 		t.Errorf("object %s %s %q, want v1 Service %q", svc.APIVersion, svc.Kind, svc.Name, s.ServiceName)
@@ -272,13 +274,13 @@ func checkService(t *testing.T, s Set, sts appsv1.StatefulSet, svc corev1.Servic
 // The annotation a cluster ignores carries the fields the manifest does not
 // say exactly, verbatim.
 func TestExportAnnotationKeepsWhatTheManifestCannotSay(t *testing.T) {
-	s := loadExportCase(t, "testdata/export/every.yaml")
+	s := loadExportCase(t, "../config/testdata/every.yaml")
 	out, _, err := ExportKubernetes(s, ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sts, _ := decodeExport(t, out)
-	var kept Set
+	var kept config.Set
 	if err := OverlayExport(&kept, sts.Annotations); err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +297,7 @@ func TestExportAnnotationKeepsWhatTheManifestCannotSay(t *testing.T) {
 
 // OverlayExport replaces lists and fields, and variables one by one.
 func TestOverlayExportMergesVariablesAndReplacesLists(t *testing.T) {
-	s := Set{Name: "web", Template: Template{
+	s := config.Set{Name: "web", Template: config.Template{
 		Image: "x",
 		Args:  []string{"a", "b", "c"},
 		Env:   map[string]string{"A": "from the manifest", "B": "$(OSTSET_NAME)"},
