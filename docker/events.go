@@ -30,30 +30,20 @@ var watchedActions = []string{
 // changes. The event stream is open when Watch returns; the channel is closed
 // when ctx ends or the stream fails.
 func (r *Runtime) Watch(ctx context.Context, set string) (<-chan struct{}, error) {
-	msgs, errs, err := r.subscribe(ctx, engine.LabelSet+"="+set)
+	out := make(chan struct{}, 1)
+	err := r.readEvents(ctx, engine.LabelSet+"="+set, func() { close(out) }, func(e engine.SetEvent) bool {
+		if e.Action == "die" {
+			r.died.note(set, e.ID)
+		}
+		select {
+		case out <- struct{}{}:
+		default:
+		}
+		return true
+	})
 	if err != nil {
 		return nil, fmt.Errorf("watch set %s: %w", set, err)
 	}
-	out := make(chan struct{}, 1)
-	go func() {
-		defer close(out)
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-errs: //nolint:errcheck // a closed channel is how the receiver learns the stream failed
-				return
-			case m := <-msgs:
-				if m.Action == "die" {
-					r.died.note(set, m.Actor.ID)
-				}
-				select {
-				case out <- struct{}{}:
-				default:
-				}
-			}
-		}
-	}()
 	return out, nil
 }
 
@@ -109,13 +99,32 @@ func (d *diedSets) answered(set string, mark uint64) {
 // or the stream fails; events are dropped rather than block the stream for long
 // only if the receiver stops reading, which the daemon never does.
 func (r *Runtime) WatchSets(ctx context.Context) (<-chan engine.SetEvent, error) {
-	msgs, errs, err := r.subscribe(ctx, engine.LabelSet)
+	out := make(chan engine.SetEvent, 64)
+	err := r.readEvents(ctx, engine.LabelSet, func() { close(out) }, func(e engine.SetEvent) bool {
+		select {
+		case out <- e:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	})
 	if err != nil {
 		return nil, fmt.Errorf("watch sets: %w", err)
 	}
-	out := make(chan engine.SetEvent, 64)
+	return out, nil
+}
+
+// readEvents is the one reader of container event streams (Watch, WatchSets):
+// it subscribes to the events of label and hands each event of a set to
+// handle, in one goroutine, until ctx ends, the stream fails or handle
+// returns false; then it calls closed. The stream is open when it returns.
+func (r *Runtime) readEvents(ctx context.Context, label string, closed func(), handle func(engine.SetEvent) bool) error {
+	msgs, errs, err := r.subscribe(ctx, label)
+	if err != nil {
+		return err
+	}
 	go func() {
-		defer close(out)
+		defer closed()
 		for {
 			select {
 			case <-ctx.Done():
@@ -133,15 +142,13 @@ func (r *Runtime) WatchSets(ctx context.Context) (<-chan engine.SetEvent, error)
 				if e.Set == "" {
 					continue
 				}
-				select {
-				case out <- e:
-				case <-ctx.Done():
+				if !handle(e) {
 					return
 				}
 			}
 		}
 	}()
-	return out, nil
+	return nil
 }
 
 // subscribe opens a container event stream filtered on label (key or key=value).

@@ -17,15 +17,22 @@ func (r *Runtime) Logs(ctx context.Context, set, id string, follow bool, tail st
 	if err != nil {
 		return nil, err
 	}
-	name := containerName(c, id)
-	body, err := r.cli.ContainerLogs(ctx, c.ID, client.ContainerLogsOptions{
+	return r.logStream(ctx, c.ID, containerName(c, id), c.Config != nil && c.Config.Tty, follow, tail)
+}
+
+// logStream is the one reader of a container's logs (Logs, LogTail and the
+// last lines of a replica that is not ready): stdout and stderr as one plain
+// stream, the engine's multiplexed framing removed unless the container has a
+// TTY, whose output is not multiplexed.
+func (r *Runtime) logStream(ctx context.Context, id, name string, tty, follow bool, tail string) (io.ReadCloser, error) {
+	body, err := r.cli.ContainerLogs(ctx, id, client.ContainerLogsOptions{
 		ShowStdout: true, ShowStderr: true, Follow: follow, Tail: tail,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("logs of container %s: %w", name, err)
 	}
-	if c.Config != nil && c.Config.Tty {
-		return body, nil // a TTY's output is not multiplexed
+	if tty {
+		return body, nil
 	}
 	pr, pw := io.Pipe()
 	go func() {
@@ -36,16 +43,16 @@ func (r *Runtime) Logs(ctx context.Context, set, id string, follow bool, tail st
 		}
 		pw.CloseWithError(err)
 	}()
-	return &logStream{PipeReader: pr, body: body}, nil
+	return &demuxed{PipeReader: pr, body: body}, nil
 }
 
-// logStream closes both ends, so Close ends the copy goroutine at once.
-type logStream struct {
+// demuxed closes both ends, so Close ends the copy goroutine at once.
+type demuxed struct {
 	*io.PipeReader
 	body io.Closer
 }
 
-func (l *logStream) Close() error {
+func (l *demuxed) Close() error {
 	_ = l.body.Close()
 	return l.PipeReader.Close()
 }

@@ -42,24 +42,37 @@ func (r *Runtime) forgetNetwork(name string) { r.networks.Delete(name) }
 func (r *Runtime) ensureNetwork(ctx context.Context, name string) (string, error) {
 	ctx, cancel := r.bound(ctx, 0)
 	defer cancel()
-	found, err := r.networksNamed(ctx, name)
+	n, found, err := r.findNetwork(ctx, name)
+	if err != nil || found {
+		return n.ID, err
+	}
+	res, err := r.cli.NetworkCreate(ctx, name, client.NetworkCreateOptions{
+		Driver: "bridge",
+		Labels: map[string]string{engine.LabelManaged: "true"},
+	})
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("create network %s: %w", name, err)
 	}
-	switch len(found) {
-	case 0:
-		res, err := r.cli.NetworkCreate(ctx, name, client.NetworkCreateOptions{
-			Driver: "bridge",
-			Labels: map[string]string{engine.LabelManaged: "true"},
-		})
-		if err != nil {
-			return "", fmt.Errorf("create network %s: %w", name, err)
-		}
-		return res.ID, nil
-	case 1:
-		return found[0].ID, nil
+	return res.ID, nil
+}
+
+// findNetwork is the one lookup of a network by name (EnsureNetwork,
+// RemoveNetwork): the network called exactly name, with duplicates repaired
+// (see dedupNetworks), and whether there is one.
+func (r *Runtime) findNetwork(ctx context.Context, name string) (network.Summary, bool, error) {
+	found, err := r.networksNamed(ctx, name)
+	if err != nil || len(found) == 0 {
+		return network.Summary{}, false, err
 	}
-	return r.dedupNetworks(ctx, name, found)
+	if len(found) == 1 {
+		return found[0], true, nil
+	}
+	id, err := r.dedupNetworks(ctx, name, found)
+	if err != nil {
+		return network.Summary{}, false, err
+	}
+	i := slices.IndexFunc(found, func(n network.Summary) bool { return n.ID == id })
+	return found[i], true, nil
 }
 
 // dedupNetworks repairs two or more networks called name that are all
@@ -116,24 +129,10 @@ func (r *Runtime) RemoveNetwork(ctx context.Context, name string) (bool, error) 
 	r.forgetNetwork(name)
 	ctx, cancel := r.bound(ctx, 0)
 	defer cancel()
-	found, err := r.networksNamed(ctx, name)
-	if err != nil {
+	n, found, err := r.findNetwork(ctx, name)
+	if err != nil || !found || n.Labels[engine.LabelManaged] != "true" {
 		return false, err
 	}
-	if len(found) > 1 {
-		id, err := r.dedupNetworks(ctx, name, found)
-		if err != nil {
-			return false, err
-		}
-		found = slices.DeleteFunc(found, func(n network.Summary) bool { return n.ID != id })
-	}
-	switch {
-	case len(found) == 0:
-		return false, nil
-	case found[0].Labels[engine.LabelManaged] != "true":
-		return false, nil
-	}
-	n := found[0]
 	if used, err := r.networksInUse(ctx, name); err != nil || used.uses(n) {
 		return false, err
 	}

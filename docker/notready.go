@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	cerrdefs "github.com/containerd/errdefs"
-	"github.com/moby/moby/api/pkg/stdcopy"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
@@ -68,20 +67,13 @@ func notReadyDetail(c container.InspectResponse) *engine.NotReadyDetail {
 // together, each cut to maxReasonLine runes. Logs are an aid: a log driver that
 // cannot be read (none, syslog) gives none, not an error.
 func (r *Runtime) lastLogLines(ctx context.Context, id string, tty bool) []string {
-	body, err := r.cli.ContainerLogs(ctx, id, client.ContainerLogsOptions{
-		ShowStdout: true, ShowStderr: true, Tail: fmt.Sprint(notReadyLogLines),
-	})
+	body, err := r.logStream(ctx, id, id, tty, false, fmt.Sprint(notReadyLogLines))
 	if err != nil {
 		return nil
 	}
 	defer func() { _ = body.Close() }()
 	var buf bytes.Buffer
-	src := io.LimitReader(body, maxLogBytes)
-	if tty {
-		_, err = io.Copy(&buf, src)
-	} else {
-		_, err = stdcopy.StdCopy(&buf, &buf, src)
-	}
+	_, err = io.Copy(&buf, io.LimitReader(body, maxLogBytes))
 	if err != nil && buf.Len() == 0 {
 		return nil
 	}
