@@ -152,7 +152,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 	case err != nil:
 		return Plan{}, st, errors.Join(err, c.Store.Save(st))
 	case finished:
-		return Plan{}, st, errors.Join(c.Store.Save(st), errReplan)
+		return Plan{}, st, errors.Join(c.Store.Save(st), ErrReplan)
 	}
 	st.rememberReadiness(obs.Replicas)
 	st.settleCondemnedVolumes(obs)
@@ -189,7 +189,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 		return nil
 	}
 	if rolledBack {
-		return plan, st, errors.Join(save(), errReplan)
+		return plan, st, errors.Join(save(), ErrReplan)
 	}
 	if planned != nil {
 		planned(st, plan)
@@ -478,7 +478,7 @@ func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, wt *wai
 			}
 		})
 		switch {
-		case errors.Is(err, errReplan):
+		case errors.Is(err, ErrReplan):
 			continue
 		case errors.Is(err, ErrUnknownSet):
 			return err
@@ -584,8 +584,9 @@ func (e *SupersededError) Error() string {
 	return msg + " before it completed"
 }
 
-// errReplan: the pass changed the update revision, so its plan must not run.
-var errReplan = errors.New("update revision changed; plan again")
+// ErrReplan is a pass's error when the pass changed the update revision, so
+// its plan must not run: the caller passes again.
+var ErrReplan = errors.New("update revision changed; plan again")
 
 // rolledBackSince reports an automatic rollback (by this process or another),
 // since the wait started, of the revision the wait started with.
@@ -666,12 +667,40 @@ func (c *Controller) sleep(ctx context.Context, w *watcher, requeueAt time.Time,
 	return nil
 }
 
+// PollInterval is how often a set whose rollout is in progress is looked at
+// without an event (Poll, 2s by default), so that its progress deadline counts
+// watched time.
+func (c *Controller) PollInterval() time.Duration { return c.poll() }
+
 func (c *Controller) poll() time.Duration {
 	if c.Poll > 0 {
 		return c.Poll
 	}
 	return 2 * time.Second
 }
+
+// Driver passes one set for a caller that schedules the passes itself (the
+// daemon), and says of them what the controller's own loop says: each change
+// of the plan (a replica that became ready, a new reason to wait), a failure
+// and the recovery.
+type Driver struct{ p progress }
+
+// Driver returns the driver of the set called name.
+func (c *Controller) Driver(name string) *Driver {
+	return &Driver{p: progress{c: c, set: name}}
+}
+
+// Pass runs one pass (see Controller.Pass) and reports its plan. It returns
+// the set's state as the pass left it too.
+func (d *Driver) Pass(ctx context.Context) (Plan, State, error) {
+	return d.p.c.pass(ctx, d.p.set, func(_ State, plan Plan) { d.p.observed(plan) })
+}
+
+// Failed reports a failed pass, retried after retry.
+func (d *Driver) Failed(err error, retry time.Duration) { d.p.failed(err, retry) }
+
+// Succeeded reports a pass that did not fail.
+func (d *Driver) Succeeded() { d.p.succeeded() }
 
 // progress turns successive plans into one line per change: a replica that became
 // ready, a new reason to wait, an error; and, while the set keeps waiting for the

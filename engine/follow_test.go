@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/daemon"
 	"github.com/ostset/ostset/engine/enginetest"
 )
 
@@ -117,7 +118,7 @@ func runDaemonAs(t *testing.T, rt engine.Runtime, store engine.Store, pid int) {
 	engine.SetPID(d, pid)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { _ = (&engine.Daemon{Controller: d, Resync: 20 * time.Millisecond}).Run(ctx); close(done) }()
+	go func() { _ = (&daemon.Daemon{Controller: d, Resync: 20 * time.Millisecond}).Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done; release() })
 }
 
@@ -436,5 +437,17 @@ func TestFollowShowsTheFailureTheDaemonKeepsHitting(t *testing.T) {
 	}
 	if rec.has("the daemon keeps failing") {
 		t.Errorf("a follower showed a failure the daemon recovered from:\n%s", strings.Join(rec.messages(), "\n"))
+	}
+}
+
+// awaitCondition polls cond until it holds, failing after a generous deadline.
+func awaitCondition(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached")
+		}
+		time.Sleep(2 * time.Millisecond)
 	}
 }

@@ -201,6 +201,26 @@ type Store struct {
 
 func (s Store) file(name string) string { return filepath.Join(s.Dir, "sets", name+".json") }
 
+// Has reports whether the store holds a set called name.
+func (s Store) Has(name string) bool {
+	_, err := os.Stat(s.file(name))
+	return err == nil
+}
+
+// SetsDir returns the directory of the set files, made and secured (see
+// secure) if it was not: a watch of it sees each set file another process
+// writes.
+func (s Store) SetsDir() (string, error) {
+	if err := s.secure(); err != nil {
+		return "", err
+	}
+	dir := filepath.Join(s.Dir, "sets")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("state directory: %w", err)
+	}
+	return dir, nil
+}
+
 // Load reads a set's state.
 func (s Store) Load(name string) (State, error) {
 	var st State

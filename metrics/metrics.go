@@ -1,5 +1,5 @@
 // Package metrics serves the daemon's Prometheus metrics (/metrics) and its
-// health check (/healthz). It implements engine.DaemonMetrics.
+// health check (/healthz). It implements daemon.Metrics.
 package metrics
 
 import (
@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/daemon"
 )
 
 // Daemon holds the daemon's metrics on a registry of its own.
@@ -37,7 +38,7 @@ type Daemon struct {
 	setState map[string]string // set -> its state label
 }
 
-var _ engine.DaemonMetrics = (*Daemon)(nil)
+var _ daemon.Metrics = (*Daemon)(nil)
 
 // Set states, the values of ostset_sets' state label.
 const (
@@ -92,7 +93,7 @@ func New() *Daemon {
 	return d
 }
 
-// Pass implements engine.DaemonMetrics.
+// Pass implements daemon.Metrics.
 func (d *Daemon) Pass(set string, plan engine.Plan, err error) {
 	if err != nil {
 		d.reconciles.WithLabelValues(set, "error").Inc()
@@ -131,13 +132,13 @@ func (d *Daemon) setSet(set, state string) {
 	d.sets.WithLabelValues(state).Inc()
 }
 
-// Reacted implements engine.DaemonMetrics.
+// Reacted implements daemon.Metrics.
 func (d *Daemon) Reacted(t time.Duration) { d.reaction.Observe(t.Seconds()) }
 
-// RuntimeError implements engine.DaemonMetrics.
+// RuntimeError implements daemon.Metrics.
 func (d *Daemon) RuntimeError(op string) { d.errors.WithLabelValues(op).Inc() }
 
-// Forget implements engine.DaemonMetrics.
+// Forget implements daemon.Metrics.
 func (d *Daemon) Forget(set string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/daemon"
 	"github.com/ostset/ostset/metrics"
 )
 
@@ -88,7 +89,7 @@ func (a *app) runDaemon(ctx context.Context, log *slog.Logger, metricsAddr strin
 		},
 		Binary: ownBinary,
 	}
-	d := &engine.Daemon{Controller: c, Events: rt, Resync: resync}
+	d := &daemon.Daemon{Controller: c, Events: rt, Resync: resync}
 	if metricsAddr != "" {
 		m := metrics.New()
 		m.Profiling = profiling

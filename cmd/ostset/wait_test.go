@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/daemon"
 	"github.com/ostset/ostset/engine/enginetest"
 )
 
@@ -154,7 +155,7 @@ func TestWaitFollowsWhenADaemonRuns(t *testing.T) {
 	d := &engine.Controller{Runtime: f.rt, Store: f.store, Poll: 10 * time.Millisecond}
 	dctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { _ = (&engine.Daemon{Controller: d, Resync: 20 * time.Millisecond}).Run(dctx); close(done) }()
+	go func() { _ = (&daemon.Daemon{Controller: d, Resync: 20 * time.Millisecond}).Run(dctx); close(done) }()
 	defer func() { stop(); <-done }()
 	out, _, err = f.run(context.Background(), "reconcile", "web", "--timeout", "10s")
 	if err != nil || !strings.Contains(out, "web: rollout complete") {

@@ -1,19 +1,23 @@
-package engine
+package daemon
 
-import "testing"
+import (
+	"testing"
 
-func replica(id string, ready bool) Replica {
-	h := HealthHealthy
+	"github.com/ostset/ostset/engine"
+)
+
+func replica(id string, ready bool) engine.Replica {
+	h := engine.HealthHealthy
 	if !ready {
-		h = HealthUnhealthy
+		h = engine.HealthUnhealthy
 	}
-	return Replica{ID: id, Name: "web-" + id, State: StateRunning, Health: h}
+	return engine.Replica{ID: id, Name: "web-" + id, State: engine.StateRunning, Health: h}
 }
 
 // The rules by which the daemon keeps an observation (see observations).
 func TestObservationsKeepOnlyWhatEventsVouchFor(t *testing.T) {
-	opts := ObserveOptions{Logs: true}
-	idle := Observed{Replicas: []Replica{replica("0", true), replica("1", true)}}
+	opts := engine.ObserveOptions{Logs: true}
+	idle := engine.Observed{Replicas: []engine.Replica{replica("0", true), replica("1", true)}}
 	// pass takes obs; during the observation the events arrive; the pass ends
 	// (idle or not).
 	newObservations := func() *observations {
@@ -21,7 +25,7 @@ func TestObservationsKeepOnlyWhatEventsVouchFor(t *testing.T) {
 		o.streaming(true)
 		return o
 	}
-	pass := func(o *observations, obs Observed, during []SetEvent, idle bool) {
+	pass := func(o *observations, obs engine.Observed, during []engine.SetEvent, idle bool) {
 		gen, _ := o.begin("web")
 		for _, e := range during {
 			o.event(e)
@@ -29,13 +33,13 @@ func TestObservationsKeepOnlyWhatEventsVouchFor(t *testing.T) {
 		o.took("web", gen, opts, obs)
 		o.settle("web", idle)
 	}
-	ids := func(obs Observed) (out []string) {
+	ids := func(obs engine.Observed) (out []string) {
 		for _, r := range obs.Replicas {
 			out = append(out, r.ID)
 		}
 		return out
 	}
-	destroy := func(id string) SetEvent { return SetEvent{Set: "web", ID: id, Action: "destroy"} }
+	destroy := func(id string) engine.SetEvent { return engine.SetEvent{Set: "web", ID: id, Action: "destroy"} }
 
 	t.Run("an idle pass's observation is kept, and destroys take containers out", func(t *testing.T) {
 		o := newObservations()
@@ -49,34 +53,34 @@ func TestObservationsKeepOnlyWhatEventsVouchFor(t *testing.T) {
 		if again, _ := o.get("web", opts); again.Replicas[0].ID != "0" {
 			t.Error("get handed out the kept observation itself, not a copy")
 		}
-		if _, ok := o.get("web", ObserveOptions{Timings: true}); ok {
+		if _, ok := o.get("web", engine.ObserveOptions{Timings: true}); ok {
 			t.Error("an observation taken with other options was served")
 		}
 	})
 	t.Run("any other event drops it", func(t *testing.T) {
 		o := newObservations()
 		pass(o, idle, nil, true)
-		o.event(SetEvent{Set: "web", ID: "0", Action: "die"})
+		o.event(engine.SetEvent{Set: "web", ID: "0", Action: "die"})
 		if _, ok := o.get("web", opts); ok {
 			t.Error("kept after a die")
 		}
 		pass(o, idle, nil, true)
-		o.event(SetEvent{Set: "web", Action: "destroy"})
+		o.event(engine.SetEvent{Set: "web", Action: "destroy"})
 		if _, ok := o.get("web", opts); ok {
 			t.Error("kept after a destroy that did not say which container")
 		}
 	})
 	t.Run("an event during the observation keeps it from being kept", func(t *testing.T) {
 		o := newObservations()
-		pass(o, idle, []SetEvent{{Set: "web", ID: "0", Action: "health_status: unhealthy"}}, true)
+		pass(o, idle, []engine.SetEvent{{Set: "web", ID: "0", Action: "health_status: unhealthy"}}, true)
 		if _, ok := o.get("web", opts); ok {
 			t.Error("kept although an event arrived while it was taken")
 		}
 	})
 	t.Run("a destroy during the observation is applied to it", func(t *testing.T) {
 		o := newObservations()
-		dying := Observed{Replicas: []Replica{replica("0", true), {ID: "1", State: StateRemoving}}}
-		pass(o, dying, []SetEvent{destroy("1")}, true)
+		dying := engine.Observed{Replicas: []engine.Replica{replica("0", true), {ID: "1", State: engine.StateRemoving}}}
+		pass(o, dying, []engine.SetEvent{destroy("1")}, true)
 		got, ok := o.get("web", opts)
 		if !ok || len(ids(got)) != 1 {
 			t.Errorf("got %v, %v; want replica 0 alone", ids(got), ok)
@@ -84,15 +88,15 @@ func TestObservationsKeepOnlyWhatEventsVouchFor(t *testing.T) {
 	})
 	t.Run("an init or a foreign container keeps it from being kept", func(t *testing.T) {
 		o := newObservations()
-		pass(o, Observed{Replicas: []Replica{replica("0", false)}}, nil, true)
+		pass(o, engine.Observed{Replicas: []engine.Replica{replica("0", false)}}, nil, true)
 		if _, ok := o.get("web", opts); !ok {
 			t.Error("not kept with a replica not ready: its health changes only with an event")
 		}
-		pass(o, Observed{Replicas: []Replica{replica("0", true)}, Inits: []InitContainer{{ID: "i"}}}, nil, true)
+		pass(o, engine.Observed{Replicas: []engine.Replica{replica("0", true)}, Inits: []engine.InitContainer{{ID: "i"}}}, nil, true)
 		if _, ok := o.get("web", opts); ok {
 			t.Error("kept with an init container")
 		}
-		pass(o, Observed{Replicas: []Replica{replica("0", true)}, Foreign: []Foreign{{ID: "f", Name: "web-1"}}}, nil, true)
+		pass(o, engine.Observed{Replicas: []engine.Replica{replica("0", true)}, Foreign: []engine.Foreign{{ID: "f", Name: "web-1"}}}, nil, true)
 		if _, ok := o.get("web", opts); ok {
 			t.Error("kept with a foreign container")
 		}
@@ -135,7 +139,7 @@ func TestObservationsKeepOnlyWhatEventsVouchFor(t *testing.T) {
 	t.Run("a die goes with the next observation, never with the copy, until one answers it", func(t *testing.T) {
 		o := newObservations()
 		pass(o, idle, nil, true)
-		o.event(SetEvent{Set: "web", ID: "1", Action: "die"})
+		o.event(engine.SetEvent{Set: "web", ID: "1", Action: "die"})
 		if _, ok := o.get("web", opts); ok {
 			t.Error("a die was answered from the copy")
 		}
@@ -143,7 +147,7 @@ func TestObservationsKeepOnlyWhatEventsVouchFor(t *testing.T) {
 		if len(died) != 1 || died[0] != "1" {
 			t.Fatalf("died = %v, want [1]", died)
 		}
-		o.event(SetEvent{Set: "web", ID: "0", Action: "die"}) // while the engine answers
+		o.event(engine.SetEvent{Set: "web", ID: "0", Action: "die"}) // while the engine answers
 		o.answered("web", gen)
 		if _, died := o.begin("web"); len(died) != 1 || died[0] != "0" {
 			t.Errorf("after the observation died = %v, want [0]: the die during it is not answered yet", died)

@@ -1,11 +1,21 @@
-package engine
+// Package daemon keeps every set of a state directory converged in one
+// process: one Docker event subscription for all sets, a work queue that
+// gives each set to one worker at a time, a cache of what the events said
+// (so that a pass answering an event need not list the set again), and an
+// inotify watch of the state directory for what other processes write. Each
+// pass is the engine's (engine.Controller.Driver); the daemon only decides
+// when. It imports the engine, never the other way, and never the Docker SDK:
+// events come through engine.EventSource.
+package daemon
 
 import (
 	"context"
 	"errors"
-	"os"
+	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/ostset/ostset/engine"
 )
 
 // Daemon keeps every set of the store converged: one Docker event subscription
@@ -16,15 +26,15 @@ import (
 // progress. Changes other processes make to the state directory wake the set
 // through inotify.
 type Daemon struct {
-	Controller *Controller
+	Controller *engine.Controller
 	// Events is the shared subscription; nil means none (resync only).
-	Events EventSource
+	Events engine.EventSource
 	// Workers is how many sets are reconciled at once (default 4).
 	Workers int
 	// Resync is the longest a set goes without a pass (default 30s).
 	Resync time.Duration
 	// Metrics receives what the daemon does; nil records nothing.
-	Metrics DaemonMetrics
+	Metrics Metrics
 
 	q       *workQueue
 	obs     *observations
@@ -33,10 +43,10 @@ type Daemon struct {
 	watched *stateWatch
 }
 
-// DaemonMetrics is told what the daemon does, for monitoring.
-type DaemonMetrics interface {
+// Metrics is told what the daemon does, for monitoring.
+type Metrics interface {
 	// Pass: a pass of set ended, with the plan it executed (zero on error).
-	Pass(set string, plan Plan, err error)
+	Pass(set string, plan engine.Plan, err error)
 	// Reacted: a replica create that a Docker event led to returned, d after
 	// the daemon saw the event.
 	Reacted(d time.Duration)
@@ -48,10 +58,10 @@ type DaemonMetrics interface {
 
 // setState is what the daemon keeps per set between passes.
 type setState struct {
-	progress progress
-	backoff  time.Duration
-	hold     time.Time // no pass before this (backoff after a failure)
-	seen     time.Time // earliest event not yet answered by a pass
+	driver  *engine.Driver
+	backoff time.Duration
+	hold    time.Time // no pass before this (backoff after a failure)
+	seen    time.Time // earliest event not yet answered by a pass
 }
 
 const (
@@ -84,7 +94,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	c.Store.Saved = w.saved
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
-	if err := w.run(wctx, d.stateChanged, func(err error) { c.logger().Warn("state directory watch", "err", err) }); err != nil {
+	if err := w.run(wctx, d.stateChanged, func(err error) { d.log().Warn("state directory watch", "err", err) }); err != nil {
 		return err
 	}
 
@@ -97,9 +107,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if d.Events != nil {
 		wg.Go(func() { d.watchEvents(ctx) })
 	}
-	c.logger().Info("daemon started", "stateDir", c.Store.Dir, "workers", cmpOr(d.Workers, defaultWorkers), "resync", d.resync())
+	d.log().Info("daemon started", "stateDir", c.Store.Dir, "workers", cmpOr(d.Workers, defaultWorkers), "resync", d.resync())
 	<-ctx.Done()
-	c.logger().Info("daemon stopping: finishing the passes in flight")
+	d.log().Info("daemon stopping: finishing the passes in flight")
 	d.q.shutDown()
 	wg.Wait()
 	return nil
@@ -113,13 +123,21 @@ func cmpOr[T comparable](v, def T) T {
 	return v
 }
 
+// log is the controller's logger, or one that discards.
+func (d *Daemon) log() *slog.Logger {
+	if d.Controller.Log != nil {
+		return d.Controller.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
 func (d *Daemon) resync() time.Duration { return cmpOr(d.Resync, defaultResync) }
 
 // resyncAll queues every set of the store.
 func (d *Daemon) resyncAll() {
 	names, err := d.Controller.Store.List()
 	if err != nil {
-		d.Controller.logger().Error("list sets", "err", err)
+		d.log().Error("list sets", "err", err)
 		return
 	}
 	for _, n := range names {
@@ -132,7 +150,7 @@ func (d *Daemon) stateChanged(name string) {
 		d.resyncAll()
 		return
 	}
-	d.Controller.logger().Debug("state file changed", "set", name)
+	d.log().Debug("state file changed", "set", name)
 	d.q.add(name)
 }
 
@@ -140,7 +158,7 @@ func (d *Daemon) stateChanged(name string) {
 // back-off when it fails. Events are missed while it is down, so every set is
 // resynced each time it opens.
 func (d *Daemon) watchEvents(ctx context.Context) {
-	log := d.Controller.logger()
+	log := d.log()
 	backoff := time.Duration(0)
 	for ctx.Err() == nil {
 		events, err := d.Events.WatchSets(ctx)
@@ -178,7 +196,7 @@ func (d *Daemon) watchEvents(ctx context.Context) {
 }
 
 // drain handles events until the stream ends (true) or ctx does (false).
-func (d *Daemon) drain(ctx context.Context, events <-chan SetEvent) bool {
+func (d *Daemon) drain(ctx context.Context, events <-chan engine.SetEvent) bool {
 	for {
 		select {
 		case <-ctx.Done():
@@ -209,9 +227,9 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 
 // event queues the set a Docker event is about, remembering when the first
 // event not yet answered by a pass was seen (the reaction time starts there).
-func (d *Daemon) event(e SetEvent) {
+func (d *Daemon) event(e engine.SetEvent) {
 	now := time.Now()
-	if _, err := os.Stat(d.Controller.Store.file(e.Set)); err != nil {
+	if !d.Controller.Store.Has(e.Set) {
 		return // another state directory's set (a new set of this one comes through the state watch)
 	}
 	d.mu.Lock()
@@ -221,14 +239,14 @@ func (d *Daemon) event(e SetEvent) {
 	}
 	d.mu.Unlock()
 	d.obs.event(e)
-	d.Controller.logger().Debug("docker event", "set", e.Set, "container", e.Name, "action", e.Action, "at", e.Time)
+	d.log().Debug("docker event", "set", e.Set, "container", e.Name, "action", e.Action, "at", e.Time)
 	d.q.add(e.Set)
 }
 
 func (d *Daemon) setLocked(name string) *setState {
 	s, ok := d.sets[name]
 	if !ok {
-		s = &setState{progress: progress{c: d.Controller, set: name}}
+		s = &setState{driver: d.Controller.Driver(name)}
 		d.sets[name] = s
 	}
 	return s
@@ -255,7 +273,6 @@ func (d *Daemon) work(ctx context.Context) {
 // worker owns the set's setState while it runs (the queue gives a set to one
 // worker at a time); d.mu guards only the map and the seen time.
 func (d *Daemon) process(ctx context.Context, name string) {
-	c := d.Controller
 	now := time.Now()
 	d.mu.Lock()
 	s := d.setLocked(name)
@@ -278,16 +295,16 @@ func (d *Daemon) process(ctx context.Context, name string) {
 		// what no event said (a network or volume changed by hand, a missed event).
 		d.obs.drop(name)
 	}
-	plan, st, err := c.pass(pctx, name, func(_ State, plan Plan) { s.progress.observed(plan) })
+	plan, st, err := s.driver.Pass(pctx)
 	d.obs.settle(name, err == nil && len(plan.Actions) == 0)
-	if d.Metrics != nil && !errors.Is(err, errReplan) {
+	if d.Metrics != nil && !errors.Is(err, engine.ErrReplan) {
 		d.Metrics.Pass(name, plan, err)
 	}
 	switch {
-	case errors.Is(err, errReplan):
+	case errors.Is(err, engine.ErrReplan):
 		d.q.add(name)
-	case errors.Is(err, ErrUnknownSet):
-		c.logger().Debug("set gone", "set", name)
+	case errors.Is(err, engine.ErrUnknownSet):
+		d.log().Debug("set gone", "set", name)
 		d.mu.Lock()
 		delete(d.sets, name)
 		d.mu.Unlock()
@@ -297,19 +314,19 @@ func (d *Daemon) process(ctx context.Context, name string) {
 		}
 	case err != nil:
 		most := 10 * time.Second
-		if IsPermanent(err) {
+		if engine.IsPermanent(err) {
 			// The cause is outside ostset (a port another container holds):
 			// retried, since a person may remove it, but less often.
 			most = permanentBackoffMax
 		}
 		s.backoff = nextBackoff(s.backoff, most)
 		s.hold = time.Now().Add(s.backoff)
-		c.logger().Warn("pass failed", "set", name, "err", err, "retryIn", s.backoff)
-		s.progress.failed(err, s.backoff)
+		d.log().Warn("pass failed", "set", name, "err", err, "retryIn", s.backoff)
+		s.driver.Failed(err, s.backoff)
 		d.q.addAfter(name, s.backoff)
 	default:
 		s.backoff, s.hold = 0, time.Time{}
-		s.progress.succeeded()
+		s.driver.Succeeded()
 		d.q.addAfter(name, d.nextPass(plan, st))
 	}
 }
@@ -318,13 +335,13 @@ func (d *Daemon) process(ctx context.Context, name string) {
 // once after a pass that acted (it re-observes), at the time its plan asks for,
 // every poll interval while its rollout is in progress (so the progress
 // deadline counts watched time, see TrackProgress), else Resync.
-func (d *Daemon) nextPass(plan Plan, st State) time.Duration {
+func (d *Daemon) nextPass(plan engine.Plan, st engine.State) time.Duration {
 	if len(plan.Actions) > 0 {
 		return 0
 	}
 	next := d.resync()
 	if !plan.Complete && !st.Paused {
-		next = min(next, d.Controller.poll())
+		next = min(next, d.Controller.PollInterval())
 	}
 	if !plan.RequeueAt.IsZero() {
 		next = min(next, max(time.Until(plan.RequeueAt), 10*time.Millisecond))
@@ -338,8 +355,8 @@ type eventSeenKey struct{}
 
 // instrumented reports failed runtime calls and reaction times to metrics.
 type instrumented struct {
-	Runtime
-	m DaemonMetrics
+	engine.Runtime
+	m Metrics
 }
 
 func (r instrumented) count(op string, err error) {
@@ -348,16 +365,16 @@ func (r instrumented) count(op string, err error) {
 	}
 }
 
-func (r instrumented) Observe(ctx context.Context, set string, opts ObserveOptions) (Observed, error) {
+func (r instrumented) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
 	obs, err := r.Runtime.Observe(ctx, set, opts)
 	r.count("observe", err)
 	return obs, err
 }
 
-func (r instrumented) CreateReplica(ctx context.Context, spec ReplicaSpec) (CreateResult, error) {
+func (r instrumented) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
 	res, err := r.Runtime.CreateReplica(ctx, spec)
 	r.count("create", err)
-	if seen, ok := ctx.Value(eventSeenKey{}).(time.Time); ok && err == nil && spec.Labels[LabelInit] == "" {
+	if seen, ok := ctx.Value(eventSeenKey{}).(time.Time); ok && err == nil && spec.Labels[engine.LabelInit] == "" {
 		r.m.Reacted(time.Since(seen))
 	}
 	return res, err

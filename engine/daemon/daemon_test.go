@@ -1,4 +1,4 @@
-package engine_test
+package daemon_test
 
 import (
 	"context"
@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/daemon"
 	"github.com/ostset/ostset/engine/enginetest"
 )
 
@@ -68,7 +70,7 @@ func startDaemonResync(t *testing.T, rt engine.Runtime, ev engine.EventSource, r
 	t.Helper()
 	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}, Poll: time.Hour}
 	m := &countMetrics{}
-	d := &engine.Daemon{Controller: c, Events: ev, Resync: resync, Metrics: m}
+	d := &daemon.Daemon{Controller: c, Events: ev, Resync: resync, Metrics: m}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- d.Run(ctx) }()
@@ -333,5 +335,20 @@ func awaitCondition(t *testing.T, cond func() bool) {
 			t.Fatal("condition not reached")
 		}
 		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// apply stores a set "web" of replicas replicas of image, as ostset up does.
+func apply(t *testing.T, store engine.Store, replicas int, image string) {
+	t.Helper()
+	s := config.Set{Name: "web", Replicas: &replicas, Template: config.Template{Image: image},
+		VolumeClaimTemplates: []config.VolumeClaimTemplate{{Name: "data", MountPath: "/data"}}}
+	s.ApplyDefaults()
+	if _, err := store.Update(context.Background(), s.Name, func(st *engine.State, _ bool) error {
+		st.Spec = s
+		st.SetUpdateRevision(s.RevisionSpec("sha256:"+s.Template.Image), "test", time.Now())
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 }

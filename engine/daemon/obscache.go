@@ -1,9 +1,11 @@
-package engine
+package daemon
 
 import (
 	"context"
 	"slices"
 	"sync"
+
+	"github.com/ostset/ostset/engine"
 )
 
 // observations is the daemon's copy of each set's last observation, kept
@@ -57,16 +59,16 @@ type observations struct {
 type observation struct {
 	gen   uint64 // bumped by every event but destroy, and by drops
 	valid bool
-	obs   Observed
-	opts  ObserveOptions
+	obs   engine.Observed
+	opts  engine.ObserveOptions
 	// died holds the containers whose die event no observation has answered
 	// yet, with the gen of the event.
 	died map[string]uint64
 
 	// The observation of the pass in flight: the gen when it began, and
 	// the containers destroyed since.
-	taken     *Observed
-	takenOpts ObserveOptions
+	taken     *engine.Observed
+	takenOpts engine.ObserveOptions
 	takenGen  uint64
 	gone      map[string]bool
 }
@@ -86,19 +88,19 @@ func (o *observations) setLocked(name string) *observation {
 
 // get returns a copy of the set's observation, if it is current and was
 // taken with opts.
-func (o *observations) get(set string, opts ObserveOptions) (Observed, bool) {
+func (o *observations) get(set string, opts engine.ObserveOptions) (engine.Observed, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	s := o.sets[set]
 	if !o.live || s == nil || !s.valid || len(s.died) > 0 || !sameOptions(s.opts, opts) {
-		return Observed{}, false
+		return engine.Observed{}, false
 	}
 	return cloneObserved(s.obs), true
 }
 
 // sameOptions: an observation taken with a was taken as b asks. Died is not
 // compared: a kept observation never has any (see get).
-func sameOptions(a, b ObserveOptions) bool {
+func sameOptions(a, b engine.ObserveOptions) bool {
 	return a.Timings == b.Timings && a.Logs == b.Logs
 }
 
@@ -131,7 +133,7 @@ func (o *observations) answered(set string, gen uint64) {
 }
 
 // took keeps the observation begun at gen until the pass ends (settle).
-func (o *observations) took(set string, gen uint64, opts ObserveOptions, obs Observed) {
+func (o *observations) took(set string, gen uint64, opts engine.ObserveOptions, obs engine.Observed) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	s := o.setLocked(set)
@@ -163,12 +165,12 @@ func (o *observations) settle(set string, idle bool) {
 
 // settled reports whether an observation may be kept: nothing being
 // initialised, nothing foreign.
-func settled(obs Observed) bool {
+func settled(obs engine.Observed) bool {
 	return len(obs.Inits) == 0 && len(obs.Foreign) == 0
 }
 
 // event updates the set's observation with a Docker event.
-func (o *observations) event(e SetEvent) {
+func (o *observations) event(e engine.SetEvent) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	s := o.setLocked(e.Set)
@@ -222,17 +224,17 @@ func (s *observation) drop() {
 }
 
 // without returns obs less the containers with the given IDs.
-func without(obs Observed, gone map[string]bool) Observed {
+func without(obs engine.Observed, gone map[string]bool) engine.Observed {
 	if len(gone) == 0 {
 		return obs
 	}
 	out := cloneObserved(obs)
-	out.Replicas = slices.DeleteFunc(out.Replicas, func(r Replica) bool { return gone[r.ID] })
-	out.Inits = slices.DeleteFunc(out.Inits, func(x InitContainer) bool { return gone[x.ID] })
+	out.Replicas = slices.DeleteFunc(out.Replicas, func(r engine.Replica) bool { return gone[r.ID] })
+	out.Inits = slices.DeleteFunc(out.Inits, func(x engine.InitContainer) bool { return gone[x.ID] })
 	return out
 }
 
-func cloneObserved(obs Observed) Observed {
+func cloneObserved(obs engine.Observed) engine.Observed {
 	obs.Replicas = slices.Clone(obs.Replicas)
 	obs.Foreign = slices.Clone(obs.Foreign)
 	obs.Volumes = slices.Clone(obs.Volumes)
@@ -244,11 +246,11 @@ func cloneObserved(obs Observed) Observed {
 // observing serves a pass the set's kept observation when there is one, and
 // otherwise observes Docker and hands the result to the cache.
 type observing struct {
-	Runtime
+	engine.Runtime
 	o *observations
 }
 
-func (r observing) Observe(ctx context.Context, set string, opts ObserveOptions) (Observed, error) {
+func (r observing) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
 	if obs, ok := r.o.get(set, opts); ok {
 		return obs, nil
 	}

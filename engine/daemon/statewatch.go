@@ -1,4 +1,4 @@
-package engine
+package daemon
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/ostset/ostset/engine"
 )
 
 // stateWatch tells the daemon which sets another process changed in the state
@@ -23,13 +25,10 @@ type stateWatch struct {
 	own map[string]os.FileInfo // by set: the file this process last wrote
 }
 
-func newStateWatch(store Store) (*stateWatch, error) {
-	if err := store.secure(); err != nil {
+func newStateWatch(store engine.Store) (*stateWatch, error) {
+	dir, err := store.SetsDir()
+	if err != nil {
 		return nil, err
-	}
-	dir := filepath.Join(store.Dir, "sets")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("state directory: %w", err)
 	}
 	return &stateWatch{dir: dir, own: map[string]os.FileInfo{}}, nil
 }
