@@ -1,29 +1,14 @@
 package engine
 
-import "time"
+import (
+	"time"
 
-// Crash-loop back-off, as Kubernetes' CrashLoopBackOff: the first recreation
-// of a failed replica is immediate, then each one waits twice as long after the
-// one before, from crashBackoff up to crashBackoffMax. The count starts again
-// only once the replica has been seen ready for crashBackoffReset. It is kept
-// in the set's state, so a new process (another up, a restarted daemon)
-// honours the back-off instead of recreating a crashing replica at once.
-const (
-	crashBackoff      = 10 * time.Second
-	crashBackoffMax   = 5 * time.Minute
-	crashBackoffReset = 10 * time.Minute
+	"github.com/ostset/ostset/health"
 )
 
-// CrashLoop is the back-off of one ordinal whose replica keeps exiting.
-type CrashLoop struct {
-	// Count is how many times the ordinal's replica (or one of its init
-	// containers) failed and was recreated since the count last started.
-	Count int       `json:"count"`
-	After time.Time `json:"after"` // no recreation before
-	// ReadySince is when a pass first saw the replica made at the last
-	// recreation ready, and ready at every pass since; zero if not.
-	ReadySince time.Time `json:"readySince,omitzero"`
-}
+// CrashLoop is the back-off of one ordinal whose replica keeps exiting (the
+// rule is health's), kept in the set's state.
+type CrashLoop = health.CrashLoop
 
 // crashBackoff notes which ordinals' replicas are ready at now, forgets those
 // ready for crashBackoffReset, and returns the recreation times of the others.
@@ -33,16 +18,12 @@ func (st *State) crashBackoff(replicas []Replica, now time.Time) map[int]time.Ti
 		if !ok {
 			continue
 		}
-		switch {
-		case r.State != StateRunning || (r.Health != HealthNone && r.Health != HealthHealthy):
-			c.ReadySince = time.Time{}
-		case c.ReadySince.IsZero():
-			c.ReadySince = now
-		case now.Sub(c.ReadySince) >= crashBackoffReset:
+		ready := health.Ready(health.Container{State: r.State, Health: r.Health})
+		if c, over := c.Seen(ready, now); over {
 			delete(st.CrashLoops, r.Ordinal)
-			continue
+		} else {
+			st.CrashLoops[r.Ordinal] = c
 		}
-		st.CrashLoops[r.Ordinal] = c
 	}
 	if len(st.CrashLoops) == 0 {
 		st.CrashLoops = nil
@@ -74,15 +55,6 @@ func (st *State) noteCrashes(actions []Action, now time.Time) {
 		if st.CrashLoops == nil {
 			st.CrashLoops = map[int]CrashLoop{}
 		}
-		c := st.CrashLoops[a.Ordinal]
-		st.CrashLoops[a.Ordinal] = CrashLoop{Count: c.Count + 1, After: now.Add(crashDelay(c.Count))}
+		st.CrashLoops[a.Ordinal] = st.CrashLoops[a.Ordinal].Recreated(now)
 	}
-}
-
-// crashDelay is the back-off after the n-th recreation in a row (0-based).
-func crashDelay(n int) time.Duration {
-	if n >= 5 { // 10 s << 5 is past the cap already; a larger shift could overflow
-		return crashBackoffMax
-	}
-	return min(crashBackoff<<n, crashBackoffMax)
 }

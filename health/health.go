@@ -1,4 +1,6 @@
-// Package health holds the readiness rules: Docker healthchecks are readiness.
+// Package health holds the readiness rules: Docker healthchecks are readiness;
+// ready, available (minReadySeconds), failed, and the crash-loop back-off of a
+// replica that keeps failing. It imports none of the engine.
 package health
 
 import "time"
