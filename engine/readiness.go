@@ -1,33 +1,25 @@
 package engine
 
-import "time"
+import (
+	"time"
+
+	"github.com/ostset/ostset/health"
+)
 
 // rememberReadiness replaces each ready replica's ReadySince by the earliest time
 // remembered for its container while it stayed ready, remembers new ones, and
-// forgets containers that are gone or no longer ready.
+// forgets containers that are gone or no longer ready (health.Remember).
 func (st *State) rememberReadiness(rs []Replica) {
-	ready := make(map[string]bool, len(rs))
+	ready := make(map[string]time.Time, len(rs))
+	for _, r := range rs {
+		if !r.ReadySince.IsZero() {
+			ready[r.ID] = r.ReadySince
+		}
+	}
+	st.ReadySince = health.Remember(st.ReadySince, ready)
 	for i := range rs {
-		r := &rs[i]
-		if r.ReadySince.IsZero() {
-			continue
+		if t, ok := ready[rs[i].ID]; ok {
+			rs[i].ReadySince = t
 		}
-		ready[r.ID] = true
-		if t, ok := st.ReadySince[r.ID]; ok && !r.ReadySince.Before(t) {
-			r.ReadySince = t
-			continue
-		}
-		if st.ReadySince == nil {
-			st.ReadySince = map[string]time.Time{}
-		}
-		st.ReadySince[r.ID] = r.ReadySince
-	}
-	for id := range st.ReadySince {
-		if !ready[id] {
-			delete(st.ReadySince, id)
-		}
-	}
-	if len(st.ReadySince) == 0 {
-		st.ReadySince = nil
 	}
 }

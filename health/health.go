@@ -1,6 +1,7 @@
 // Package health holds the readiness rules: Docker healthchecks are readiness;
 // ready, available (minReadySeconds), failed, and the crash-loop back-off of a
-// replica that keeps failing. It imports none of the engine.
+// replica that keeps failing, why a replica is not ready, and the memory of
+// since when each container has been ready. It imports none of the engine.
 package health
 
 import "time"
@@ -44,4 +45,31 @@ func AvailableAt(c Container, minReady time.Duration) time.Time {
 // removed and recreated, as Kubernetes recreates Failed and Succeeded pods.
 func Failed(c Container) bool {
 	return c.State == "exited" || c.State == "dead"
+}
+
+// Remember carries the readiness memory mem (container ID → ready since)
+// over one observation, ready (the ready containers: ID → ready since, as
+// observed): a container ready now keeps the earliest time remembered for it
+// while it stayed ready, and ready gets that time; containers gone or no
+// longer ready are forgotten. It returns the memory, nil when empty.
+func Remember(mem, ready map[string]time.Time) map[string]time.Time {
+	for id, since := range ready {
+		if t, ok := mem[id]; ok && !since.Before(t) {
+			ready[id] = t
+			continue
+		}
+		if mem == nil {
+			mem = map[string]time.Time{}
+		}
+		mem[id] = since
+	}
+	for id := range mem {
+		if _, ok := ready[id]; !ok {
+			delete(mem, id)
+		}
+	}
+	if len(mem) == 0 {
+		return nil
+	}
+	return mem
 }
