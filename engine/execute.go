@@ -129,21 +129,9 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Act
 	return nil
 }
 
-// staleVolume describes a volume a new replica reuses from an earlier life of its
-// ordinal: one its replica released (a scale-down, ostset down) or that the
-// state has no record of (made before the set, or by a version of ostset that
-// kept none). A volume whose replica went without releasing it (an update, a
-// recreation, a replica removed by hand, a removal cut short) is not news: its
-// record is the one its replica's create left (see useVolumes).
+// staleVolume is volumes.Stale for a volume a new replica reuses.
 func staleVolume(replica string, v Volume, use VolumeUse) string {
-	if !use.Until.IsZero() && !use.Released {
-		return ""
-	}
-	msg := fmt.Sprintf("%s reuses volume %s (created %s", replica, v.Name, v.Created.Local().Format("2006-01-02 15:04"))
-	if use.Revision != "" {
-		msg += fmt.Sprintf(", last used by revision %s until %s", use.Revision, use.Until.Local().Format("2006-01-02 15:04"))
-	}
-	return msg + ")"
+	return volumes.Stale(replica, v.Name, v.Created, use)
 }
 
 // Delete deletes a set: it records the intent first, so that a delete cut short

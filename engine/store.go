@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/ostset/ostset/config"
+
+	"github.com/ostset/ostset/volumes"
 )
 
 // ErrUnknownSet is returned for a set the state directory does not hold.
@@ -114,14 +116,8 @@ type RollbackRecord struct {
 	At   time.Time `json:"at"`
 }
 
-// VolumeUse is the last use of a per-ordinal volume.
-type VolumeUse struct {
-	Revision string    `json:"revision"`
-	Until    time.Time `json:"until"`
-	// Released: the ordinal left the set (scale-down); a replica handed over by an
-	// update or a recreation is not released.
-	Released bool `json:"released,omitempty"`
-}
+// VolumeUse is the last use of a per-ordinal volume (volumes.Use).
+type VolumeUse = volumes.Use
 
 // Revision returns the named revision.
 func (st *State) Revision(name string) (Revision, bool) {

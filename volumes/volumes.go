@@ -1,5 +1,6 @@
-// Package volumes holds the rules for per-ordinal volumes: their names and when
-// the retention policy lets one go.
+// Package volumes holds the rules for per-ordinal volumes: their names, when
+// the retention policy lets one go, the record of their last use, and when a
+// reused volume is news. It imports none of the engine.
 package volumes
 
 import "strconv"
