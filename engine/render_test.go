@@ -104,3 +104,20 @@ func TestRenderClaimOwner(t *testing.T) {
 		t.Errorf("claim without owner rendered as %+v", v)
 	}
 }
+
+// A set mapped from a compose service answers to the per-ordinal names of the
+// service as well as its own: "db-0" and "db-0.db" for set shop-db.
+func TestRenderComposeServiceAliases(t *testing.T) {
+	s := config.Set{Name: "shop-db", ServiceName: "db", Replicas: new(2), Template: config.Template{
+		Image: "postgres:15", Labels: map[string]string{config.LabelComposeService: "db"},
+	}}
+	s.ApplyDefaults()
+	spec := s.RevisionSpec("sha256:img")
+	r, err := Render(s, Revision{Name: config.RevisionName(s.Name, spec.Hash()), Spec: spec}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"shop-db-1", "shop-db-1.db", "db", "db-1", "db-1.db"}; !slices.Equal(r.Aliases, want) {
+		t.Errorf("aliases %q, want %q", r.Aliases, want)
+	}
+}
