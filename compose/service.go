@@ -3,6 +3,7 @@ package compose
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -507,6 +508,14 @@ func (m *mapper) buildImage() {
 	dockerfile := b.Dockerfile
 	if dockerfile == "" {
 		dockerfile = "Dockerfile"
+	}
+	if filepath.IsAbs(dockerfile) {
+		if rel, err := filepath.Rel(b.Context, dockerfile); err == nil {
+			dockerfile = rel
+		}
+	}
+	if strings.Contains(b.Context, "://") || strings.HasPrefix(b.Context, "git@") {
+		m.unmap("a remote build context: ostset builds from a local directory", "build", "context")
 	}
 	m.build = &Build{Set: m.set.Name, Image: image, Context: b.Context, Dockerfile: dockerfile, Args: b.Args, Target: b.Target, Labels: b.Labels, NoCache: b.NoCache, Pull: b.Pull}
 	for field, set := range map[string]bool{

@@ -122,3 +122,47 @@ func TestComposePostgresProject(t *testing.T) {
 		t.Errorf("db-1 after down and up in recovery: %q, want t", got)
 	}
 }
+
+// A service with build: is built through the engine's build API before its
+// set is applied, with the context less what .dockerignore excludes; a second
+// up reuses the image, and --build builds it again.
+func TestComposeBuild(t *testing.T) {
+	h, project, _ := composeHarness(t)
+	ctxDir := filepath.Join(h.dir, "app")
+	files := map[string]string{
+		"Dockerfile":    "FROM ostset-test/debian:bookworm\nARG GREETING\nCOPY . /ctx/\nRUN echo \"$GREETING\" > /greeting\nCMD [\"sleep\", \"infinity\"]\n",
+		".dockerignore": "secret.txt\n",
+		"hello.txt":     "hello\n",
+		"secret.txt":    "not sent\n",
+	}
+	if err := os.MkdirAll(ctxDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(ctxDir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(h.dir, "build.yaml")
+	spec := "name: " + project + "\nservices:\n  app:\n    build:\n      context: ./app\n      args:\n        GREETING: hi\n    stop_grace_period: 1s\n"
+	if err := os.WriteFile(file, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := h.mustOstset("up", "-f", file, "--timeout", "2m")
+	app := project + "-app"
+	if !strings.Contains(r.stdout, app+": building "+project+"-app") || !strings.Contains(r.stdout, app+": built ") {
+		t.Errorf("no build progress:\n%s", r.stdout)
+	}
+	if got := h.exec(app+"-0", "ls", "/ctx"); got != "Dockerfile\nhello.txt" {
+		t.Errorf("context sent: %q, want Dockerfile and hello.txt (.dockerignore keeps the Dockerfile, drops secret.txt and itself)", got)
+	}
+	if got := h.exec(app+"-0", "cat", "/greeting"); got != "hi" {
+		t.Errorf("build arg: %q", got)
+	}
+	if r := h.mustOstset("up", "-f", file, "--timeout", "2m"); strings.Contains(r.stdout, "building") {
+		t.Errorf("a second up built again:\n%s", r.stdout)
+	}
+	if r := h.mustOstset("up", "-f", file, "--build", "--timeout", "2m"); !strings.Contains(r.stdout, "building") {
+		t.Errorf("up --build did not build:\n%s", r.stdout)
+	}
+}

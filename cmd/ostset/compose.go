@@ -12,6 +12,7 @@ import (
 
 	"github.com/ostset/ostset/compose"
 	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/docker"
 	"github.com/ostset/ostset/engine"
 )
 
@@ -236,5 +237,29 @@ func (a *app) buildImages(ctx context.Context, builds []compose.Build, always bo
 	if len(builds) == 0 {
 		return nil
 	}
-	return invalidf("build: is not supported yet")
+	rt, err := a.runtime()
+	if err != nil {
+		return err
+	}
+	for _, b := range builds {
+		if !always {
+			exists, err := rt.ImageExists(ctx, b.Image)
+			if err != nil {
+				return err
+			}
+			if exists {
+				continue
+			}
+		}
+		fmt.Fprintf(a.stdout, "%s: building %s from %s\n", b.Set, b.Image, b.Context)
+		id, err := rt.BuildImage(ctx, docker.BuildOptions{
+			Image: b.Image, Context: b.Context, Dockerfile: b.Dockerfile, Args: b.Args, Target: b.Target,
+			Labels: b.Labels, NoCache: b.NoCache, Pull: b.Pull,
+		}, func(line string) { fmt.Fprintf(a.stdout, "%s: build: %s\n", b.Set, line) })
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "%s: built %s (%s)\n", b.Set, b.Image, id)
+	}
+	return nil
 }
