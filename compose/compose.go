@@ -26,6 +26,7 @@ import (
 const (
 	LabelProject   = config.LabelComposeProject
 	LabelService   = config.LabelComposeService
+	LabelAliases   = config.LabelComposeAliases
 	LabelDependsOn = "ostset.compose.depends-on"
 )
 
@@ -35,6 +36,9 @@ type Options struct {
 	ProjectName string   // -p; else name: of the file, else the directory
 	EnvFiles    []string // --env-file; else .env of the project directory
 	Profiles    []string // --profile
+	// Warn, if set, is told the loader's warnings (a variable not set...),
+	// one line each.
+	Warn func(string)
 }
 
 // Project is a compose project mapped onto sets.
@@ -97,10 +101,9 @@ func IsComposeFile(data []byte) bool {
 // name) and maps every service onto a set. Problems of the files themselves
 // are an error; fields ostset cannot map are listed in Project.Unmapped.
 func Load(ctx context.Context, opt Options) (*Project, error) {
-	fns := []cli.ProjectOptionsFn{cli.WithOsEnv, cli.WithDotEnv, cli.WithProfiles(opt.Profiles)}
-	if len(opt.EnvFiles) > 0 {
-		fns = []cli.ProjectOptionsFn{cli.WithEnvFiles(opt.EnvFiles...), cli.WithOsEnv, cli.WithDotEnv, cli.WithProfiles(opt.Profiles)}
-	}
+	defer routeWarnings(opt.Warn)()
+	// The order of docker compose's ProjectOptions.ToProject.
+	fns := []cli.ProjectOptionsFn{cli.WithOsEnv, cli.WithEnvFiles(opt.EnvFiles...), cli.WithDotEnv, cli.WithProfiles(opt.Profiles)}
 	if opt.ProjectName != "" {
 		fns = append(fns, cli.WithName(opt.ProjectName))
 	}

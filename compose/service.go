@@ -5,6 +5,7 @@ import (
 	"maps"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -408,8 +409,13 @@ func (m *mapper) network() {
 			m.unmap("a set joins one network; it is on "+key, "networks", other)
 		}
 		if c := svc.Networks[key]; c != nil {
+			for _, a := range c.Aliases {
+				if !dnsAlias.MatchString(a) {
+					m.unmap(fmt.Sprintf("alias %q: a DNS name of labels of letters, digits and '-'", a), "networks", key, "aliases")
+				}
+			}
 			if len(c.Aliases) > 0 {
-				m.unmap("aliases: a replica answers to its service name and its per-ordinal names", "networks", key, "aliases")
+				m.set.Template.Labels[LabelAliases] = strings.Join(c.Aliases, ",")
 			}
 			if c.Ipv4Address != "" || c.Ipv6Address != "" || c.MacAddress != "" || len(c.LinkLocalIPs) > 0 {
 				m.unmap("fixed addresses: each replica needs its own", "networks", key)
@@ -425,6 +431,8 @@ func (m *mapper) network() {
 		m.set.Network = m.p.Name + "_" + key
 	}
 }
+
+var dnsAlias = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$`)
 
 func prio(c *types.ServiceNetworkConfig) int {
 	if c == nil {

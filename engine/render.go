@@ -36,7 +36,7 @@ func Render(set config.Set, rev Revision, ordinal int) (ReplicaSpec, error) {
 		User:        t.User,
 		Labels:      replicaLabels(t.Labels, set.Name, ordinal, rev.Name),
 		Network:     spec.Network,
-		Aliases:     aliases(name, spec.ServiceName, t.Labels[config.LabelComposeService], ordinal),
+		Aliases:     aliases(name, spec.ServiceName, t.Labels, ordinal),
 		Ports:       replicaPorts(t.Ports, ordinal),
 		Healthcheck: healthcheck(t.Healthcheck),
 		Mounts:      userMounts(t.VolumeMounts),
@@ -67,11 +67,15 @@ func Render(set config.Set, rev Revision, ordinal int) (ReplicaSpec, error) {
 }
 
 // aliases are a replica's DNS names; a set mapped from a compose service
-// also answers to its service's per-ordinal names ("db-0", "db-0.db").
-func aliases(name, service, composeService string, ordinal int) []string {
+// also answers to its service's per-ordinal names ("db-0", "db-0.db") and
+// to the service's network aliases.
+func aliases(name, service string, labels map[string]string, ordinal int) []string {
 	out := []string{name, name + "." + service, service}
-	if own := ReplicaName(composeService, ordinal); composeService != "" && own != name {
-		out = append(out, own, own+"."+service)
+	if svc := labels[config.LabelComposeService]; svc != "" && ReplicaName(svc, ordinal) != name {
+		out = append(out, ReplicaName(svc, ordinal), ReplicaName(svc, ordinal)+"."+service)
+	}
+	if extra := labels[config.LabelComposeAliases]; extra != "" {
+		out = append(out, strings.Split(extra, ",")...)
 	}
 	return out
 }

@@ -58,7 +58,9 @@ func composeFiles(files []string) (bool, error) {
 // loadCompose loads a compose project. What ostset cannot map is an error,
 // each field on its line, or with lenient a warning each.
 func (a *app) loadCompose(ctx context.Context, files []string, f composeFlags, lenient bool) (*compose.Project, error) {
-	p, err := compose.Load(ctx, f.options(files))
+	opt := f.options(files)
+	opt.Warn = a.warn
+	p, err := compose.Load(ctx, opt)
 	if err != nil {
 		return nil, invalid(err)
 	}
