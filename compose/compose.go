@@ -142,11 +142,12 @@ func Map(p *types.Project, lines *Lines) (*Project, error) {
 		svc := p.Services[name]
 		m := mapper{p: p, svc: svc, lines: lines, oneShots: oneShots}
 		s := m.mapSet()
-		if s.Template.Image != "" || svc.Build == nil {
-			if err := checkSet(s); err != nil {
-				problems = append(problems, fmt.Sprintf("%s: services.%s: %v", lines.file(name), name, err))
-			}
+		if err := s.Validate(); err != nil {
+			problems = append(problems, fmt.Sprintf("%s: services.%s: %v", lines.file(name), name, err))
 		}
+		// As the set file loader does: the engine takes a set with its
+		// defaults (an update strategy left empty would roll nothing).
+		s.ApplyDefaults()
 		out.Sets = append(out.Sets, s)
 		out.Deps[s.Name] = m.deps
 		if m.build != nil {

@@ -87,6 +87,9 @@ volumes:
 	if s.Network != "demo_default" {
 		t.Errorf("network %q, want the project's default network", s.Network)
 	}
+	if s.UpdateStrategy.Type != config.RollingUpdate || s.UpdateStrategy.RollingUpdate.MaxUnavailable != config.DefaultMaxUnavailable {
+		t.Errorf("update strategy %+v: a mapped set has the set file's defaults, as a loaded one", s.UpdateStrategy)
+	}
 }
 
 // x-ostset takes the set file's names; a named volume that a claim names
@@ -113,13 +116,13 @@ volumes:
   data: {}
 `)
 	s := only(t, p)
-	if s.PodManagementPolicy != "" || s.MinReadySeconds != 5 || s.Ordinals.Start != 1 ||
+	if s.PodManagementPolicy != config.OrderedReady || s.MinReadySeconds != 5 || s.Ordinals.Start != 1 ||
 		s.UpdateStrategy.RollingUpdate.Partition != 2 || *s.UpdateStrategy.ProgressDeadlineSeconds != 120 || !s.UpdateStrategy.AutoRollback ||
 		s.PersistentVolumeClaimRetentionPolicy.WhenScaled != config.Delete {
 		t.Errorf("x-ostset not applied: %+v", s)
 	}
-	want := []config.VolumeClaimTemplate{{Name: "data", MountPath: "/var/lib/postgresql/data", Owner: "999:999"}}
-	if !reflect.DeepEqual(s.VolumeClaimTemplates, want) || len(s.Template.VolumeMounts) != 0 {
+	c := s.VolumeClaimTemplates
+	if len(c) != 1 || c[0].Name != "data" || c[0].MountPath != "/var/lib/postgresql/data" || c[0].Owner != "999:999" || len(s.Template.VolumeMounts) != 0 {
 		t.Errorf("claims %+v mounts %+v", s.VolumeClaimTemplates, s.Template.VolumeMounts)
 	}
 	if len(p.Warnings) != 0 {
@@ -241,7 +244,7 @@ services:
 		{ContainerPort: 5432, HostPort: 5432, Protocol: "tcp"},
 		{ContainerPort: 80, HostPort: 8080, HostIP: "127.0.0.1", Protocol: "udp"},
 		{ContainerPort: 9000, Protocol: "tcp"},
-		{ContainerPort: 7000},
+		{ContainerPort: 7000, Protocol: "tcp"},
 	}
 	if got := only(t, p).Template.Ports; !reflect.DeepEqual(got, want) {
 		t.Errorf("ports\n got %+v\nwant %+v", got, want)
