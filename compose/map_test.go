@@ -51,12 +51,12 @@ func only(t *testing.T, p *Project) config.Set {
 
 func TestIsComposeFile(t *testing.T) {
 	for text, want := range map[string]bool{
-		"services:\n  web:\n    image: nginx\n": true,
-		"name: p\nservices: {}\n":                 true,
-		"name: web\ntemplate:\n  image: nginx\n":  false,
+		"services:\n  web:\n    image: nginx\n":    true,
+		"name: p\nservices: {}\n":                  true,
+		"name: web\ntemplate:\n  image: nginx\n":   false,
 		"apiVersion: apps/v1\nkind: StatefulSet\n": false,
-		"- a\n- b\n":                              false,
-		"":                                        false,
+		"- a\n- b\n": false,
+		"":           false,
 	} {
 		if got := IsComposeFile([]byte(text)); got != want {
 			t.Errorf("IsComposeFile(%q) = %v, want %v", text, got, want)
@@ -375,8 +375,8 @@ services:
 func TestLoaderFeatures(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
-		".env":          "TAG=1.2\n",
-		"base.yaml":     "services:\n  common:\n    image: base\n    environment: {FROM_BASE: \"yes\"}\n",
+		".env":           "TAG=1.2\n",
+		"base.yaml":      "services:\n  common:\n    image: base\n    environment: {FROM_BASE: \"yes\"}\n",
 		"inc/redis.yaml": "services:\n  cache:\n    image: redis:7\n",
 		"compose.yaml": `include: [inc/redis.yaml]
 services:
