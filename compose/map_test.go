@@ -2,6 +2,7 @@ package compose
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -425,5 +426,45 @@ func TestMappedSetIsValidated(t *testing.T) {
 	_, err := loadYAML(t, "services:\n  a:\n    image: x\n    x-ostset: {podManagementPolicy: Sometimes}\n", nil)
 	if err == nil || !strings.Contains(err.Error(), "podManagementPolicy") {
 		t.Errorf("err %v", err)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files of the fixtures")
+
+// Each fixture loads, and what it uses that ostset cannot map is listed
+// exactly as in its golden file.
+func TestFixtures(t *testing.T) {
+	dirs, err := filepath.Glob("testdata/fixtures/*/compose.yaml")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("fixtures: %v", err)
+	}
+	for _, file := range dirs {
+		dir := filepath.Dir(file)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			p, err := Load(context.Background(), Options{Files: []string{file}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			for _, u := range p.Unmapped {
+				b.WriteString("unmapped: " + u + "\n")
+			}
+			for _, w := range p.Warnings {
+				b.WriteString("warning: " + w + "\n")
+			}
+			golden := filepath.Join(dir, "unmapped.golden")
+			if *update {
+				if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != string(want) {
+				t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+			}
+		})
 	}
 }

@@ -572,7 +572,18 @@ func (m *mapper) unmappedFields() {
 		}
 	}
 	walk(reflect.ValueOf(m.svc))
-	slices.Sort(m.unmapped)
+	slices.SortStableFunc(m.unmapped, func(a, b string) int { return lineOf(a) - lineOf(b) })
+}
+
+// lineOf is the line of a "FILE:LINE: ..." entry, 0 without one.
+func lineOf(entry string) int {
+	where, _, _ := strings.Cut(entry, ": ")
+	if i := strings.LastIndexByte(where, ':'); i >= 0 {
+		if n, err := strconv.Atoi(where[i+1:]); err == nil {
+			return n
+		}
+	}
+	return 0
 }
 
 func unmappedWhy(field string) string {
@@ -585,6 +596,8 @@ func unmappedWhy(field string) string {
 		return "not mapped: use a bind mount of the file"
 	case "privileged", "devices", "pid", "ipc", "userns_mode", "security_opt":
 		return "not a setting ostset gives a replica"
+	case "logging", "log_driver", "log_opt":
+		return "replicas log with the engine's default driver ('ostset logs' reads it)"
 	case "links", "external_links":
 		return "replicas reach each other by DNS name on the project's network"
 	}
