@@ -324,6 +324,16 @@ networks:
 	}
 }
 
+// A service name that is not a DNS label gives the set a serviceName that is,
+// and still answers to the name as written.
+func TestServiceNameNotADNSLabel(t *testing.T) {
+	p := mustLoad(t, "name: demo\nservices:\n  My_Service:\n    image: x\n")
+	s := only(t, p)
+	if s.Name != "demo-my-service" || s.ServiceName != "my-service" || s.Template.Labels[LabelAliases] != "My_Service" {
+		t.Errorf("set %s serviceName %s labels %v", s.Name, s.ServiceName, s.Template.Labels)
+	}
+}
+
 // depends_on orders the sets; service_completed_successfully makes the
 // dependency an init container of the dependent; a cycle is an error.
 func TestDependsOn(t *testing.T) {

@@ -38,6 +38,7 @@ type mapper struct {
 
 	set      config.Set
 	deps     []Dep
+	aliases  []string
 	build    *Build
 	unmapped []string
 	warnings []string
@@ -54,7 +55,7 @@ func (m *mapper) warn(format string, args ...any) {
 func (m *mapper) mapSet() config.Set {
 	svc := m.svc
 	name := SetName(m.p.Name, svc.Name)
-	s := config.Set{Name: name, ServiceName: svc.Name, PodManagementPolicy: config.Parallel, Source: m.lines.file(svc.Name)}
+	s := config.Set{Name: name, ServiceName: dnsLabel(svc.Name), PodManagementPolicy: config.Parallel, Source: m.lines.file(svc.Name)}
 	m.set = s
 	m.replicas()
 	m.xostset()
@@ -410,17 +411,22 @@ func (m *mapper) network() {
 		}
 		if c := svc.Networks[key]; c != nil {
 			for _, a := range c.Aliases {
-				if !dnsAlias.MatchString(a) {
+				if !dnsAlias.MatchString(strings.ReplaceAll(a, "_", "-")) {
 					m.unmap(fmt.Sprintf("alias %q: a DNS name of labels of letters, digits and '-'", a), "networks", key, "aliases")
 				}
 			}
-			if len(c.Aliases) > 0 {
-				m.set.Template.Labels[LabelAliases] = strings.Join(c.Aliases, ",")
-			}
+			m.aliases = append(m.aliases, c.Aliases...)
 			if c.Ipv4Address != "" || c.Ipv6Address != "" || c.MacAddress != "" || len(c.LinkLocalIPs) > 0 {
 				m.unmap("fixed addresses: each replica needs its own", "networks", key)
 			}
 		}
+	}
+	if m.set.ServiceName != svc.Name {
+		// compose's name as written ("Backend", "my_service") still answers.
+		m.aliases = append([]string{svc.Name}, m.aliases...)
+	}
+	if len(m.aliases) > 0 {
+		m.set.Template.Labels[LabelAliases] = strings.Join(m.aliases, ",")
 	}
 	if n, ok := m.p.Networks[key]; ok && n.Name != "" {
 		m.set.Network = n.Name
@@ -430,6 +436,12 @@ func (m *mapper) network() {
 	} else {
 		m.set.Network = m.p.Name + "_" + key
 	}
+}
+
+// dnsLabel is a compose service name as a DNS-1123 label, the set's
+// serviceName: lowercase, with '-' for '_' and '.'.
+func dnsLabel(service string) string {
+	return strings.NewReplacer("_", "-", ".", "-").Replace(strings.ToLower(service))
 }
 
 var dnsAlias = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$`)

@@ -109,7 +109,7 @@ func (a *app) upCompose(cmd *cobra.Command, files []string, f composeFlags, leni
 	rolled := map[string]bool{}
 	for _, s := range p.Sets {
 		for _, d := range p.Deps[s.Name] {
-			if true || waited[d.Set] {
+			if waited[d.Set] {
 				continue
 			}
 			fmt.Fprintf(a.stdout, "%s: waiting for %s (%s)\n", s.Name, d.Set, d.Condition)
