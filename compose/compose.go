@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -112,7 +111,7 @@ func Load(ctx context.Context, opt Options) (*Project, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := cli.ProjectFromOptions(ctx, po)
+	p, err := po.LoadProject(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -160,11 +159,6 @@ func Map(p *types.Project, lines *Lines) (*Project, error) {
 		return nil, fmt.Errorf("%s", strings.Join(problems, "\n"))
 	}
 	return out, nil
-}
-
-// checkSet validates a mapped set with the set file's own rules.
-func checkSet(s config.Set) error {
-	return s.Validate()
 }
 
 // dependencyOrder lists the services so that each comes after those it
@@ -279,14 +273,4 @@ func lookup(n *yaml.Node, path []string) int {
 		n = next
 	}
 	return line
-}
-
-// relDir returns dir relative to the working directory when shorter.
-func relDir(dir string) string {
-	if wd, err := os.Getwd(); err == nil {
-		if rel, err := filepath.Rel(wd, dir); err == nil && !strings.HasPrefix(rel, "..") {
-			return rel
-		}
-	}
-	return dir
 }

@@ -184,7 +184,7 @@ func (m *mapper) healthcheck() {
 		h.Retries = int(*hc.Retries)
 	}
 	if hc.StartInterval != nil {
-		m.unmap("ostset's healthcheck has no start interval: the interval applies during the start period too", "healthcheck", "start_interval")
+		m.unmap("ostset's healthcheck has no start interval (the engine API has it from 1.44): the interval applies during the start period too", "healthcheck", "start_interval")
 	}
 	if len(h.Test) == 0 && h.Interval == 0 && h.Timeout == 0 && h.StartPeriod == 0 && h.Retries == 0 {
 		return

@@ -54,7 +54,7 @@ func (r *Runtime) BuildImage(ctx context.Context, opt BuildOptions, progress fun
 	if err != nil {
 		return "", fmt.Errorf("build %s: context %s: %w", opt.Image, opt.Context, err)
 	}
-	defer tar.Close()
+	defer func() { _ = tar.Close() }()
 	res, err := r.cli.ImageBuild(ctx, tar, client.ImageBuildOptions{
 		Tags: []string{opt.Image}, Dockerfile: filepath.ToSlash(opt.Dockerfile), BuildArgs: opt.Args,
 		Target: opt.Target, Labels: opt.Labels, NoCache: opt.NoCache, PullParent: opt.Pull, Remove: true,
@@ -62,7 +62,7 @@ func (r *Runtime) BuildImage(ctx context.Context, opt BuildOptions, progress fun
 	if err != nil {
 		return "", fmt.Errorf("build %s: %s", opt.Image, daemonMessage(err))
 	}
-	defer res.Body.Close()
+	defer func() { _ = res.Body.Close() }()
 	id, err := readBuild(res.Body, progress)
 	if err != nil {
 		return "", fmt.Errorf("build %s: %w", opt.Image, err)
@@ -116,7 +116,7 @@ func dockerignore(dir, dockerfile string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	patterns, err := ignorefile.ReadAll(f)
 	if err != nil {
 		return nil, fmt.Errorf(".dockerignore: %w", err)

@@ -67,7 +67,10 @@ func composeHarness(t *testing.T) (h *harness, project, file string) {
 	h = exampleHarness(t, project+"-db", "UNUSED", postgresImage)
 	t.Cleanup(func() {
 		h.ostset("down", "-p", project, "--volumes")
-		h.dockerQuiet("network", "rm", project+"_default")
+		// down removes the project's network with its last set; this is for a down that failed.
+		if ids := h.dockerLines("network", "ls", "-q", "--filter", "name=^"+project+"_default$", "--filter", "label=io.ostset.managed=true"); len(ids) > 0 {
+			h.dockerQuiet(append([]string{"network", "rm"}, ids...)...)
+		}
 	})
 	if err := os.MkdirAll(filepath.Join(h.dir, "initdb"), 0o755); err != nil {
 		t.Fatal(err)
