@@ -90,6 +90,7 @@ func (a *app) upCompose(cmd *cobra.Command, files []string, f composeFlags, leni
 	if err != nil {
 		return err
 	}
+	a.warnOrphans(p)
 	ctx, cancel := w.bound(cmd.Context())
 	defer cancel()
 	if err := a.buildImages(ctx, p.Builds, build); err != nil {
@@ -131,6 +132,20 @@ func (a *app) upCompose(cmd *cobra.Command, files []string, f composeFlags, leni
 		}
 	}
 	return w.then(cmd.Context(), a, nil, names...)
+}
+
+// warnOrphans names the project's stored sets that no service of the files
+// makes any more (a service removed or renamed): up leaves them as they are.
+func (a *app) warnOrphans(p *compose.Project) {
+	stored, err := a.projectSets(p.Name)
+	if err != nil {
+		return
+	}
+	for _, name := range stored {
+		if !slices.ContainsFunc(p.Sets, func(s config.Set) bool { return s.Name == name }) {
+			a.warn(fmt.Sprintf("%s: a set of project %s that no service of the files makes; 'ostset down %s' deletes it", name, p.Name, name))
+		}
+	}
 }
 
 // applyCompose applies a set and tells whether it got a new revision.

@@ -152,6 +152,25 @@ func TestComposeDownProject(t *testing.T) {
 	}
 }
 
+// A set of the project that no service makes any more is named, and left.
+func TestComposeUpNamesOrphans(t *testing.T) {
+	f := newComposeCLI(t)
+	file := writeCompose(t, "name: demo\nservices:\n  a:\n    image: x\n  b:\n    image: x\n")
+	if out, _, err := f.run(context.Background(), "up", "-f", file); err != nil {
+		t.Fatalf("up: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(file, []byte("name: demo\nservices:\n  a:\n    image: x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := f.run(context.Background(), "up", "-f", file)
+	if err != nil || stderr != "warning: demo-b: a set of project demo that no service of the files makes; 'ostset down demo-b' deletes it\n" {
+		t.Errorf("up: %v\n%s", err, stderr)
+	}
+	if names, _ := f.store.List(); len(names) != 2 {
+		t.Errorf("sets %v: the orphan is left", names)
+	}
+}
+
 // What ostset cannot map is an error, each field on its line, before
 // anything is done; --lenient makes each a warning. Compose files and set
 // files are not mixed.
