@@ -49,6 +49,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 }
 
 func newRootFor(a *app) *cobra.Command {
+	a.stdout, a.stderr = serialised(a.stdout, a.stderr)
 	root := &cobra.Command{
 		Use:           "ostset",
 		Short:         "Kubernetes StatefulSet semantics on plain Docker",

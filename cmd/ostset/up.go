@@ -79,8 +79,9 @@ func (a *app) mark(names ...string) {
 
 func newUpCmd(a *app) *cobra.Command {
 	var files []string
-	var adopt, lenient bool
+	var adopt, lenient, build bool
 	var w waitFlags
+	var cf composeFlags
 	cmd := &cobra.Command{
 		Use:   "up -f FILE [-f FILE...]",
 		Short: "Create or update the sets in FILE and wait for their rollouts",
@@ -88,6 +89,12 @@ func newUpCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(files) == 0 {
 				return invalidf("up: -f FILE is required")
+			}
+			if isCompose, err := composeFiles(files); err != nil || isCompose {
+				if err != nil {
+					return err
+				}
+				return a.upCompose(cmd, files, cf, lenient, adopt, build, w)
 			}
 			sets, err := a.loadFiles(files, lenient)
 			if err != nil {
@@ -115,8 +122,10 @@ func newUpCmd(a *app) *cobra.Command {
 			return w.then(cmd.Context(), a, nil, setNames(sets)...)
 		},
 	}
-	cmd.Flags().StringArrayVarP(&files, "file", "f", nil, "set file (YAML, one or more documents)")
-	cmd.Flags().BoolVar(&lenient, "lenient", false, "go on when a Kubernetes manifest has fields ostset cannot map: warn about each instead of failing")
+	cmd.Flags().StringArrayVarP(&files, "file", "f", nil, "set file (YAML, one or more documents), or compose file")
+	cmd.Flags().BoolVar(&lenient, "lenient", false, "go on when a Kubernetes manifest or a compose file has fields ostset cannot map: warn about each instead of failing")
+	cmd.Flags().BoolVar(&build, "build", false, "compose: build the images of services with build: even when they exist")
+	cf.register(cmd)
 	cmd.Flags().BoolVar(&adopt, "adopt", false, "take over the sets' containers and volumes that another state directory created")
 	w.register(cmd)
 	return cmd
