@@ -177,6 +177,7 @@ func (a *app) restartForDeps(ctx context.Context, name string, deps []compose.De
 			if err != nil {
 				return "", err
 			}
+			a.madeRevision(name, r.Name)
 			return "restarting after " + d.Set + ": new revision " + r.Name, nil
 		})
 	}
