@@ -131,6 +131,10 @@ func TestComposePostgresProject(t *testing.T) {
 // up reuses the image, and --build builds it again.
 func TestComposeBuild(t *testing.T) {
 	h, project, _ := composeHarness(t)
+	t.Cleanup(func() { // before the harness's own cleanup: the image goes once its containers are gone
+		h.ostset("down", "-p", project, "--volumes")
+		h.dockerQuiet("image", "rm", project+"-app")
+	})
 	ctxDir := filepath.Join(h.dir, "app")
 	files := map[string]string{
 		"Dockerfile":    "FROM ostset-test/debian:bookworm\nARG GREETING\nCOPY . /ctx/\nRUN echo \"$GREETING\" > /greeting\nCMD [\"sleep\", \"infinity\"]\n",
