@@ -20,7 +20,7 @@ func notReadyStatus() engine.Status {
 func TestGetWideReason(t *testing.T) {
 	var out bytes.Buffer
 	a := &app{stdout: &out, stderr: &out}
-	if err := a.printReplicas(notReadyStatus(), "wide"); err != nil {
+	if err := a.printReplicas(notReadyStatus(), engine.State{}, "wide"); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(out.String(), "\n")
