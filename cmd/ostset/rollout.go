@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -68,7 +69,15 @@ func newRolloutStatusCmd(a *app) *cobra.Command {
 					last = line
 				}
 			}
-			return a.converge(cmd.Context(), c, timeout, []string{args[0]}, false)
+			if err := a.converge(cmd.Context(), c, timeout, []string{args[0]}, false); err != nil {
+				return err
+			}
+			if s, short := pausedStatus(cmd.Context(), c, args[0]); short {
+				// kubectl's rollout status fails on a paused rollout too: a
+				// script waiting for the update must not carry on as if done.
+				return errors.New(pausedLine(args[0], s))
+			}
+			return nil
 		},
 	}
 	timeoutFlag(cmd, &timeout)

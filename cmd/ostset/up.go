@@ -255,6 +255,10 @@ func (a *app) converge(ctx context.Context, c *engine.Controller, timeout time.D
 				return waitError(name, timeout, err)
 			}
 			if sayComplete {
+				if s, short := pausedStatus(gctx, c, name); short {
+					fmt.Fprintln(a.stdout, pausedLine(name, s))
+					return nil
+				}
 				fmt.Fprintf(a.stdout, "%s: rollout complete\n", name)
 				if st, err := c.Store.Load(name); err == nil && st.Paused {
 					fmt.Fprintf(a.stdout, "%s: the rollout is paused: replicas are not replaced until 'ostset rollout resume %s'\n", name, name)
