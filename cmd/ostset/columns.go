@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/ostset/ostset/config"
@@ -39,4 +40,20 @@ func hostPorts(ports []config.Port, ordinal int) string {
 		out = append(out, fmt.Sprintf("%s->%d/%s", host, p.ContainerPort, proto))
 	}
 	return strings.Join(out, ",")
+}
+
+// suggestTarget suggests the set, or the replica of a set, that arg most
+// likely misspells: "web-1" for "wbe-1".
+func suggestTarget(arg string, sets []string) string {
+	if best := config.Closest(arg, sets); best != "" {
+		return fmt.Sprintf(": did you mean %q?", best)
+	}
+	if i := strings.LastIndex(arg, "-"); i > 0 {
+		if _, err := strconv.Atoi(arg[i+1:]); err == nil {
+			if best := config.Closest(arg[:i], sets); best != "" {
+				return fmt.Sprintf(": did you mean %q?", best+arg[i:])
+			}
+		}
+	}
+	return ""
 }

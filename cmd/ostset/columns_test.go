@@ -47,3 +47,24 @@ func TestGetEmptySaysSo(t *testing.T) {
 		t.Errorf("get on an empty state dir: %v, stdout %q, stderr %q", err, out, errOut)
 	}
 }
+
+// A mistyped set or replica name gets a "did you mean".
+func TestUnknownSetDidYouMean(t *testing.T) {
+	f := newFakeCLI(t)
+	f.up(1)
+	for _, c := range []struct{ args []string }{
+		{[]string{"get", "wbe"}},
+		{[]string{"scale", "wbe", "--replicas", "2"}},
+		{[]string{"rollout", "restart", "wbe"}},
+		{[]string{"logs", "wbe-0"}},
+	} {
+		_, _, err := f.run(context.Background(), c.args...)
+		want := `did you mean "web"?`
+		if c.args[0] == "logs" {
+			want = `did you mean "web-0"?`
+		}
+		if exitCode(err) != exitInvalid || !strings.Contains(err.Error(), want) {
+			t.Errorf("ostset %v: exit %d, %v; want exit 2 and %s", c.args, exitCode(err), err, want)
+		}
+	}
+}

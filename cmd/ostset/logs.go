@@ -106,7 +106,7 @@ func (a *app) resolveLogTarget(arg string) (logTarget, error) {
 	if len(sets) > 0 {
 		known = "known sets: " + strings.Join(sets, ", ")
 	}
-	return logTarget{}, invalidf("%q is neither a set nor a replica <set>-<ordinal> of one (%s; state dir %s)", arg, known, store.Dir)
+	return logTarget{}, invalidf("%q is neither a set nor a replica <set>-<ordinal> of one (%s; state dir %s)%s", arg, known, store.Dir, suggestTarget(arg, sets))
 }
 
 // checkInitTarget: --init names an init container of one replica, which one of
