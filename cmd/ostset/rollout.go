@@ -134,8 +134,13 @@ func newRolloutHistoryCmd(a *app) *cobra.Command {
 				return printStructured(a.stdout, output, st.History())
 			}
 			w := table(a.stdout)
-			fmt.Fprintln(w, "REVISION\tNAME\tCREATED\tCHANGE-CAUSE")
-			for _, r := range st.History() {
+			fmt.Fprintln(w, "REVISION\tNAME\tCREATED\tCHANGE-CAUSE\tCHANGES")
+			history := st.History()
+			for i, r := range history {
+				changes := "-"
+				if i > 0 {
+					changes = orDefault(strings.Join(revisionChanges(history[i-1].Spec, r.Spec), "; "), "-")
+				}
 				mark := ""
 				switch r.Name {
 				case st.UpdateRevision:
@@ -143,7 +148,7 @@ func newRolloutHistoryCmd(a *app) *cobra.Command {
 				case st.CurrentRevision:
 					mark = " (current)"
 				}
-				fmt.Fprintf(w, "%d\t%s%s\t%s\t%s\n", r.Number, r.Name, mark, r.Created.Local().Format(time.DateTime), r.ChangeCause)
+				fmt.Fprintf(w, "%d\t%s%s\t%s\t%s\t%s\n", r.Number, r.Name, mark, r.Created.Local().Format(time.DateTime), orDefault(r.ChangeCause, "-"), changes)
 			}
 			return w.Flush()
 		},
