@@ -30,6 +30,10 @@ type app struct {
 	// command changed the set: a wait that follows the daemon relays what the
 	// daemon recorded after it.
 	marks map[string]int64
+	// live is the tty progress block (--progress tty), jsonOut the real
+	// stdout under --progress json; nil otherwise.
+	live    *liveBlock
+	jsonOut io.Writer
 }
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
@@ -43,7 +47,10 @@ func newRootFor(a *app) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return a.loadSettings(cmd)
+			if err := a.loadSettings(cmd); err != nil {
+				return err
+			}
+			return a.setupProgress(cmd)
 		},
 		PersistentPostRun: func(*cobra.Command, []string) { a.close() },
 		Args: func(_ *cobra.Command, args []string) error {
@@ -147,12 +154,16 @@ func (a *app) controller() (*engine.Controller, error) {
 		}
 		rt = d
 	}
-	return &engine.Controller{
+	c := &engine.Controller{
 		Runtime: rt,
 		Store:   a.store(),
 		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Report:  a.printEvent,
-	}, nil
+		Report:  a.reportFor(),
+	}
+	if a.live != nil {
+		c.OnPlan = a.live.plan
+	}
+	return c, nil
 }
 
 func (a *app) printEvent(e engine.Event) {

@@ -31,6 +31,7 @@ func (w *waitFlags) register(cmd *cobra.Command) {
 // timeoutFlag registers --timeout. By default a wait lasts until the rollout
 // completes or passes its progress deadline, as kubectl rollout status does.
 func timeoutFlag(cmd *cobra.Command, d *time.Duration) {
+	progressFlag(cmd)
 	cmd.Flags().DurationVar(d, "timeout", 0, "give up waiting after this long (exit code 3); 0: until the rollout completes or misses its progressDeadlineSeconds (exit code 1)")
 }
 
