@@ -72,7 +72,7 @@ func newRootFor(a *app) *cobra.Command {
 		newUpCmd(a), newScaleCmd(a), newGetCmd(a), newStatusCmd(a), newDownCmd(a),
 		newReconcileCmd(a), daemon, newVersionCmd(a),
 		newLogsCmd(a), newRolloutCmd(a), newDescribeCmd(a), newEventsCmd(a), newRecreateCmd(a),
-		newExportCmd(a), newConvertCmd(a), newExecCmd(a), newVolumesCmd(a),
+		newExportCmd(a), newConvertCmd(a), newExecCmd(a), newVolumesCmd(a), newViewCmd(a),
 	)
 	return root
 }
