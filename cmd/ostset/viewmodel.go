@@ -66,7 +66,7 @@ type viewDeps struct {
 }
 
 type viewKeys struct {
-	Up, Down, Enter, Back, Filter, Help, Quit         key.Binding
+	Up, Down, Enter, Back, Filter, Help, Quit           key.Binding
 	ScaleUp, ScaleDown, Scale, Restart, Undo, Partition key.Binding
 	Pause, Resume, Recreate, Shell                      key.Binding
 }
