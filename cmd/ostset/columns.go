@@ -57,3 +57,4 @@ func suggestTarget(arg string, sets []string) string {
 	}
 	return ""
 }
+
