@@ -105,6 +105,9 @@ func pullError(ctx context.Context, ref string, creds registryCreds, err error) 
 		return fmt.Errorf("pull %s: %w", ref, err)
 	}
 	msg := daemonMessage(err)
+	if unreachable(msg) {
+		return fmt.Errorf("pull %s: the registry cannot be reached: %s", ref, msg)
+	}
 	if creds.auth == "" && authFailure(msg) {
 		msg += fmt.Sprintf(" (no credentials for %s in %s)", creds.host, creds.config)
 	}

@@ -57,4 +57,3 @@ func suggestTarget(arg string, sets []string) string {
 	}
 	return ""
 }
-
