@@ -63,10 +63,14 @@ tmux new-session -d -s "$prefix-r" -x 200 -y 60 "OSTSET_STATE_DIR=$state $ostset
 sleep 3
 for n in $(seq 1 "$events"); do
   name=$prefix-0-$((n % 10))
+  docker events --filter "container=$name" --filter event=pause --format '{{.TimeNano}}' > "$state/ev" &
+  evpid=$!
+  sleep 1 # the events client has subscribed by then
   docker pause "$name" >/dev/null
-  at=$(docker events --since 30s --until 0s --filter "container=$name" --filter event=pause --format '{{.TimeNano}}' | tail -1)
   while ! tmux capture-pane -p -t "$prefix-r" | grep -q "$name  *paused"; do sleep 0.01; done
   seen=$(date +%s%N)
+  kill "$evpid"; wait "$evpid" 2>/dev/null || true
+  at=$(head -1 "$state/ev")
   echo "redraw $n: $(( (seen - at) / 1000000 )) ms"
   docker unpause "$name" >/dev/null
   while tmux capture-pane -p -t "$prefix-r" | grep -q "$name  *paused"; do sleep 0.01; done
