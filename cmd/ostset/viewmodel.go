@@ -411,7 +411,7 @@ func (m viewModel) renderSets(b *strings.Builder, now time.Time) {
 	for _, r := range sets {
 		policy := "-"
 		if d, ok := m.snap.Detail[r.Name]; ok {
-			policy = string(d.State.Spec.PodManagementPolicy) + "/" + string(d.State.Spec.UpdateStrategy.Type)
+			policy = d.State.Spec.PodManagementPolicy + "/" + d.State.Spec.UpdateStrategy.Type
 			if d.State.Paused {
 				policy += " (paused)"
 			}
