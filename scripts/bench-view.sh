@@ -5,9 +5,10 @@
 # BENCH_VIEW_INTERVAL (default 10s), Parallel. `ostset view` runs in a tmux session (200x60).
 # Idle: once all are healthy, the view's CPU time (utime + stime in /proc/PID/stat) over
 # BENCH_VIEW_SECONDS (default 60) as a percentage of one core, and its RSS (VmRSS).
-# Redraw: BENCH_VIEW_EVENTS times (default 10), `docker pause` of a replica of the first set
-# shown by `ostset view SET`: the time from the pause's `pause` event (Docker's own timestamp) to
-# the first tmux capture-pane (polled every 10 ms) that shows the row paused; then unpause.
+# Redraw: BENCH_VIEW_EVENTS times (default 10), `docker kill` of a replica of the first set
+# shown by `ostset view SET` (no daemon runs, so nothing recreates it): the time from the `die`
+# event (Docker's own timestamp) to the first tmux capture-pane (polled every 10 ms) that shows
+# the row exited; then `docker start` it again.
 #
 # Everything is named after lvb<random> and labelled (io.ostset.set), and removed on exit.
 # Environment: BENCH_IMAGE (ostset-test/web:v1), OSTSET (bin/ostset), DOCKER_HOST as usual.
@@ -63,15 +64,15 @@ tmux new-session -d -s "$prefix-r" -x 200 -y 60 "OSTSET_STATE_DIR=$state $ostset
 sleep 3
 for n in $(seq 1 "$events"); do
   name=$prefix-0-$((n % 10))
-  docker events --filter "container=$name" --filter event=pause --format '{{.TimeNano}}' > "$state/ev" &
+  docker events --filter "container=$name" --filter event=die --format '{{.TimeNano}}' > "$state/ev" &
   evpid=$!
   sleep 1 # the events client has subscribed by then
-  docker pause "$name" >/dev/null
-  while ! tmux capture-pane -p -t "$prefix-r" | grep -q "$name  *paused"; do sleep 0.01; done
+  docker kill "$name" >/dev/null
+  while ! tmux capture-pane -p -t "$prefix-r" | grep -q "$name  *exited"; do sleep 0.01; done
   seen=$(date +%s%N)
   kill "$evpid"; wait "$evpid" 2>/dev/null || true
   at=$(head -1 "$state/ev")
   echo "redraw $n: $(( (seen - at) / 1000000 )) ms"
-  docker unpause "$name" >/dev/null
-  while tmux capture-pane -p -t "$prefix-r" | grep -q "$name  *paused"; do sleep 0.01; done
+  docker start "$name" >/dev/null
+  while tmux capture-pane -p -t "$prefix-r" | grep -q "$name  *exited"; do sleep 0.01; done
 done

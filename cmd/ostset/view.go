@@ -63,7 +63,9 @@ func (a *app) runView(ctx context.Context, set string) error {
 	if err != nil {
 		return err
 	}
-	p := tea.NewProgram(newViewModel(a.viewDeps(ctx, c, changes), set), tea.WithContext(ctx), tea.WithOutput(a.stdout))
+	// 10 frames a second at most: the snapshots come no faster (refreshEvery), and
+	// the default 60 cost about a percent of a core with nothing to draw.
+	p := tea.NewProgram(newViewModel(a.viewDeps(ctx, c, changes), set), tea.WithContext(ctx), tea.WithOutput(a.stdout), tea.WithFPS(10))
 	_, err = p.Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil
