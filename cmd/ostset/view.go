@@ -7,12 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/ostset/ostset/docker"
 	"github.com/ostset/ostset/engine"
 )
 
@@ -92,6 +94,28 @@ func (a *app) viewDeps(ctx context.Context, c *engine.Controller, changes <-chan
 		shell: func(replica string) tea.Cmd {
 			sh := exec.Command(self, "exec", "-it", replica, "--state-dir", a.store().Dir, "--", "sh", "-c", "command -v bash >/dev/null && exec bash || exec sh")
 			return tea.ExecProcess(sh, func(err error) tea.Msg { return shellDoneMsg{err} })
+		},
+		stats: func(set string, ids map[string]string) tea.Cmd {
+			rt, ok := c.Runtime.(*docker.Runtime)
+			if !ok {
+				return nil
+			}
+			return func() tea.Msg {
+				samples := map[string]docker.StatsSample{}
+				var mu sync.Mutex
+				var wg sync.WaitGroup
+				for name, id := range ids {
+					wg.Go(func() {
+						if s, err := rt.Stats(ctx, set, id); err == nil {
+							mu.Lock()
+							samples[name] = s
+							mu.Unlock()
+						}
+					})
+				}
+				wg.Wait()
+				return statsMsg{set: set, samples: samples}
+			}
 		},
 		next: func() tea.Msg {
 			select {

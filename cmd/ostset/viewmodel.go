@@ -10,7 +10,9 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	units "github.com/docker/go-units"
 
+	"github.com/ostset/ostset/docker"
 	"github.com/ostset/ostset/engine"
 )
 
@@ -49,7 +51,17 @@ type (
 		err   error
 	}
 	shellDoneMsg struct{ err error }
+	statsTickMsg struct{}
+	// statsMsg holds one stats sample per replica of set, by name.
+	statsMsg struct {
+		set     string
+		samples map[string]docker.StatsSample
+	}
 )
+
+// statsEvery is how often the replicas shown get a stats sample: CPU is the
+// share between two of them.
+const statsEvery = 5 * time.Second
 
 // viewDeps is what the model asks of the world, as commands.
 type viewDeps struct {
@@ -63,6 +75,8 @@ type viewDeps struct {
 	shell func(replica string) tea.Cmd
 	// next waits for the next change.
 	next tea.Cmd
+	// stats samples the resource use of the set's replicas (container IDs by name).
+	stats func(set string, ids map[string]string) tea.Cmd
 }
 
 type viewKeys struct {
@@ -114,6 +128,13 @@ type viewModel struct {
 	pending       bool // a refresh is scheduled
 	outcomes      []string
 	width, height int
+	// use is what the last stats samples say, by replica name.
+	use map[string]replicaUse
+}
+
+type replicaUse struct {
+	sample   docker.StatsSample
+	cpu, mem string
 }
 
 func newViewModel(deps viewDeps, set string) viewModel {
@@ -121,7 +142,11 @@ func newViewModel(deps viewDeps, set string) viewModel {
 }
 
 func (m viewModel) Init() tea.Cmd {
-	return tea.Batch(m.deps.load(m.set, ""), m.deps.next, resyncTick())
+	return tea.Batch(m.deps.load(m.set, ""), m.deps.next, resyncTick(), statsTick())
+}
+
+func statsTick() tea.Cmd {
+	return tea.Tick(statsEvery, func(time.Time) tea.Msg { return statsTickMsg{} })
 }
 
 func resyncTick() tea.Cmd {
@@ -158,6 +183,10 @@ func (m viewModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.outcomes = append(m.outcomes, line)
 		m.outcomes = m.outcomes[max(0, len(m.outcomes)-8):]
 		return m, m.load()
+	case statsTickMsg:
+		return m, tea.Batch(m.sampleStats(), statsTick())
+	case statsMsg:
+		m.takeStats(msg)
 	case shellDoneMsg:
 		if msg.err != nil {
 			m.outcomes = append(m.outcomes, "shell: "+msg.err.Error())
@@ -170,6 +199,37 @@ func (m viewModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m viewModel) load() tea.Cmd { return m.deps.load(m.set, m.selectedReplica()) }
+
+// sampleStats asks for a stats sample of the running replicas shown.
+func (m viewModel) sampleStats() tea.Cmd {
+	d, ok := m.snap.Detail[m.set]
+	if m.set == "" || !ok || m.deps.stats == nil {
+		return nil
+	}
+	ids := map[string]string{}
+	for _, c := range d.Status.Containers {
+		if c.State == engine.StateRunning {
+			ids[c.Name] = c.ID
+		}
+	}
+	return m.deps.stats(m.set, ids)
+}
+
+// takeStats keeps the samples, and the CPU share since the previous one.
+func (m *viewModel) takeStats(msg statsMsg) {
+	if msg.set != m.set {
+		return
+	}
+	use := map[string]replicaUse{}
+	for name, s := range msg.samples {
+		u := replicaUse{sample: s, cpu: "-", mem: units.BytesSize(float64(s.Memory))}
+		if pct, ok := docker.CPUPercent(m.use[name].sample, s); ok {
+			u.cpu = fmt.Sprintf("%.1f%%", pct)
+		}
+		use[name] = u
+	}
+	m.use = use
+}
 
 func (m *viewModel) clamp() {
 	m.cursor = max(0, min(m.cursor, len(m.visibleSets())-1))
@@ -234,8 +294,8 @@ func (m viewModel) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.move(1)
 	case key.Matches(k, m.keys.Enter):
 		if m.set == "" && set != "" {
-			m.set, m.rcursor = set, 0
-			return m, m.load()
+			m.set, m.rcursor, m.use = set, 0, nil
+			return m, tea.Batch(m.load(), m.sampleStats())
 		}
 	case key.Matches(k, m.keys.Back):
 		m.set = ""
@@ -425,7 +485,7 @@ func (m viewModel) renderSets(b *strings.Builder, now time.Time) {
 
 func (m viewModel) renderReplicas(b *strings.Builder, now time.Time) {
 	d := m.snap.Detail[m.set]
-	rows := [][]string{{"", "NAME", "STATE", "HEALTH", "READY", "REVISION", "RESTARTS", "AGE", "PORTS", "VOLUMES", "REASON"}}
+	rows := [][]string{{"", "NAME", "STATE", "HEALTH", "READY", "REVISION", "RESTARTS", "AGE", "CPU", "MEM", "PORTS", "VOLUMES", "REASON"}}
 	partition := d.State.Spec.Partition()
 	var marks []int
 	for i, r := range m.replicaRows() {
@@ -446,7 +506,11 @@ func (m viewModel) renderReplicas(b *strings.Builder, now time.Time) {
 		for _, claim := range d.State.Spec.VolumeClaimTemplates {
 			vols = append(vols, claim.Name+"-"+r.name)
 		}
-		rows = append(rows, []string{mark, r.name, r.state, r.health, r.ready, r.revision, restarts, r.age(now), r.ports,
+		cpu, mem := "-", "-"
+		if u, ok := m.use[r.name]; ok {
+			cpu, mem = u.cpu, u.mem
+		}
+		rows = append(rows, []string{mark, r.name, r.state, r.health, r.ready, r.revision, restarts, r.age(now), cpu, mem, r.ports,
 			orDefault(strings.Join(vols, ","), "-"), r.reason})
 	}
 	if len(rows) == 1 {

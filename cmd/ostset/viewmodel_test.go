@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/docker"
 	"github.com/ostset/ostset/engine"
 )
 
@@ -92,14 +93,23 @@ enter replicas of the set • / filter • ? keys • q quit`
 
 func TestViewGoldenReplicas(t *testing.T) {
 	var ran []string
-	got := screen(settledView(&ran, "web"))
+	m := settledView(&ran, "web")
+	// Two stats samples of web-0, 5 s apart: CPU is the share between them.
+	for _, s := range []docker.StatsSample{
+		{CPU: 0, System: 0, OnlineCPUs: 2, Memory: 10 << 20, At: viewNow},
+		{CPU: 50e6, System: 1e9, OnlineCPUs: 2, Memory: 12 << 20, At: viewNow.Add(5 * time.Second)},
+	} {
+		next, _ := m.Update(statsMsg{set: "web", samples: map[string]docker.StatsSample{"web-0": s}})
+		m = next.(viewModel)
+	}
+	got := screen(m)
 	want := `ostset view: web  no daemon runs: nothing heals while you watch, only the actions you take here
 
-   NAME   STATE    HEALTH     READY  REVISION  RESTARTS  AGE  PORTS            VOLUMES     REASON
-   web-0  running  healthy    1/1    web-aaa   -         2h   18080->8080/tcp  data-web-0  -
-   web-1  running  healthy    1/1    web-aaa   -         2h   18081->8080/tcp  data-web-1  -
+   NAME   STATE    HEALTH     READY  REVISION  RESTARTS  AGE  CPU    MEM    PORTS            VOLUMES     REASON
+   web-0  running  healthy    1/1    web-aaa   -         2h   10.0%  12MiB  18080->8080/tcp  data-web-0  -
+   web-1  running  healthy    1/1    web-aaa   -         2h   -      -      18081->8080/tcp  data-web-1  -
   ── partition 2: ordinals below keep revision web-aaa ──
-*  web-2  running  unhealthy  0/1    web-bbb   2         2h   18082->8080/tcp  data-web-2  health: "connection refused"
+*  web-2  running  unhealthy  0/1    web-bbb   2         2h   -      -      18082->8080/tcp  data-web-2  health: "connection refused"
 * at the update revision web-bbb
 
 events
