@@ -59,12 +59,15 @@ func ensureImage(ctx context.Context, im images, ref, policy string, progress fu
 	}
 	pull, err := engine.PullNeeded(policy, id != "")
 	if errors.Is(err, engine.ErrNeverPull) {
-		return "", &engine.ImageError{Image: ref, Err: err}
+		return "", withCloseTags(ctx, im, ref, &engine.ImageError{Image: ref, Err: err})
 	}
 	if err != nil || !pull {
 		return id, err
 	}
 	if err := pullImage(ctx, im, ref, progress); err != nil {
+		if id == "" {
+			err = withCloseTags(ctx, im, ref, err)
+		}
 		return "", err
 	}
 	if id, err = im.localID(ctx, ref); err == nil && id == "" {
