@@ -62,6 +62,7 @@ func newDownCmd(a *app) *cobra.Command {
 			return nil
 		},
 	}
+	progressFlag(cmd)
 	cmd.Flags().StringVar(&cascade, "cascade", "background", "orphan: forget the set but leave its containers running")
 	cmd.Flags().BoolVar(&removeVolumes, "volumes", false, "also remove the set's per-ordinal volumes")
 	cmd.Flags().StringArrayVarP(&files, "file", "f", nil, "compose file: delete the sets of its project")

@@ -31,6 +31,7 @@ func (w *waitFlags) register(cmd *cobra.Command) {
 // timeoutFlag registers --timeout. By default a wait lasts until the rollout
 // completes or passes its progress deadline, as kubectl rollout status does.
 func timeoutFlag(cmd *cobra.Command, d *time.Duration) {
+	progressFlag(cmd)
 	cmd.Flags().DurationVar(d, "timeout", 0, "give up waiting after this long (exit code 3); 0: until the rollout completes or misses its progressDeadlineSeconds (exit code 1)")
 }
 
@@ -266,6 +267,10 @@ func (a *app) converge(ctx context.Context, c *engine.Controller, timeout time.D
 				return waitError(name, timeout, err)
 			}
 			if sayComplete {
+				if s, short := pausedStatus(gctx, c, name); short {
+					fmt.Fprintln(a.stdout, pausedLine(name, s))
+					return nil
+				}
 				fmt.Fprintf(a.stdout, "%s: rollout complete\n", name)
 				if st, err := c.Store.Load(name); err == nil && st.Paused {
 					fmt.Fprintf(a.stdout, "%s: the rollout is paused: replicas are not replaced until 'ostset rollout resume %s'\n", name, name)
