@@ -10,13 +10,16 @@ GOLANGCI_VERSION := v2.15.0
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
 
-.PHONY: help build demo-image test-images db-images demo demo-etcd demo-redis demo-postgres test test-unit test-kubevalidate test-integration lint bench clean
+.PHONY: help build install demo-image test-images db-images demo demo-etcd demo-redis demo-postgres test test-unit test-kubevalidate test-integration lint bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
 build: ## build bin/ostset
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ostset
+
+install: ## install ostset in $(GOBIN) (default: $(go env GOPATH)/bin), as go install ./cmd/ostset does
+	CGO_ENABLED=0 $(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/ostset
 
 demo-image: ## build the demo image ostset/web:demo (no registry needed)
 	scripts/build-images.sh demo

@@ -167,14 +167,7 @@ func kindName(k yaml.Kind, value string) string {
 // unknownField words an unknown key, suggesting the field it most likely
 // misspells: one that differs in case only, or by at most two letters.
 func unknownField(name string, fields map[string]reflect.Type) string {
-	best, bestDist := "", 3
-	for f := range fields {
-		d := editDistance(strings.ToLower(f), strings.ToLower(name))
-		if d < bestDist || d == bestDist && f < best {
-			best, bestDist = f, d
-		}
-	}
-	if best != "" && bestDist < len(name) { // "ab" is two edits from any short field
+	if best := closestKey(name, fields); best != "" {
 		return fmt.Sprintf("unknown field %q (did you mean %q?)", name, best)
 	}
 	return fmt.Sprintf("unknown field %q", name)

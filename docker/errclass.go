@@ -40,11 +40,13 @@ var permanentTexts = []string{
 
 // transient says whether msg, an engine error in lower case, may go away by
 // itself; checked before the permanent texts: a removal in progress releases
-// the name soon, and a network removed since it was cached is looked up again
-// by the next pass (see forgetNetwork).
+// the name soon, and a network removed since it was cached, or made twice by a
+// create whose process was killed ("network x is ambiguous (2 matches found on
+// name)", a 400), is looked up again by the next pass, which keeps one of the
+// duplicates (see forgetNetwork and dedupNetworks).
 func transient(msg string) bool {
 	return strings.Contains(msg, "is already in progress") ||
-		strings.Contains(msg, "network ") && strings.Contains(msg, "not found")
+		strings.Contains(msg, "network ") && (strings.Contains(msg, "not found") || strings.Contains(msg, "is ambiguous"))
 }
 
 // classifyStart marks err, an error of creating or starting the container named

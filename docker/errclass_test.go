@@ -31,6 +31,9 @@ func TestClassifyStart(t *testing.T) {
 		// A retry cures these.
 		{daemon("network 2d8d0c1e not found"), false},
 		{cerrdefs.ErrNotFound.WithMessage("network 2d8d0c1e not found"), false},
+		// A network made twice by a create whose process was killed: the next
+		// pass keeps one (dedupNetworks).
+		{cerrdefs.ErrInvalidArgument.WithMessage("network it436464-net is ambiguous (2 matches found on name)"), false},
 		{daemon("removal of container pf-0 is already in progress"), false},
 		{cerrdefs.ErrConflict.WithMessage(`Conflict. The container name "/pf-0" is already in use`), false},
 		{fmt.Errorf("start: %w", context.DeadlineExceeded), false},

@@ -59,12 +59,15 @@ func ensureImage(ctx context.Context, im images, ref, policy string, progress fu
 	}
 	pull, err := engine.PullNeeded(policy, id != "")
 	if errors.Is(err, engine.ErrNeverPull) {
-		return "", &engine.ImageError{Image: ref, Err: err}
+		return "", withCloseTags(ctx, im, ref, &engine.ImageError{Image: ref, Err: err})
 	}
 	if err != nil || !pull {
 		return id, err
 	}
 	if err := pullImage(ctx, im, ref, progress); err != nil {
+		if id == "" {
+			err = withCloseTags(ctx, im, ref, err)
+		}
 		return "", err
 	}
 	if id, err = im.localID(ctx, ref); err == nil && id == "" {
@@ -105,6 +108,9 @@ func pullError(ctx context.Context, ref string, creds registryCreds, err error) 
 		return fmt.Errorf("pull %s: %w", ref, err)
 	}
 	msg := daemonMessage(err)
+	if unreachable(msg) {
+		return fmt.Errorf("pull %s: the registry cannot be reached: %s", ref, msg)
+	}
 	if creds.auth == "" && authFailure(msg) {
 		msg += fmt.Sprintf(" (no credentials for %s in %s)", creds.host, creds.config)
 	}

@@ -156,6 +156,13 @@ func TestEnsureImagePullFailures(t *testing.T) {
 		want:     ref + ": read the Docker config /x/config.json: decode config: invalid character",
 		imageErr: true,
 	}, {
+		// A registry that cannot be reached is a runtime failure (exit 1),
+		// not a problem with the set's image (exit 2).
+		name:     "registry unreachable",
+		f:        fakeImages{pullErr: errors.New(`Error response from daemon: Get "https://gcr.io/v2/": dial tcp: lookup gcr.io on 10.0.0.2:53: no such host`)},
+		want:     "pull " + ref + `: the registry cannot be reached: Get "https://gcr.io/v2/": dial tcp: lookup gcr.io on 10.0.0.2:53: no such host`,
+		imageErr: false,
+	}, {
 		name: "pulled, yet not there",
 		f:    fakeImages{stream: pullStream},
 		want: "image " + ref + " is not present after pulling it",

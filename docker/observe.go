@@ -275,6 +275,5 @@ func toVolume(v volume.Volume) engine.Volume {
 	if !ok {
 		ord = -1
 	}
-	created, _ := time.Parse(time.RFC3339Nano, v.CreatedAt)
-	return engine.Volume{Name: v.Name, Claim: v.Labels[engine.LabelClaim], Ordinal: ord, Created: created, Owner: engine.OwnerOf(v.Labels)}
+	return engine.Volume{Name: v.Name, Claim: v.Labels[engine.LabelClaim], Ordinal: ord, Created: volumeCreated(v), Owner: engine.OwnerOf(v.Labels)}
 }

@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 	"fmt"
+	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/api/types/volume"
@@ -51,7 +52,7 @@ func (r *Runtime) ensureVolume(ctx context.Context, set string, vs engine.Volume
 		// Create is idempotent and keeps an existing volume's labels, so a volume
 		// created by someone else in the meantime is caught by the check below.
 		created, err := r.cli.VolumeCreate(ctx, client.VolumeCreateOptions{
-			Name: vs.Name, Driver: vs.Driver, DriverOpts: vs.DriverOpts, Labels: labels,
+			Name: vs.Name, Driver: vs.Driver, DriverOpts: vs.DriverOpts, Labels: withCreated(labels, time.Now()),
 		})
 		if err != nil {
 			return volume.Volume{}, false, fmt.Errorf("create volume %s: %w", vs.Name, err)

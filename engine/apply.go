@@ -53,7 +53,7 @@ type ImageIDs struct {
 func (c *Controller) Image(ctx context.Context, s config.Set, progress func(PullProgress)) (string, error) {
 	imageID, err := c.Runtime.EnsureImage(ctx, s.Template.Image, s.Template.PullPolicy(), progress)
 	if ie := (*ImageError)(nil); errors.As(err, &ie) {
-		return "", fmt.Errorf("%s: template.image: %w", s.Source, err)
+		return "", fmt.Errorf("%s: template.image: %w", s.FieldSource("template.image"), err)
 	}
 	return imageID, err
 }
@@ -76,7 +76,8 @@ func (c *Controller) Images(ctx context.Context, s config.Set, progress func(Pul
 		if !ok {
 			id, err = c.Runtime.EnsureImage(ctx, ic.Image, ic.PullPolicy(), progress)
 			if ie := (*ImageError)(nil); errors.As(err, &ie) {
-				return ImageIDs{}, fmt.Errorf("%s: template.initContainers[%d].image: %w", s.Source, i, err)
+				field := fmt.Sprintf("template.initContainers[%d].image", i)
+				return ImageIDs{}, fmt.Errorf("%s: %s: %w", s.FieldSource(field), field, err)
 			}
 			if err != nil {
 				return ImageIDs{}, err

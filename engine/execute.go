@@ -97,12 +97,15 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Act
 		}
 		c.emit(set, a.Name, "%s started", a.Name)
 	case ActDelete:
+		if a.Failed {
+			c.keepPrevious(ctx, set, a)
+		}
 		if err := c.Runtime.RemoveReplica(ctx, set, a.ID, st.Spec.GracePeriod()); err != nil {
 			return err
 		}
-		c.emit(set, a.Name, "%s removed (%s)", a.Name, a.Reason)
 		mu.Lock()
 		defer mu.Unlock()
+		c.emit(set, a.Name, "%s removed (%s)%s", a.Name, a.Reason, keptOnScaleDown(st, a))
 		delete(st.Removing, a.ID)
 		if st.VolumeUse == nil {
 			st.VolumeUse = map[string]VolumeUse{}

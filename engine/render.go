@@ -36,7 +36,7 @@ func Render(set config.Set, rev Revision, ordinal int) (ReplicaSpec, error) {
 		User:        t.User,
 		Labels:      replicaLabels(t.Labels, set.Name, ordinal, rev.Name),
 		Network:     spec.Network,
-		Aliases:     []string{name, name + "." + spec.ServiceName, spec.ServiceName},
+		Aliases:     aliases(name, spec.ServiceName, t.Labels, ordinal),
 		Ports:       replicaPorts(t.Ports, ordinal),
 		Healthcheck: healthcheck(t.Healthcheck),
 		Mounts:      userMounts(t.VolumeMounts),
@@ -64,6 +64,20 @@ func Render(set config.Set, rev Revision, ordinal int) (ReplicaSpec, error) {
 		return ReplicaSpec{}, fmt.Errorf("%s: %w", name, err)
 	}
 	return r, nil
+}
+
+// aliases are a replica's DNS names; a set mapped from a compose service
+// also answers to its service's per-ordinal names ("db-0", "db-0.db") and
+// to the service's network aliases.
+func aliases(name, service string, labels map[string]string, ordinal int) []string {
+	out := []string{name, name + "." + service, service}
+	if svc := labels[config.LabelComposeService]; svc != "" && ReplicaName(svc, ordinal) != name {
+		out = append(out, ReplicaName(svc, ordinal), ReplicaName(svc, ordinal)+"."+service)
+	}
+	if extra := labels[config.LabelComposeAliases]; extra != "" {
+		out = append(out, strings.Split(extra, ",")...)
+	}
+	return out
 }
 
 func replicaEnv(env map[string]string, set string, ordinal int, name, service string) []string {

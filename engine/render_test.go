@@ -104,3 +104,21 @@ func TestRenderClaimOwner(t *testing.T) {
 		t.Errorf("claim without owner rendered as %+v", v)
 	}
 }
+
+// A set mapped from a compose service answers to the per-ordinal names of the
+// service as well as its own: "db-0" and "db-0.db" for set shop-db, and to the
+// service's network aliases.
+func TestRenderComposeServiceAliases(t *testing.T) {
+	s := config.Set{Name: "shop-db", ServiceName: "db", Replicas: new(2), Template: config.Template{
+		Image: "postgres:15", Labels: map[string]string{config.LabelComposeService: "db", config.LabelComposeAliases: "database,pg"},
+	}}
+	s.ApplyDefaults()
+	spec := s.RevisionSpec("sha256:img")
+	r, err := Render(s, Revision{Name: config.RevisionName(s.Name, spec.Hash()), Spec: spec}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"shop-db-1", "shop-db-1.db", "db", "db-1", "db-1.db", "database", "pg"}; !slices.Equal(r.Aliases, want) {
+		t.Errorf("aliases %q, want %q", r.Aliases, want)
+	}
+}

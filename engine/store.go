@@ -235,7 +235,7 @@ func (s Store) Load(name string) (State, error) {
 
 // Unknown is the error for a set the store does not hold.
 func (s Store) Unknown(name string) error {
-	return fmt.Errorf("%w %q (state dir %s)", ErrUnknownSet, name, s.Dir)
+	return fmt.Errorf("%w %q (state dir %s)%s", ErrUnknownSet, name, s.Dir, s.didYouMean(name))
 }
 
 // Save writes a set's state atomically (temp file, fsync, rename, fsync of the

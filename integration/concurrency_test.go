@@ -181,9 +181,11 @@ func containsString(list []string, s string) bool {
 // offsets are the delays between the two commands of a race, one per round.
 var offsets = []time.Duration{0, 30 * time.Millisecond, 300 * time.Millisecond}
 
-// Two `ostset up` of one set with different files at once: both succeed (the
-// second waits for the set's lock and then applies its own file), and the set
-// ends as the file applied last, whose revision is the update revision.
+// Two `ostset up` of one set with different files at once: the second waits
+// for the set's lock and then applies its own file, and the set ends as the
+// file applied last, whose revision is the update revision. That up succeeds;
+// the other succeeds too if its rollout completed first, and otherwise exits 1
+// saying that its revision was superseded, as kubectl rollout status does.
 func TestConcurrentUpsApplyOneFile(t *testing.T) {
 	h := newHarness(t)
 	files := []string{raceSpec(h, "a.yaml", imageV1, "a", 2), raceSpec(h, "b.yaml", imageV2, "b", 3)}
@@ -192,12 +194,26 @@ func TestConcurrentUpsApplyOneFile(t *testing.T) {
 		round := fmt.Sprintf("round %d (offset %s)", i, off)
 		first, second := files[i%2], files[(i+1)%2]
 		ra, rb := h.race(off, []string{"up", "-f", first, "--timeout", "90s"}, []string{"up", "-f", second, "--timeout", "90s"})
+		superseded := 0
 		for _, r := range []result{ra, rb} {
-			if r.code != 0 {
+			switch {
+			case r.code == 0:
+			case r.code == 1 && strings.Contains(r.stderr, "was superseded by revision"):
+				superseded++
+			default:
 				t.Fatalf("%s: an up failed: %s", round, r)
 			}
 		}
+		if superseded > 1 {
+			t.Fatalf("%s: both ups were superseded:\n%s\n%s", round, ra, rb)
+		}
 		got := h.agrees(round, outcomes...)
+		// The up that exited 1 is the one whose file the set does not end as.
+		for j, r := range []result{ra, rb} {
+			if file := (i + j) % 2; r.code != 0 && outcomes[file] == got {
+				t.Errorf("%s: the up of %s said it was superseded, yet the set ends as its file", round, files[file])
+			}
+		}
 		// The file the set ends as is the one applied last: its revision is
 		// the newest in the history.
 		var history []struct{ Name string }

@@ -130,9 +130,9 @@ func TestImportReportsEditsTheAnnotationOverrides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	edited := strings.Replace(string(out), "periodSeconds: 1\n", "periodSeconds: 5\n", 1)
+	edited := strings.Replace(string(out), "periodSeconds: 2\n", "periodSeconds: 7\n", 1)
 	if edited == string(out) {
-		t.Fatalf("no periodSeconds: 1 to edit in\n%s", out)
+		t.Fatalf("no periodSeconds: 2 to edit in\n%s", out)
 	}
 	line := 1 + strings.Count(edited[:strings.Index(edited, "readinessProbe:")], "\n")
 	var warnings []string

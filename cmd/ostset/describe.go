@@ -69,7 +69,7 @@ func (a *app) describe(st engine.State, s engine.Status, events []engine.Event, 
 	fmt.Fprintln(w, "Replicas:")
 	t = table(w)
 	fmt.Fprintln(t, "  NAME\tSTATE\tHEALTH\tREVISION\tAGE")
-	for _, r := range replicaRows(s, now) {
+	for _, r := range replicaRows(s, st, now) {
 		fmt.Fprintf(t, "  %s\t%s\t%s\t%s\t%s\n", r.name, r.state, r.health, r.revision, r.age(now))
 	}
 	_ = t.Flush()

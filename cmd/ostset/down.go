@@ -7,19 +7,41 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ostset/ostset/compose"
 	"github.com/ostset/ostset/engine"
 )
 
 func newDownCmd(a *app) *cobra.Command {
 	var cascade string
 	var removeVolumes bool
+	var files []string
+	var cf composeFlags
 	cmd := &cobra.Command{
-		Use:   "down SET",
-		Short: "Delete a set: replicas in reverse ordinal order; volumes per the retention policy",
-		Args:  exactArgs(1),
+		Use:   "down SET | down -p PROJECT | down -f COMPOSE_FILE",
+		Short: "Delete a set, or the sets of a compose project: replicas in reverse ordinal order; volumes per the retention policy",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if cf.project != "" || len(files) > 0 {
+				return exactArgs(0)(cmd, args)
+			}
+			return exactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cascade != "background" && cascade != "orphan" {
 				return invalidf("--cascade %q: want background or orphan", cascade)
+			}
+			if cf.project != "" || len(files) > 0 {
+				if cascade == "orphan" {
+					return invalidf("--cascade orphan takes one SET")
+				}
+				project := cf.project
+				if project == "" {
+					p, err := compose.Load(cmd.Context(), cf.options(files))
+					if err != nil {
+						return invalid(err)
+					}
+					project = p.Name
+				}
+				return a.downProject(cmd.Context(), project, removeVolumes)
 			}
 			name := args[0]
 			if cascade == "orphan" {
@@ -40,8 +62,11 @@ func newDownCmd(a *app) *cobra.Command {
 			return nil
 		},
 	}
+	progressFlag(cmd)
 	cmd.Flags().StringVar(&cascade, "cascade", "background", "orphan: forget the set but leave its containers running")
 	cmd.Flags().BoolVar(&removeVolumes, "volumes", false, "also remove the set's per-ordinal volumes")
+	cmd.Flags().StringArrayVarP(&files, "file", "f", nil, "compose file: delete the sets of its project")
+	cf.register(cmd)
 	cmd.ValidArgsFunction = a.completeSets
 	return cmd
 }

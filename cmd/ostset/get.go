@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,41 +17,51 @@ import (
 
 func newGetCmd(a *app) *cobra.Command {
 	var output string
+	var watch bool
 	cmd := &cobra.Command{
 		Use:   "get [SET]",
 		Short: "List sets, or one set's replicas",
-		Args:  maxArgs(1),
+		Long: `List sets, or one set's replicas: every desired ordinal is a row, also one
+that does not exist yet or cannot start, with its reason.
+
+With -w, print the table, then a row each time a set (or, with SET, a
+replica) changes, until Ctrl-C. Changes come from Docker's events and the
+state directory, with or without a daemon. With -o json -w, one JSON
+object per line and per change.`,
+		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			output = a.format(cmd, output, "wide", "json", "yaml")
 			if err := checkFormat(output, "", "wide", "json", "yaml"); err != nil {
 				return err
 			}
+			if watch && output == "yaml" {
+				return invalidf("-o yaml cannot be watched; use -o json -w (one object per line)")
+			}
 			c, err := a.controller()
 			if err != nil {
 				return err
 			}
+			set := ""
 			if len(args) == 1 {
-				status, _, err := c.Status(cmd.Context(), args[0])
+				set = args[0]
+			}
+			if watch {
+				return a.watchGet(cmd.Context(), c, set, output)
+			}
+			if set != "" {
+				status, st, err := c.Status(cmd.Context(), set)
 				if err != nil {
 					return err
 				}
-				if err := a.printReplicas(status, output); err != nil {
+				if err := a.printReplicas(status, st, output); err != nil {
 					return err
 				}
 				a.noteDaemon(output)
 				return nil
 			}
-			names, err := a.store().List()
+			rows, err := a.setRows(cmd.Context(), c)
 			if err != nil {
 				return err
-			}
-			var rows []setRow
-			for _, name := range names {
-				status, st, err := c.Status(cmd.Context(), name)
-				if err != nil {
-					return err
-				}
-				rows = append(rows, setRow{Status: status, Created: st.Created})
 			}
 			if err := a.printSets(rows, output); err != nil {
 				return err
@@ -58,8 +71,29 @@ func newGetCmd(a *app) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "output format: wide, json or yaml (default: the output setting)")
+	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "after the table, print a row per change until Ctrl-C")
 	cmd.ValidArgsFunction = a.completeSets
 	return cmd
+}
+
+// setRows is the status of every set in the state directory, by name.
+func (a *app) setRows(ctx context.Context, c *engine.Controller) ([]setRow, error) {
+	names, err := a.store().List()
+	if err != nil {
+		return nil, err
+	}
+	var rows []setRow
+	for _, name := range names {
+		status, st, err := c.Status(ctx, name)
+		if errors.Is(err, engine.ErrUnknownSet) {
+			continue // deleted since the listing
+		}
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, newSetRow(status, st))
+	}
+	return rows, nil
 }
 
 // noteDaemon adds, under a table, whether a daemon runs (on stderr, with the
@@ -74,6 +108,38 @@ func (a *app) noteDaemon(output string) {
 type setRow struct {
 	engine.Status
 	Created time.Time `json:"created"`
+	// Image is the image reference of the update revision, as written.
+	Image string `json:"image,omitempty"`
+	// Deleted marks, in get -o json -w, a set that was deleted.
+	Deleted bool `json:"deleted,omitempty"`
+}
+
+func newSetRow(s engine.Status, st engine.State) setRow {
+	return setRow{Status: s, Created: st.Created, Image: st.Spec.Template.Image}
+}
+
+// setHeader and setCells are the columns of the sets table.
+func setHeader(output string) []string {
+	if output == "wide" {
+		return []string{"NAME", "READY", "AGE", "CURRENT", "UPDATED", "CURRENT REVISION", "UPDATE REVISION", "IMAGE"}
+	}
+	return []string{"NAME", "READY", "AGE"}
+}
+
+func setCells(r setRow, output string, now time.Time) []string {
+	ready := fmt.Sprintf("%d/%d", r.ReadyReplicas, r.Replicas)
+	if r.Deleting != nil {
+		ready += " (deleting)"
+	}
+	if r.Paused {
+		ready += " (paused)"
+	}
+	cells := []string{r.Name, ready, age(r.Created, now)}
+	if output == "wide" {
+		cells = append(cells, strconv.Itoa(r.CurrentReplicas), strconv.Itoa(r.UpdatedReplicas),
+			orDefault(r.CurrentRevision, "-"), orDefault(r.UpdateRevision, "-"), orDefault(r.Image, "-"))
+	}
+	return cells
 }
 
 func (a *app) printSets(rows []setRow, output string) error {
@@ -83,23 +149,15 @@ func (a *app) printSets(rows []setRow, output string) error {
 		}
 		return printStructured(a.stdout, output, rows)
 	}
+	if len(rows) == 0 {
+		fmt.Fprintf(a.stderr, "No sets found in %s.\n", a.store().Dir)
+		return nil
+	}
 	now := time.Now()
 	w := table(a.stdout)
-	if output == "wide" {
-		fmt.Fprintln(w, "NAME\tREADY\tAGE\tCURRENT\tUPDATED\tCURRENT REVISION\tUPDATE REVISION")
-	} else {
-		fmt.Fprintln(w, "NAME\tREADY\tAGE")
-	}
+	printCells(w, setHeader(output))
 	for _, r := range rows {
-		ready := fmt.Sprintf("%d/%d", r.ReadyReplicas, r.Replicas)
-		if r.Deleting != nil {
-			ready += " (deleting)"
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s", r.Name, ready, age(r.Created, now))
-		if output == "wide" {
-			fmt.Fprintf(w, "\t%d\t%d\t%s\t%s", r.CurrentReplicas, r.UpdatedReplicas, r.CurrentRevision, r.UpdateRevision)
-		}
-		fmt.Fprintln(w)
+		printCells(w, setCells(r, output, now))
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -115,23 +173,21 @@ func (a *app) printSets(rows []setRow, output string) error {
 	return nil
 }
 
-func (a *app) printReplicas(s engine.Status, output string) error {
+func (a *app) printReplicas(s engine.Status, st engine.State, output string) error {
 	if output == "json" || output == "yaml" {
 		return printStructured(a.stdout, output, s.Containers)
 	}
 	now := time.Now()
-	w := table(a.stdout)
-	if output == "wide" {
-		fmt.Fprintln(w, "NAME\tORDINAL\tREADY\tSTATE\tHEALTH\tREVISION\tAGE\tCONTAINER ID\tREASON")
-	} else {
-		fmt.Fprintln(w, "NAME\tREADY\tSTATE\tHEALTH\tAGE")
+	rows := replicaRows(s, st, now)
+	if len(rows) == 0 {
+		fmt.Fprintf(a.stderr, "No replicas found: %s has replicas: 0.\n", s.Name)
 	}
-	for _, r := range replicaRows(s, now) {
-		if output == "wide" {
-			fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.name, r.ordinal, r.ready, r.state, r.health, r.revision, r.age(now), r.id, r.reason)
-		} else {
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.name, r.ready, r.state, r.health, r.age(now))
-		}
+	w := table(a.stdout)
+	if len(rows) > 0 {
+		printCells(w, replicaHeader(output))
+	}
+	for _, r := range rows {
+		printCells(w, replicaCells(r, output, now))
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -153,8 +209,28 @@ func (a *app) printReplicas(s engine.Status, output string) error {
 // ordinal whose init containers run, or a desired ordinal without either.
 type replicaRow struct {
 	name, ready, state, health, revision, id, reason string
+	ports, image                                     string
 	ordinal                                          int
 	created                                          time.Time
+}
+
+// replicaHeader and replicaCells are the columns of a set's replicas.
+func replicaHeader(output string) []string {
+	if output == "wide" {
+		return []string{"NAME", "ORDINAL", "READY", "STATE", "HEALTH", "REVISION", "IMAGE", "PORTS", "AGE", "CONTAINER ID", "REASON"}
+	}
+	return []string{"NAME", "READY", "STATE", "HEALTH", "AGE"}
+}
+
+func replicaCells(r replicaRow, output string, now time.Time) []string {
+	if output == "wide" {
+		return []string{r.name, strconv.Itoa(r.ordinal), r.ready, r.state, r.health, r.revision, r.image, r.ports, r.age(now), r.id, r.reason}
+	}
+	return []string{r.name, r.ready, r.state, r.health, r.age(now)}
+}
+
+func printCells(w io.Writer, cells []string) {
+	fmt.Fprintln(w, strings.Join(cells, "\t"))
 }
 
 // age is the row's age; "-" for an ordinal without a container.
@@ -174,10 +250,12 @@ func printFailures(w io.Writer, indent string, pending []engine.PendingReplica) 
 	}
 }
 
-// replicaRows lists the replicas and the initializing ordinals, by ordinal.
-// A replica whose recreation the crash-loop back-off holds back is in state
-// CrashLoopBackOff, as Kubernetes calls it, with the next try in its reason.
-func replicaRows(s engine.Status, now time.Time) []replicaRow {
+// replicaRows lists every desired ordinal and every replica, by ordinal, with
+// the image and host ports of the revision each runs (or would run). A
+// replica whose recreation the crash-loop back-off holds back is in state
+// CrashLoopBackOff, as Kubernetes calls it, with the next try (from now) in
+// its reason.
+func replicaRows(s engine.Status, st engine.State, now time.Time) []replicaRow {
 	var rows []replicaRow
 	for _, c := range s.Containers {
 		ready := "0/1"
@@ -208,6 +286,11 @@ func replicaRows(s engine.Status, now time.Time) []replicaRow {
 			health: "-", revision: "-", id: "-", reason: p.Reason})
 	}
 	slices.SortStableFunc(rows, func(a, b replicaRow) int { return a.ordinal - b.ordinal })
+	for i := range rows {
+		t := revisionTemplate(st, rows[i].revision)
+		rows[i].image = orDefault(t.Image, "-")
+		rows[i].ports = orDefault(hostPorts(t.Ports, rows[i].ordinal), "-")
+	}
 	return rows
 }
 

@@ -25,7 +25,7 @@ func initStatus() engine.Status {
 func TestGetInitializing(t *testing.T) {
 	var out bytes.Buffer
 	a := &app{stdout: &out, stderr: &out}
-	if err := a.printReplicas(initStatus(), ""); err != nil {
+	if err := a.printReplicas(initStatus(), engine.State{}, ""); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -34,7 +34,7 @@ func TestGetInitializing(t *testing.T) {
 		t.Errorf("get:\n%s", out.String())
 	}
 	out.Reset()
-	if err := a.printReplicas(initStatus(), "wide"); err != nil {
+	if err := a.printReplicas(initStatus(), engine.State{}, "wide"); err != nil {
 		t.Fatal(err)
 	}
 	want := "web-1: init container clone (web-1-init-clone) exited with code 3\n" +

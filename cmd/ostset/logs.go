@@ -31,7 +31,11 @@ arrive, interleaved across replicas, until Ctrl-C or every replica stops.
 
 With --init NAME, print the output of the replica's init container NAME instead (its
 container SET-ORDINAL-init-NAME), while it exists: init containers are removed once the
-replica's own container exists.`,
+replica's own container exists.
+
+With --previous, print the last lines of the replica's previous container: ostset
+removes a replica container that exited to create it again, and keeps its last
+200 lines first, as the lines needed to debug a crash loop.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkTail(opts.tail); err != nil {
@@ -44,6 +48,9 @@ replica's own container exists.`,
 			if err := a.checkInitTarget(t, opts.init); err != nil {
 				return err
 			}
+			if opts.previous {
+				return a.printPrevious(t, opts)
+			}
 			opts.color = !opts.noColor && os.Getenv("NO_COLOR") == "" && isTerminal(a.stdout)
 			return a.printLogs(cmd.Context(), t, opts)
 		},
@@ -54,6 +61,7 @@ replica's own container exists.`,
 	f.BoolVar(&opts.noColor, "no-color", false, "do not colour the prefixes (also when NO_COLOR is set)")
 	f.BoolVar(&opts.noPrefix, "no-prefix", false, "do not prefix lines with the replica name")
 	f.StringVar(&opts.init, "init", "", "print the output of this init container of the replica SET-ORDINAL")
+	f.BoolVarP(&opts.previous, "previous", "p", false, "print the last lines of the replica's previous container, one ostset removed after it failed")
 	cmd.ValidArgsFunction = a.completeSetsAndReplicas
 	return cmd
 }
@@ -64,6 +72,7 @@ type logsOptions struct {
 	noColor  bool
 	noPrefix bool
 	init     string // an init container's name: its logs instead of the replica's
+	previous bool   // what was kept of the previous container (engine.Previous)
 	color    bool   // decided at run time: a terminal and not disabled
 }
 
@@ -106,7 +115,7 @@ func (a *app) resolveLogTarget(arg string) (logTarget, error) {
 	if len(sets) > 0 {
 		known = "known sets: " + strings.Join(sets, ", ")
 	}
-	return logTarget{}, invalidf("%q is neither a set nor a replica <set>-<ordinal> of one (%s; state dir %s)", arg, known, store.Dir)
+	return logTarget{}, invalidf("%q is neither a set nor a replica <set>-<ordinal> of one (%s; state dir %s)%s", arg, known, store.Dir, suggestTarget(arg, sets))
 }
 
 // checkInitTarget: --init names an init container of one replica, which one of

@@ -21,7 +21,7 @@ func notReadyStatus() engine.Status {
 func TestGetWideReason(t *testing.T) {
 	var out bytes.Buffer
 	a := &app{stdout: &out, stderr: &out}
-	if err := a.printReplicas(notReadyStatus(), "wide"); err != nil {
+	if err := a.printReplicas(notReadyStatus(), engine.State{}, "wide"); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(out.String(), "\n")
@@ -62,14 +62,14 @@ func TestGetAndDescribeCrashLoopBackOff(t *testing.T) {
 	}}
 	var out bytes.Buffer
 	a := &app{stdout: &out, stderr: &out}
-	if err := a.printReplicas(s, ""); err != nil {
+	if err := a.printReplicas(s, engine.State{}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if lines := strings.Split(out.String(), "\n"); !strings.HasPrefix(lines[1], "web-0   0/1     CrashLoopBackOff") {
 		t.Errorf("get:\n%s", out.String())
 	}
 	out.Reset()
-	if err := a.printReplicas(s, "wide"); err != nil {
+	if err := a.printReplicas(s, engine.State{}, "wide"); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "CrashLoopBackOff") || !strings.Contains(out.String(), "exit 3; next try at "+at+" (in ") {

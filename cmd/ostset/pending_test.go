@@ -20,7 +20,7 @@ func TestGetPending(t *testing.T) {
 		}}
 	var out bytes.Buffer
 	a := &app{stdout: &out, stderr: &out}
-	if err := a.printReplicas(s, ""); err != nil {
+	if err := a.printReplicas(s, engine.State{}, ""); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -30,7 +30,7 @@ func TestGetPending(t *testing.T) {
 		t.Errorf("get:\n%s", out.String())
 	}
 	out.Reset()
-	if err := a.printReplicas(s, "wide"); err != nil {
+	if err := a.printReplicas(s, engine.State{}, "wide"); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "port is already allocated") || !strings.Contains(out.String(), "not created yet") {

@@ -19,6 +19,9 @@ func (a *app) applyWithPull(ctx context.Context, c *engine.Controller, s config.
 	p := newPullPrinter(a.stdout, isTerminal(a.stdout), s.Name, time.Now)
 	ids, err := c.Images(ctx, s, p.update)
 	p.finish(err)
+	if err != nil {
+		err = fmt.Errorf("%w%s", err, runsNow(c.Store, s))
+	}
 	if ie := (*engine.ImageError)(nil); errors.As(err, &ie) {
 		return engine.ApplyResult{}, invalid(err)
 	}

@@ -18,7 +18,7 @@ func TestRemovalPendingShown(t *testing.T) {
 	}}
 	var out, errOut bytes.Buffer
 	a := &app{stdout: &out, stderr: &errOut}
-	if err := a.printReplicas(s, ""); err != nil {
+	if err := a.printReplicas(s, engine.State{}, ""); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(out.String(), "\n")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -72,7 +73,15 @@ func newRolloutStatusCmd(a *app) *cobra.Command {
 					last = line
 				}
 			}
-			return a.converge(cmd.Context(), c, timeout, []string{args[0]}, false)
+			if err := a.converge(cmd.Context(), c, timeout, []string{args[0]}, false); err != nil {
+				return err
+			}
+			if s, short := pausedStatus(cmd.Context(), c, args[0]); short {
+				// kubectl's rollout status fails on a paused rollout too: a
+				// script waiting for the update must not carry on as if done.
+				return errors.New(pausedLine(args[0], s))
+			}
+			return nil
 		},
 	}
 	timeoutFlag(cmd, &timeout)
@@ -129,8 +138,13 @@ func newRolloutHistoryCmd(a *app) *cobra.Command {
 				return printStructured(a.stdout, output, st.History())
 			}
 			w := table(a.stdout)
-			fmt.Fprintln(w, "REVISION\tNAME\tCREATED\tCHANGE-CAUSE")
-			for _, r := range st.History() {
+			fmt.Fprintln(w, "REVISION\tNAME\tCREATED\tCHANGE-CAUSE\tCHANGES")
+			history := st.History()
+			for i, r := range history {
+				changes := "-"
+				if i > 0 {
+					changes = orDefault(strings.Join(revisionChanges(history[i-1].Spec, r.Spec), "; "), "-")
+				}
 				mark := ""
 				switch r.Name {
 				case st.UpdateRevision:
@@ -138,7 +152,7 @@ func newRolloutHistoryCmd(a *app) *cobra.Command {
 				case st.CurrentRevision:
 					mark = " (current)"
 				}
-				fmt.Fprintf(w, "%d\t%s%s\t%s\t%s\n", r.Number, r.Name, mark, r.Created.Local().Format(time.DateTime), r.ChangeCause)
+				fmt.Fprintf(w, "%d\t%s%s\t%s\t%s\t%s\n", r.Number, r.Name, mark, r.Created.Local().Format(time.DateTime), orDefault(r.ChangeCause, "-"), changes)
 			}
 			return w.Flush()
 		},

@@ -34,6 +34,10 @@ type app struct {
 	// restart, rollout undo): its wait is for that revision, and fails if
 	// another command replaces it before its rollout completes.
 	made map[string]string
+	// live is the tty progress block (--progress tty), jsonOut the real
+	// stdout under --progress json; nil otherwise.
+	live    *liveBlock
+	jsonOut io.Writer
 }
 
 // madeRevision notes that this command made revision the set's update revision.
@@ -49,13 +53,17 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 }
 
 func newRootFor(a *app) *cobra.Command {
+	a.stdout, a.stderr = serialised(a.stdout, a.stderr)
 	root := &cobra.Command{
 		Use:           "ostset",
 		Short:         "Kubernetes StatefulSet semantics on plain Docker",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return a.loadSettings(cmd)
+			if err := a.loadSettings(cmd); err != nil {
+				return err
+			}
+			return a.setupProgress(cmd)
 		},
 		PersistentPostRun: func(*cobra.Command, []string) { a.close() },
 		Args: func(_ *cobra.Command, args []string) error {
@@ -77,7 +85,7 @@ func newRootFor(a *app) *cobra.Command {
 		newUpCmd(a), newScaleCmd(a), newGetCmd(a), newStatusCmd(a), newDownCmd(a),
 		newReconcileCmd(a), daemon, newVersionCmd(a),
 		newLogsCmd(a), newRolloutCmd(a), newDescribeCmd(a), newEventsCmd(a), newRecreateCmd(a),
-		newExportCmd(a), newConvertCmd(a), newProbeCmd(),
+		newExportCmd(a), newConvertCmd(a), newProbeCmd(), newExecCmd(a), newVolumesCmd(a), newViewCmd(a),
 	)
 	return root
 }
@@ -159,13 +167,17 @@ func (a *app) controller() (*engine.Controller, error) {
 		}
 		rt = d
 	}
-	return &engine.Controller{
+	c := &engine.Controller{
 		Runtime: rt,
 		Store:   a.store(),
 		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Report:  a.printEvent,
+		Report:  a.reportFor(),
 		Binary:  ownBinary,
-	}, nil
+	}
+	if a.live != nil {
+		c.OnPlan = a.live.plan
+	}
+	return c, nil
 }
 
 func (a *app) printEvent(e engine.Event) {

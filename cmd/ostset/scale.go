@@ -47,7 +47,7 @@ func newScaleCmd(a *app) *cobra.Command {
 				if old != replicas {
 					st.Generation++
 				}
-				return fmt.Sprintf("scaled from %d to %d replicas", old, replicas), nil
+				return fmt.Sprintf("scaled from %d to %s", old, plural(replicas, "replica")), nil
 			})
 			return w.then(cmd.Context(), a, err, name)
 		},

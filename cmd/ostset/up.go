@@ -32,6 +32,7 @@ func (w *waitFlags) register(cmd *cobra.Command) {
 // timeoutFlag registers --timeout. By default a wait lasts until the rollout
 // completes or passes its progress deadline, as kubectl rollout status does.
 func timeoutFlag(cmd *cobra.Command, d *time.Duration) {
+	progressFlag(cmd)
 	cmd.Flags().DurationVar(d, "timeout", 0, "give up waiting after this long (exit code 3); 0: until the rollout completes or misses its progressDeadlineSeconds (exit code 1)")
 }
 
@@ -80,8 +81,9 @@ func (a *app) mark(names ...string) {
 
 func newUpCmd(a *app) *cobra.Command {
 	var files []string
-	var adopt, lenient bool
+	var adopt, lenient, build bool
 	var w waitFlags
+	var cf composeFlags
 	cmd := &cobra.Command{
 		Use:   "up -f FILE [-f FILE...]",
 		Short: "Create or update the sets in FILE and wait for their rollouts",
@@ -89,6 +91,12 @@ func newUpCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(files) == 0 {
 				return invalidf("up: -f FILE is required")
+			}
+			if isCompose, err := composeFiles(files); err != nil || isCompose {
+				if err != nil {
+					return err
+				}
+				return a.upCompose(cmd, files, cf, lenient, adopt, build, w)
 			}
 			sets, err := a.loadFiles(files, lenient)
 			if err != nil {
@@ -116,8 +124,10 @@ func newUpCmd(a *app) *cobra.Command {
 			return w.then(cmd.Context(), a, nil, setNames(sets)...)
 		},
 	}
-	cmd.Flags().StringArrayVarP(&files, "file", "f", nil, "set file (YAML, one or more documents)")
-	cmd.Flags().BoolVar(&lenient, "lenient", false, "go on when a Kubernetes manifest has fields ostset cannot map: warn about each instead of failing")
+	cmd.Flags().StringArrayVarP(&files, "file", "f", nil, "set file (YAML, one or more documents), or compose file")
+	cmd.Flags().BoolVar(&lenient, "lenient", false, "go on when a Kubernetes manifest or a compose file has fields ostset cannot map: warn about each instead of failing")
+	cmd.Flags().BoolVar(&build, "build", false, "compose: build the images of services with build: even when they exist")
+	cf.register(cmd)
 	cmd.Flags().BoolVar(&adopt, "adopt", false, "take over the sets' containers and volumes that another state directory created")
 	w.register(cmd)
 	return cmd
@@ -258,6 +268,10 @@ func (a *app) converge(ctx context.Context, c *engine.Controller, timeout time.D
 				return waitError(name, timeout, err)
 			}
 			if sayComplete {
+				if s, short := pausedStatus(gctx, c, name); short {
+					fmt.Fprintln(a.stdout, pausedLine(name, s))
+					return nil
+				}
 				fmt.Fprintf(a.stdout, "%s: rollout complete\n", name)
 				if st, err := c.Store.Load(name); err == nil && st.Paused {
 					fmt.Fprintf(a.stdout, "%s: the rollout is paused: replicas are not replaced until 'ostset rollout resume %s'\n", name, name)

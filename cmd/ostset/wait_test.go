@@ -81,7 +81,8 @@ func TestChangesWaitByDefault(t *testing.T) {
 			t.Errorf("ostset %v created %d replicas before it returned, want %d\n%s", c.args, got, c.creates, out)
 		}
 		waits := c.args[1] != "pause"
-		if strings.Contains(out, "web: rollout complete") != waits {
+		done := strings.Contains(out, "web: rollout complete") || strings.Contains(out, "web: rollout paused: ")
+		if done != waits {
 			t.Errorf("ostset %v: waited %v, want %v:\n%s", c.args, !waits, waits, out)
 		}
 	}

@@ -65,6 +65,8 @@ type Runtime struct {
 	InitHang map[string]bool
 	// InitOutput is what LogTail returns for init containers, by image ID.
 	InitOutput map[string][]string
+	// Output is what LogTail returns for replica containers, by name.
+	Output map[string][]string
 }
 
 // New returns an empty runtime.
@@ -252,6 +254,12 @@ func (r *Runtime) LogTail(_ context.Context, _, id string, n int) ([]string, err
 			lines = []string{fmt.Sprintf("%s exited with code %d", c.Name, c.ExitCode)}
 		}
 		return lines[max(0, len(lines)-n):], nil
+	}
+	for name, c := range r.containers {
+		if c.ID == id {
+			lines := r.Output[name]
+			return lines[max(0, len(lines)-n):], nil
+		}
 	}
 	return nil, fmt.Errorf("container %s: not found", id)
 }

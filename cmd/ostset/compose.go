@@ -1,0 +1,283 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ostset/ostset/compose"
+	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/docker"
+	"github.com/ostset/ostset/engine"
+)
+
+// composeFlags are the loader flags of 'docker compose' that up, down and
+// convert take with a compose file.
+type composeFlags struct {
+	project  string
+	envFiles []string
+	profiles []string
+}
+
+func (f *composeFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVarP(&f.project, "project-name", "p", "", "compose project name (default: name: of the file, else its directory)")
+	cmd.Flags().StringArrayVar(&f.envFiles, "env-file", nil, "compose: environment file for interpolation (default: .env of the project directory)")
+	cmd.Flags().StringArrayVar(&f.profiles, "profile", nil, "compose: enable the services of this profile")
+}
+
+func (f composeFlags) options(files []string) compose.Options {
+	return compose.Options{Files: files, ProjectName: f.project, EnvFiles: f.envFiles, Profiles: f.profiles}
+}
+
+// composeFiles tells whether the files are compose files (a top-level
+// services: key). Compose files and set files are not mixed in one command.
+func composeFiles(files []string) (bool, error) {
+	var isCompose, isSet []string
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return false, invalid(err)
+		}
+		if compose.IsComposeFile(data) {
+			isCompose = append(isCompose, f)
+		} else {
+			isSet = append(isSet, f)
+		}
+	}
+	if len(isCompose) > 0 && len(isSet) > 0 {
+		return false, invalidf("%s is a compose file and %s is not: compose files and set files are not mixed in one command", isCompose[0], isSet[0])
+	}
+	return len(isCompose) > 0, nil
+}
+
+// loadCompose loads a compose project. What ostset cannot map is an error,
+// each field on its line, or with lenient a warning each.
+func (a *app) loadCompose(ctx context.Context, files []string, f composeFlags, lenient bool) (*compose.Project, error) {
+	opt := f.options(files)
+	opt.Warn = a.warn
+	p, err := compose.Load(ctx, opt)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	for _, w := range p.Warnings {
+		a.warn(w)
+	}
+	if len(p.Unmapped) > 0 {
+		if !lenient {
+			return nil, invalidf("ostset cannot map these fields (--lenient makes them warnings):\n%s", strings.Join(p.Unmapped, "\n"))
+		}
+		for _, u := range p.Unmapped {
+			a.warn(u + " (ignored)")
+		}
+	}
+	if err := config.CheckSets(p.Sets); err != nil {
+		return nil, invalid(err)
+	}
+	return p, nil
+}
+
+// upCompose creates or updates the sets of a compose project in dependency
+// order: a set is applied only once the sets it depends on have completed
+// their rollouts (service_started and service_healthy alike: a replica is
+// ready once running, or healthy when it has a healthcheck).
+func (a *app) upCompose(cmd *cobra.Command, files []string, f composeFlags, lenient, adopt, build bool, w waitFlags) error {
+	p, err := a.loadCompose(cmd.Context(), files, f, lenient)
+	if err != nil {
+		return err
+	}
+	a.warnOrphans(p)
+	ctx, cancel := w.bound(cmd.Context())
+	defer cancel()
+	if err := a.buildImages(ctx, p.Builds, build); err != nil {
+		return err
+	}
+	if err := a.preflight(ctx, p.Sets); err != nil {
+		return err
+	}
+	adopted, err := a.claim(ctx, p.Sets, adopt)
+	if err != nil {
+		return err
+	}
+	names := setNames(p.Sets)
+	a.mark(names...)
+	cause := "ostset up -f " + strings.Join(files, " -f ")
+	waited := map[string]bool{}
+	rolled := map[string]bool{}
+	for _, s := range p.Sets {
+		for _, d := range p.Deps[s.Name] {
+			if waited[d.Set] {
+				continue
+			}
+			fmt.Fprintf(a.stdout, "%s: waiting for %s (%s)\n", s.Name, d.Set, d.Condition)
+			if err := a.waitAll(ctx, w.timeout, []string{d.Set}); err != nil {
+				return err
+			}
+			waited[d.Set] = true
+		}
+		changed, err := a.applyCompose(ctx, s, cause)
+		if err != nil {
+			return err
+		}
+		rolled[s.Name] = changed
+		if err := a.adopt(ctx, s.Name, adopted[s.Name]); err != nil {
+			return err
+		}
+		if err := a.restartForDeps(ctx, s.Name, p.Deps[s.Name], rolled, changed); err != nil {
+			return err
+		}
+	}
+	return w.then(cmd.Context(), a, nil, names...)
+}
+
+// warnOrphans names the project's stored sets that no service of the files
+// makes any more (a service removed or renamed): up leaves them as they are.
+func (a *app) warnOrphans(p *compose.Project) {
+	stored, err := a.projectSets(p.Name)
+	if err != nil {
+		return
+	}
+	for _, name := range stored {
+		if !slices.ContainsFunc(p.Sets, func(s config.Set) bool { return s.Name == name }) {
+			a.warn(fmt.Sprintf("%s: a set of project %s that no service of the files makes; 'ostset down %s' deletes it", name, p.Name, name))
+		}
+	}
+}
+
+// applyCompose applies a set and tells whether it got a new revision.
+func (a *app) applyCompose(ctx context.Context, s config.Set, cause string) (bool, error) {
+	before, err := a.store().Load(s.Name)
+	had := err == nil
+	if err := a.apply(ctx, s, cause); err != nil {
+		return false, err
+	}
+	after, err := a.store().Load(s.Name)
+	if err != nil {
+		return false, err
+	}
+	return had && after.UpdateRevision != before.UpdateRevision, nil
+}
+
+// restartForDeps re-rolls a set whose dependency with restart: true was
+// rolled by this up, unless the set itself got a new revision anyway.
+func (a *app) restartForDeps(ctx context.Context, name string, deps []compose.Dep, rolled map[string]bool, changed bool) error {
+	if changed {
+		return nil
+	}
+	for _, d := range deps {
+		if !d.Restart || !rolled[d.Set] {
+			continue
+		}
+		return a.change(ctx, name, func(st *engine.State) (string, error) {
+			r, err := st.Restart("ostset up: "+d.Set+" was rolled (depends_on restart: true)", time.Now())
+			if err != nil {
+				return "", err
+			}
+			a.madeRevision(name, r.Name)
+			return "restarting after " + d.Set + ": new revision " + r.Name, nil
+		})
+	}
+	return nil
+}
+
+// projectSets lists the stored sets of a compose project, dependents before
+// the sets they depend on: the order in which down deletes them.
+func (a *app) projectSets(project string) ([]string, error) {
+	names, err := a.store().List()
+	if err != nil {
+		return nil, err
+	}
+	deps := map[string][]string{}
+	var sets []string
+	for _, n := range names {
+		st, err := a.store().Load(n)
+		if err != nil || st.Spec.Template.Labels[compose.LabelProject] != project {
+			continue
+		}
+		sets = append(sets, n)
+		if d := st.Spec.Template.Labels[compose.LabelDependsOn]; d != "" {
+			deps[n] = strings.Split(d, ",")
+		}
+	}
+	slices.Sort(sets)
+	var order []string
+	done := map[string]bool{}
+	var visit func(n string)
+	visit = func(n string) {
+		if done[n] {
+			return
+		}
+		done[n] = true
+		for _, d := range deps[n] {
+			if slices.Contains(sets, d) {
+				visit(d)
+			}
+		}
+		order = append(order, n)
+	}
+	for _, n := range sets {
+		visit(n)
+	}
+	slices.Reverse(order)
+	return order, nil
+}
+
+// downProject deletes the sets of a compose project in reverse dependency
+// order.
+func (a *app) downProject(ctx context.Context, project string, removeVolumes bool) error {
+	names, err := a.projectSets(project)
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("compose project %q: %w", project, engine.ErrUnknownSet)
+	}
+	c, err := a.controller()
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if err := c.Delete(ctx, name, removeVolumes); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "%s: deleted\n", name)
+	}
+	return nil
+}
+
+// buildImages builds the images of services with build:, when missing or
+// when --build asks for it.
+func (a *app) buildImages(ctx context.Context, builds []compose.Build, always bool) error {
+	if len(builds) == 0 {
+		return nil
+	}
+	rt, err := a.runtime()
+	if err != nil {
+		return err
+	}
+	for _, b := range builds {
+		if !always {
+			exists, err := rt.ImageExists(ctx, b.Image)
+			if err != nil {
+				return err
+			}
+			if exists {
+				continue
+			}
+		}
+		fmt.Fprintf(a.stdout, "%s: building %s from %s\n", b.Set, b.Image, b.Context)
+		id, err := rt.BuildImage(ctx, docker.BuildOptions{
+			Image: b.Image, Context: b.Context, Dockerfile: b.Dockerfile, Args: b.Args, Target: b.Target,
+			Labels: b.Labels, NoCache: b.NoCache, Pull: b.Pull,
+		}, func(line string) { fmt.Fprintf(a.stdout, "%s: build: %s\n", b.Set, line) })
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "%s: built %s (%s)\n", b.Set, b.Image, id)
+	}
+	return nil
+}

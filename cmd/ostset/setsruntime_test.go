@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/enginetest"
+)
+
+// setsRuntime is an in-memory runtime for several sets at once: one
+// enginetest.Runtime per set (each holds one set's containers), with the
+// creates of all of them in one list, in order.
+type setsRuntime struct {
+	mu      sync.Mutex
+	sets    map[string]*enginetest.Runtime
+	Created []engine.ReplicaSpec
+}
+
+func newSetsRuntime() *setsRuntime { return &setsRuntime{sets: map[string]*enginetest.Runtime{}} }
+
+func (r *setsRuntime) of(set string) *enginetest.Runtime {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.sets[set] == nil {
+		r.sets[set] = enginetest.New()
+	}
+	return r.sets[set]
+}
+
+func (r *setsRuntime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
+	return r.of(set).Observe(ctx, set, opts)
+}
+
+func (r *setsRuntime) EnsureNetwork(ctx context.Context, name string) (string, error) {
+	return r.of("").EnsureNetwork(ctx, name)
+}
+
+func (r *setsRuntime) RemoveNetwork(ctx context.Context, name string) (bool, error) {
+	return r.of("").RemoveNetwork(ctx, name)
+}
+
+func (r *setsRuntime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+	res, err := r.of(spec.Set).CreateReplica(ctx, spec)
+	if err == nil {
+		r.mu.Lock()
+		r.Created = append(r.Created, spec)
+		r.mu.Unlock()
+	}
+	return res, err
+}
+
+func (r *setsRuntime) StartReplica(ctx context.Context, set, id string) error {
+	return r.of(set).StartReplica(ctx, set, id)
+}
+
+func (r *setsRuntime) RemoveReplica(ctx context.Context, set, id string, grace time.Duration) error {
+	return r.of(set).RemoveReplica(ctx, set, id, grace)
+}
+
+func (r *setsRuntime) RemoveVolume(ctx context.Context, set, name string) error {
+	return r.of(set).RemoveVolume(ctx, set, name)
+}
+
+func (r *setsRuntime) EnsureImage(ctx context.Context, ref, policy string, progress func(engine.PullProgress)) (string, error) {
+	return r.of("").EnsureImage(ctx, ref, policy, progress)
+}
+
+func (r *setsRuntime) ImageVolumes(ctx context.Context, imageID string) ([]string, error) {
+	return r.of("").ImageVolumes(ctx, imageID)
+}
+
+func (r *setsRuntime) LogTail(ctx context.Context, set, id string, n int) ([]string, error) {
+	return r.of(set).LogTail(ctx, set, id, n)
+}
+
+func (r *setsRuntime) Watch(ctx context.Context, set string) (<-chan struct{}, error) {
+	return r.of(set).Watch(ctx, set)
+}

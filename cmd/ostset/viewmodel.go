@@ -1,0 +1,574 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	units "github.com/docker/go-units"
+
+	"github.com/ostset/ostset/docker"
+	"github.com/ostset/ostset/engine"
+)
+
+// The terminal view (ostset view) is an Elm-style model: a snapshot of the
+// sets comes in as a message, keys come in as messages, and View is a pure
+// function of the model, so tests render it and script keys without a
+// terminal. What it does to the sets goes out as actions: the same command
+// lines a user would type, run by the caller (viewDeps).
+
+// viewSnapshot is what the view shows, read at one moment.
+type viewSnapshot struct {
+	Sets   []setRow
+	Detail map[string]viewDetail // by set: its replicas, events and the selected replica's logs
+	Daemon daemonInfo
+	At     time.Time
+}
+
+type viewDetail struct {
+	State  engine.State
+	Status engine.Status
+	Events []engine.Event
+	// Logs are the last lines of the replica the view has selected.
+	Logs    []string
+	LogsFor string
+}
+
+// Messages.
+type (
+	snapshotMsg viewSnapshot
+	changedMsg  struct{} // Docker or the state directory changed; a refresh is due
+	refreshMsg  struct{} // the throttle passed: read a snapshot now
+	resyncMsg   struct{} // the 30 s resync
+	actionMsg   struct {
+		what  string
+		lines []string
+		err   error
+	}
+	shellDoneMsg struct{ err error }
+	statsTickMsg struct{}
+	// statsMsg holds one stats sample per replica of set, by name.
+	statsMsg struct {
+		set     string
+		samples map[string]docker.StatsSample
+	}
+)
+
+// statsEvery is how often the replicas shown get a stats sample: CPU is the
+// share between two of them.
+const statsEvery = 5 * time.Second
+
+// viewDeps is what the model asks of the world, as commands.
+type viewDeps struct {
+	// load reads a snapshot; selected names the set and replica whose
+	// details (events, logs) to read.
+	load func(set, replica string) tea.Cmd
+	// run runs an ostset command line (scale, rollout …, recreate) and
+	// reports its output as an actionMsg.
+	run func(args ...string) tea.Cmd
+	// shell hands the terminal to an interactive shell in a replica.
+	shell func(replica string) tea.Cmd
+	// next waits for the next change.
+	next tea.Cmd
+	// stats samples the resource use of the set's replicas (container IDs by name).
+	stats func(set string, ids map[string]string) tea.Cmd
+}
+
+type viewKeys struct {
+	Up, Down, Enter, Back, Filter, Help, Quit           key.Binding
+	ScaleUp, ScaleDown, Scale, Restart, Undo, Partition key.Binding
+	Pause, Resume, Recreate, Shell                      key.Binding
+}
+
+func newViewKeys() viewKeys {
+	b := func(help, desc string, keys ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return viewKeys{
+		Up: b("↑/k", "up", "up", "k"), Down: b("↓/j", "down", "down", "j"),
+		Enter: b("enter", "replicas of the set", "enter"), Back: b("esc", "back to the sets", "esc"),
+		Filter: b("/", "filter", "/"), Help: b("?", "keys", "?"), Quit: b("q", "quit", "q", "ctrl+c"),
+		ScaleUp: b("+", "scale up by one", "+"), ScaleDown: b("-", "scale down by one", "-"),
+		Scale: b("s", "scale to N", "s"), Restart: b("r", "rollout restart", "r"), Undo: b("u", "rollout undo", "u"),
+		Partition: b("p", "rollout partition N", "p"), Pause: b("P", "rollout pause", "P"), Resume: b("R", "rollout resume", "R"),
+		Recreate: b("d", "recreate the replica (asks first)", "d"), Shell: b("x", "shell in the replica", "x"),
+	}
+}
+
+func (k viewKeys) ShortHelp() []key.Binding { return []key.Binding{k.Enter, k.Filter, k.Help, k.Quit} }
+func (k viewKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.Enter, k.Back, k.Filter, k.Help, k.Quit},
+		{k.ScaleUp, k.ScaleDown, k.Scale, k.Partition},
+		{k.Restart, k.Undo, k.Pause, k.Resume},
+		{k.Recreate, k.Shell},
+	}
+}
+
+type viewModel struct {
+	deps   viewDeps
+	keys   viewKeys
+	help   help.Model
+	snap   viewSnapshot
+	loaded bool
+	// set is the set whose replicas are shown ("": the sets' list).
+	set             string
+	cursor, rcursor int
+	filter          string
+	filtering       bool
+	showHelp        bool
+	// prompt asks for a number (scale, partition) or a y/n (recreate).
+	prompt, input string
+	onInput       func(string) tea.Cmd
+	pending       bool // a refresh is scheduled
+	outcomes      []string
+	width, height int
+	// use is what the last stats samples say, by replica name.
+	use map[string]replicaUse
+}
+
+type replicaUse struct {
+	sample   docker.StatsSample
+	cpu, mem string
+}
+
+func newViewModel(deps viewDeps, set string) viewModel {
+	return viewModel{deps: deps, keys: newViewKeys(), help: help.New(), set: set, width: 120, height: 40}
+}
+
+func (m viewModel) Init() tea.Cmd {
+	return tea.Batch(m.deps.load(m.set, ""), m.deps.next, resyncTick(), statsTick())
+}
+
+func statsTick() tea.Cmd {
+	return tea.Tick(statsEvery, func(time.Time) tea.Msg { return statsTickMsg{} })
+}
+
+func resyncTick() tea.Cmd {
+	return tea.Tick(30*time.Second, func(time.Time) tea.Msg { return resyncMsg{} })
+}
+
+// refreshEvery throttles redraws: a burst of changes is one snapshot, at
+// most about 10 a second.
+const refreshEvery = 100 * time.Millisecond
+
+func (m viewModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+	case snapshotMsg:
+		m.snap, m.loaded, m.pending = viewSnapshot(msg), true, false
+		m.clamp()
+	case changedMsg:
+		if m.pending {
+			return m, m.deps.next
+		}
+		m.pending = true
+		return m, tea.Batch(m.deps.next, tea.Tick(refreshEvery, func(time.Time) tea.Msg { return refreshMsg{} }))
+	case refreshMsg:
+		return m, m.load()
+	case resyncMsg:
+		return m, tea.Batch(m.load(), resyncTick())
+	case actionMsg:
+		line := msg.what + ": done"
+		if msg.err != nil {
+			line = msg.what + ": " + msg.err.Error()
+		}
+		m.outcomes = append(m.outcomes, msg.lines...)
+		m.outcomes = append(m.outcomes, line)
+		m.outcomes = m.outcomes[max(0, len(m.outcomes)-8):]
+		return m, m.load()
+	case statsTickMsg:
+		return m, tea.Batch(m.sampleStats(), statsTick())
+	case statsMsg:
+		m.takeStats(msg)
+	case shellDoneMsg:
+		if msg.err != nil {
+			m.outcomes = append(m.outcomes, "shell: "+msg.err.Error())
+		}
+		return m, m.load()
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	}
+	return m, nil
+}
+
+func (m viewModel) load() tea.Cmd { return m.deps.load(m.set, m.selectedReplica()) }
+
+// sampleStats asks for a stats sample of the running replicas shown.
+func (m viewModel) sampleStats() tea.Cmd {
+	d, ok := m.snap.Detail[m.set]
+	if m.set == "" || !ok || m.deps.stats == nil {
+		return nil
+	}
+	ids := map[string]string{}
+	for _, c := range d.Status.Containers {
+		if c.State == engine.StateRunning {
+			ids[c.Name] = c.ID
+		}
+	}
+	return m.deps.stats(m.set, ids)
+}
+
+// takeStats keeps the samples, and the CPU share since the previous one.
+func (m *viewModel) takeStats(msg statsMsg) {
+	if msg.set != m.set {
+		return
+	}
+	use := map[string]replicaUse{}
+	for name, s := range msg.samples {
+		u := replicaUse{sample: s, cpu: "-", mem: units.BytesSize(float64(s.Memory))}
+		if pct, ok := docker.CPUPercent(m.use[name].sample, s); ok {
+			u.cpu = fmt.Sprintf("%.1f%%", pct)
+		}
+		use[name] = u
+	}
+	m.use = use
+}
+
+func (m *viewModel) clamp() {
+	m.cursor = max(0, min(m.cursor, len(m.visibleSets())-1))
+	m.rcursor = max(0, min(m.rcursor, len(m.replicaRows())-1))
+}
+
+func (m viewModel) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	s := k.String()
+	switch {
+	case m.prompt != "":
+		switch s {
+		case "enter":
+			cmd := m.onInput(m.input)
+			m.prompt, m.input, m.onInput = "", "", nil
+			return m, cmd
+		case "esc":
+			m.prompt, m.input, m.onInput = "", "", nil
+		case "backspace":
+			m.input = m.input[:max(0, len(m.input)-1)]
+		default:
+			if len(s) == 1 {
+				m.input += s
+				if m.prompt == confirmPrompt { // y/n needs no enter
+					cmd := m.onInput(m.input)
+					m.prompt, m.input, m.onInput = "", "", nil
+					return m, cmd
+				}
+			}
+		}
+		return m, nil
+	case m.filtering:
+		switch s {
+		case "enter", "esc":
+			m.filtering = false
+			if s == "esc" {
+				m.filter = ""
+			}
+		case "backspace":
+			m.filter = m.filter[:max(0, len(m.filter)-1)]
+		default:
+			if len(s) == 1 {
+				m.filter += s
+			}
+		}
+		m.clamp()
+		return m, nil
+	case m.showHelp:
+		m.showHelp = false
+		return m, nil
+	}
+	set := m.selectedSet()
+	switch {
+	case key.Matches(k, m.keys.Quit):
+		return m, tea.Quit
+	case key.Matches(k, m.keys.Help):
+		m.showHelp = true
+	case key.Matches(k, m.keys.Filter):
+		m.filtering = true
+	case key.Matches(k, m.keys.Up):
+		m.move(-1)
+	case key.Matches(k, m.keys.Down):
+		m.move(1)
+	case key.Matches(k, m.keys.Enter):
+		if m.set == "" && set != "" {
+			m.set, m.rcursor, m.use = set, 0, nil
+			return m, tea.Batch(m.load(), m.sampleStats())
+		}
+	case key.Matches(k, m.keys.Back):
+		m.set = ""
+		return m, m.load()
+	case set == "":
+	case key.Matches(k, m.keys.ScaleUp, m.keys.ScaleDown):
+		n := m.desired(set) + 1
+		if key.Matches(k, m.keys.ScaleDown) {
+			n -= 2
+		}
+		if n >= 0 {
+			return m, m.deps.run("scale", set, "--replicas", strconv.Itoa(n))
+		}
+	case key.Matches(k, m.keys.Scale):
+		return m.ask("replicas of "+set+": ", func(v string) tea.Cmd { return m.deps.run("scale", set, "--replicas", v) })
+	case key.Matches(k, m.keys.Partition):
+		return m.ask("partition of "+set+": ", func(v string) tea.Cmd { return m.deps.run("rollout", "partition", set, v) })
+	case key.Matches(k, m.keys.Restart):
+		return m, m.deps.run("rollout", "restart", set)
+	case key.Matches(k, m.keys.Undo):
+		return m, m.deps.run("rollout", "undo", set)
+	case key.Matches(k, m.keys.Pause):
+		return m, m.deps.run("rollout", "pause", set)
+	case key.Matches(k, m.keys.Resume):
+		return m, m.deps.run("rollout", "resume", set)
+	case key.Matches(k, m.keys.Recreate):
+		if r := m.selectedReplica(); r != "" {
+			m.prompt, m.input = confirmPrompt, ""
+			m.onInput = func(v string) tea.Cmd {
+				if v == "y" {
+					return m.deps.run("recreate", r)
+				}
+				return nil
+			}
+			m.outcomes = append(m.outcomes, "recreate "+r+"? (y/n)")
+		}
+	case key.Matches(k, m.keys.Shell):
+		if r := m.selectedReplica(); r != "" {
+			return m, m.deps.shell(r)
+		}
+	}
+	return m, nil
+}
+
+const confirmPrompt = "y/n: "
+
+func (m viewModel) ask(prompt string, then func(string) tea.Cmd) (tea.Model, tea.Cmd) {
+	m.prompt, m.input, m.onInput = prompt, "", then
+	return m, nil
+}
+
+func (m *viewModel) move(d int) {
+	if m.set == "" {
+		m.cursor += d
+	} else {
+		m.rcursor += d
+	}
+	m.clamp()
+}
+
+func (m viewModel) visibleSets() []setRow {
+	var out []setRow
+	for _, r := range m.snap.Sets {
+		if strings.Contains(r.Name, m.filter) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (m viewModel) selectedSet() string {
+	if m.set != "" {
+		return m.set
+	}
+	sets := m.visibleSets()
+	if m.cursor < len(sets) {
+		return sets[m.cursor].Name
+	}
+	return ""
+}
+
+func (m viewModel) desired(set string) int {
+	for _, r := range m.snap.Sets {
+		if r.Name == set {
+			return r.Replicas
+		}
+	}
+	return 0
+}
+
+func (m viewModel) replicaRows() []replicaRow {
+	d, ok := m.snap.Detail[m.set]
+	if m.set == "" || !ok {
+		return nil
+	}
+	var out []replicaRow
+	for _, r := range replicaRows(d.Status, d.State, m.snap.At) {
+		if strings.Contains(r.name, m.filter) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (m viewModel) selectedReplica() string {
+	rows := m.replicaRows()
+	if m.rcursor < len(rows) {
+		return rows[m.rcursor].name
+	}
+	return ""
+}
+
+var (
+	titleStyle    = lipgloss.NewStyle().Bold(true)
+	selectedStyle = lipgloss.NewStyle().Reverse(true)
+	dimStyle      = lipgloss.NewStyle().Faint(true)
+)
+
+func (m viewModel) View() tea.View {
+	v := tea.NewView(m.render(time.Now()))
+	v.AltScreen = true
+	return v
+}
+
+// render is the screen at now; tests compare it, without styles, to golden text.
+func (m viewModel) render(now time.Time) string {
+	var b strings.Builder
+	title := "ostset view: sets"
+	if m.set != "" {
+		title = "ostset view: " + m.set
+	}
+	b.WriteString(titleStyle.Render(title))
+	if m.snap.Daemon.Running {
+		fmt.Fprintf(&b, "  (daemon pid %d keeps the sets converged)\n", m.snap.Daemon.PID)
+	} else {
+		b.WriteString("  " + dimStyle.Render("no daemon runs: nothing heals while you watch, only the actions you take here") + "\n")
+	}
+	if m.filter != "" || m.filtering {
+		fmt.Fprintf(&b, "filter: %s\n", m.filter)
+	}
+	b.WriteString("\n")
+	switch {
+	case m.showHelp:
+		b.WriteString(m.help.FullHelpView(m.keys.FullHelp()) + "\n")
+		return b.String()
+	case !m.loaded:
+		b.WriteString("reading the sets…\n")
+	case m.set == "":
+		m.renderSets(&b, now)
+	default:
+		m.renderReplicas(&b, now)
+	}
+	if m.prompt != "" {
+		fmt.Fprintf(&b, "\n%s%s\n", m.prompt, m.input)
+	}
+	if len(m.outcomes) > 0 {
+		b.WriteString("\n" + titleStyle.Render("actions") + "\n")
+		for _, l := range m.outcomes {
+			b.WriteString("  " + l + "\n")
+		}
+	}
+	b.WriteString("\n" + m.help.ShortHelpView(m.keys.ShortHelp()))
+	return b.String()
+}
+
+func (m viewModel) renderSets(b *strings.Builder, now time.Time) {
+	sets := m.visibleSets()
+	if len(sets) == 0 {
+		b.WriteString("No sets found.\n")
+		return
+	}
+	rows := [][]string{{"NAME", "READY", "UPDATED", "AVAILABLE", "CURRENT", "UPDATE", "POLICY", "ROLLOUT", "AGE"}}
+	for _, r := range sets {
+		policy := "-"
+		if d, ok := m.snap.Detail[r.Name]; ok {
+			policy = d.State.Spec.PodManagementPolicy + "/" + d.State.Spec.UpdateStrategy.Type
+			if d.State.Paused {
+				policy += " (paused)"
+			}
+		}
+		rows = append(rows, []string{r.Name, fmt.Sprintf("%d/%d", r.ReadyReplicas, r.Replicas),
+			strconv.Itoa(r.UpdatedReplicas), strconv.Itoa(r.AvailableReplicas), orDefault(r.CurrentRevision, "-"),
+			orDefault(r.UpdateRevision, "-"), policy, bar(r.UpdatedReplicas, r.UpdatedReplicas, r.Replicas, 10), age(r.Created, now)}) // the rollout: updated of desired
+	}
+	writeTable(b, rows, m.cursor)
+}
+
+func (m viewModel) renderReplicas(b *strings.Builder, now time.Time) {
+	d := m.snap.Detail[m.set]
+	rows := [][]string{{"", "NAME", "STATE", "HEALTH", "READY", "REVISION", "RESTARTS", "AGE", "CPU", "MEM", "PORTS", "VOLUMES", "REASON"}}
+	partition := d.State.Spec.Partition()
+	var marks []int
+	for i, r := range m.replicaRows() {
+		mark := " "
+		if r.revision == d.Status.UpdateRevision && r.revision != "-" {
+			mark = "*" // at the update revision
+		}
+		if i > 0 && r.ordinal == partition && partition > d.State.Spec.FirstOrdinal() {
+			marks = append(marks, i)
+		}
+		restarts := "-"
+		for _, c := range d.Status.Containers {
+			if c.Name == r.name && c.NotReady != nil {
+				restarts = strconv.Itoa(c.NotReady.Restarts)
+			}
+		}
+		var vols []string
+		for _, claim := range d.State.Spec.VolumeClaimTemplates {
+			vols = append(vols, claim.Name+"-"+r.name)
+		}
+		cpu, mem := "-", "-"
+		if u, ok := m.use[r.name]; ok {
+			cpu, mem = u.cpu, u.mem
+		}
+		rows = append(rows, []string{mark, r.name, r.state, r.health, r.ready, r.revision, restarts, r.age(now), cpu, mem, r.ports,
+			orDefault(strings.Join(vols, ","), "-"), r.reason})
+	}
+	if len(rows) == 1 {
+		fmt.Fprintf(b, "No replicas: %s has replicas: 0.\n", m.set)
+	} else {
+		writeTableWithLine(b, rows, m.rcursor, marks, fmt.Sprintf("partition %d: ordinals below keep revision %s", partition, orDefault(d.Status.CurrentRevision, "-")))
+		b.WriteString(dimStyle.Render("* at the update revision "+d.Status.UpdateRevision) + "\n")
+	}
+	b.WriteString("\n" + titleStyle.Render("events") + "\n")
+	for _, e := range d.Events[max(0, len(d.Events)-6):] {
+		fmt.Fprintf(b, "  %s %s\n", e.Time.Local().Format(time.TimeOnly), e.Message)
+	}
+	if d.LogsFor != "" {
+		b.WriteString("\n" + titleStyle.Render("logs of "+d.LogsFor) + "\n")
+		for _, l := range d.Logs {
+			b.WriteString("  " + l + "\n")
+		}
+	}
+}
+
+// writeTable writes rows (the first is the header) aligned, the row at
+// selected (0-based, after the header) highlighted.
+func writeTable(b *strings.Builder, rows [][]string, selected int) {
+	writeTableWithLine(b, rows, selected, nil, "")
+}
+
+// writeTableWithLine also draws a line, saying line, above each row in before.
+func writeTableWithLine(b *strings.Builder, rows [][]string, selected int, before []int, line string) {
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], lipgloss.Width(c))
+		}
+	}
+	for n, r := range rows {
+		if n > 0 && containsInt(before, n-1) {
+			b.WriteString("  ── " + line + " ──\n")
+		}
+		var l strings.Builder
+		for i, c := range r {
+			l.WriteString(c)
+			if i < len(r)-1 {
+				l.WriteString(strings.Repeat(" ", widths[i]-lipgloss.Width(c)+2))
+			}
+		}
+		text := strings.TrimRight(l.String(), " ")
+		if n > 0 && n-1 == selected {
+			text = selectedStyle.Render(text)
+		}
+		b.WriteString(text + "\n")
+	}
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,62 @@
+package docker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
+)
+
+// StatsSample is one reading of a container's resource use, as docker stats
+// takes it: CPU as cumulative counters (a share needs two samples), memory
+// as used now, page cache left out.
+type StatsSample struct {
+	CPU, System uint64 // the container's and the host's CPU time, ns
+	OnlineCPUs  uint32
+	Memory      uint64
+	At          time.Time
+}
+
+// CPUPercent is the container's CPU use between two samples, in percent of
+// one CPU, as docker stats reports it; ok is false when it cannot be told.
+func CPUPercent(prev, cur StatsSample) (float64, bool) {
+	dc, ds := float64(cur.CPU)-float64(prev.CPU), float64(cur.System)-float64(prev.System)
+	if prev.At.IsZero() || ds <= 0 || dc < 0 {
+		return 0, false
+	}
+	cpus := float64(cur.OnlineCPUs)
+	if cpus == 0 {
+		cpus = 1
+	}
+	return dc / ds * cpus * 100, true
+}
+
+// Stats reads one sample of a container of the set (Docker's one-shot stats:
+// no second sample, so it answers at once).
+func (r *Runtime) Stats(ctx context.Context, set, id string) (StatsSample, error) {
+	c, err := r.ownContainer(ctx, "read stats of", set, id)
+	if err != nil {
+		return StatsSample{}, err
+	}
+	res, err := r.cli.ContainerStats(ctx, c.ID, client.ContainerStatsOptions{})
+	if err != nil {
+		return StatsSample{}, fmt.Errorf("stats of %s: %w", containerName(c, id), err)
+	}
+	defer func() { _ = res.Body.Close() }()
+	var s container.StatsResponse
+	if err := json.NewDecoder(res.Body).Decode(&s); err != nil {
+		return StatsSample{}, fmt.Errorf("stats of %s: %w", containerName(c, id), err)
+	}
+	mem := s.MemoryStats.Usage
+	for _, cache := range []string{"inactive_file", "total_inactive_file"} { // cgroup v2, v1
+		if v, ok := s.MemoryStats.Stats[cache]; ok && v < mem {
+			mem -= v
+			break
+		}
+	}
+	return StatsSample{CPU: s.CPUStats.CPUUsage.TotalUsage, System: s.CPUStats.SystemUsage,
+		OnlineCPUs: s.CPUStats.OnlineCPUs, Memory: mem, At: s.Read}, nil
+}

@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// PreviousLines is how many of its last lines are kept of a replica
+// container that ostset removes after it failed.
+const PreviousLines = 200
+
+// Previous is the end of the output of a replica's previous container: one
+// that exited and that ostset removed to recreate it, taking its logs with
+// it. It is what logs --previous prints, as kubectl's does for a pod's
+// previous container. One file per replica name holds the last one, so
+// what is kept is bounded by the number of ordinals.
+type Previous struct {
+	Replica   string    `json:"replica"`
+	Container string    `json:"container"`
+	Revision  string    `json:"revision"`
+	Reason    string    `json:"reason"`
+	Removed   time.Time `json:"removed"`
+	Lines     []string  `json:"lines"`
+}
+
+func (s Store) previousFile(replica string) string {
+	return filepath.Join(s.Dir, "previous", replica+".json")
+}
+
+// LoadPrevious returns what was kept of the replica's previous container;
+// ok is false when nothing was.
+func (s Store) LoadPrevious(replica string) (Previous, bool, error) {
+	var p Previous
+	data, err := os.ReadFile(s.previousFile(replica))
+	if errors.Is(err, os.ErrNotExist) {
+		return p, false, nil
+	}
+	if err == nil {
+		err = json.Unmarshal(data, &p)
+	}
+	if err != nil {
+		return p, false, fmt.Errorf("previous logs of %s: %w", replica, err)
+	}
+	return p, true, nil
+}
+
+func (s Store) savePrevious(p Previous) error {
+	if err := s.secure(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(s.previousFile(p.Replica)), 0o700); err != nil {
+		return err
+	}
+	data, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomicTold(s.previousFile(p.Replica), data, nil)
+}
+
+// keepPrevious keeps the last lines of a failed replica container before it
+// is removed. Failing to read or keep them does not stop the removal: the
+// replica's recovery matters more than its old output.
+func (c *Controller) keepPrevious(ctx context.Context, set string, a Action) {
+	lines, err := c.Runtime.LogTail(ctx, set, a.ID, PreviousLines)
+	if err == nil {
+		err = c.Store.savePrevious(Previous{Replica: a.Name, Container: shortID(a.ID), Revision: a.Revision,
+			Reason: a.Reason, Removed: c.now(), Lines: lines})
+	}
+	if err != nil {
+		c.logger().Warn("could not keep the logs of a failed replica", "replica", a.Name, "err", err)
+	}
+}

@@ -1,0 +1,132 @@
+//go:build integration
+
+package integration
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// newLiveHarness is a harness whose names start with "lv".
+func newLiveHarness(t *testing.T) *harness {
+	t.Helper()
+	h := newHarness(t)
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	h.set = "lv" + hex.EncodeToString(b)
+	h.network = h.set + "-net"
+	t.Cleanup(h.cleanup)
+	return h
+}
+
+// get SET -w, against the real engine: the first table, then rows as a
+// scale runs in another process, until the new ordinal is healthy; and
+// exec picks the lowest ordinal of a bare set.
+func TestLvGetWatchAndExec(t *testing.T) {
+	h := newLiveHarness(t)
+	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1, "replicas: 3", "replicas: 1"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	watch := exec.CommandContext(ctx, ostsetBin, "get", h.set, "-w")
+	watch.Env = append(os.Environ(), "OSTSET_STATE_DIR="+h.stateDir)
+	out, err := watch.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := watch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 100)
+	go func() {
+		s := bufio.NewScanner(out)
+		for s.Scan() {
+			lines <- s.Text()
+		}
+		close(lines)
+	}()
+	expect := func(what string, match func(string) bool) {
+		t.Helper()
+		deadline := time.After(60 * time.Second)
+		for {
+			select {
+			case l := <-lines:
+				if match(l) {
+					return
+				}
+			case <-deadline:
+				t.Fatalf("get -w printed no row for %s", what)
+			}
+		}
+	}
+	expect("the first replica", func(l string) bool { return strings.HasPrefix(l, h.name(0)) && strings.Contains(l, "healthy") })
+	h.mustOstset("scale", h.set, "--replicas", "2")
+	expect("the new replica, healthy", func(l string) bool {
+		return strings.HasPrefix(l, h.name(1)) && strings.Contains(l, "1/1") && strings.Contains(l, "healthy")
+	})
+	if err := watch.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if err := watch.Wait(); err != nil {
+		t.Errorf("get -w after Ctrl-C: %v, want exit 0", err)
+	}
+	if r := h.mustOstset("exec", h.set, "--", "/web", "cat", "/etc/hostname"); strings.TrimSpace(r.stdout) != h.name(0) {
+		t.Errorf("exec in a bare set ran in %q, want %s", r.stdout, h.name(0))
+	}
+	if r := h.ostset("exec", h.name(1), "--", "/web", "nosuch"); r.code != 2 {
+		t.Errorf("exec of a failing command: %s; want its exit code 2", r)
+	}
+}
+
+// ostset view under tmux against the real engine: a scale from the view
+// shows the new ordinal, healthy.
+func TestLvViewScalesUnderTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	h := newLiveHarness(t)
+	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1, "replicas: 3", "replicas: 1"))
+	session := h.set
+	tmux := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("tmux", args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %v: %v %s", args, err, out)
+		}
+		return string(out)
+	}
+	tmux("new-session", "-d", "-s", session, "-x", "200", "-y", "50",
+		"env", "OSTSET_STATE_DIR="+h.stateDir, ostsetBin, "view", h.set)
+	defer func() { _ = exec.Command("tmux", "kill-session", "-t", session).Run() }()
+	await := func(what string, ok func(screen string) bool) string {
+		t.Helper()
+		deadline := time.Now().Add(90 * time.Second)
+		for {
+			screen := tmux("capture-pane", "-p", "-t", session)
+			if ok(screen) {
+				return screen
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the view never showed %s:\n%s", what, screen)
+			}
+			time.Sleep(200 * time.Millisecond) // capture-pane reads a screen; there is no event to wait on
+		}
+	}
+	await("the first replica", func(s string) bool { return strings.Contains(s, h.name(0)) })
+	tmux("send-keys", "-t", session, "+")
+	await("the new ordinal, healthy", func(s string) bool {
+		for _, l := range strings.Split(s, "\n") {
+			if strings.Contains(l, h.name(1)+" ") && strings.Contains(l, "running") && strings.Contains(l, " healthy ") && strings.Contains(l, "1/1") {
+				return true
+			}
+		}
+		return false
+	})
+	tmux("send-keys", "-t", session, "q")
+}
