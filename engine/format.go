@@ -84,6 +84,7 @@ func migrateFormat(dir string) error {
 	} else if held {
 		rec.Backup = filepath.Join("backups", fmt.Sprintf("format-%d-%s", current, rec.Migrated.Format("20060102T150405.000Z")))
 		if err := backUp(dir, filepath.Join(dir, rec.Backup)); err != nil {
+			_ = os.RemoveAll(filepath.Join(dir, rec.Backup)) // a part of a backup is none: the next process makes a whole one
 			return Store{Dir: dir}.writeFailed("back up the state directory before migrating it", err)
 		}
 	}
