@@ -144,7 +144,8 @@ func (h *harness) fullDiskLine(what string, r result) {
 }
 
 // The state directory fills up during a rolling update, then stays full for a
-// scale, a rollout restart, an up and a daemon's passes: each command ends
+// scale, a rollout restart, an up and a daemon's passes, and fills up again
+// during a scale-up: each command ends
 // with one line naming the directory and the cause (exit 1), the daemon says
 // so and keeps running, no state file is left cut short or unreadable, and an
 // event line cut short by the full disk is cut off. Once space is freed the
@@ -205,4 +206,14 @@ func TestEfFullDisk(t *testing.T) {
 			t.Errorf("%s: marker %q after the full disk", h.name(ord), got)
 		}
 	}
+
+	// A scale-up, filled up once its new replica is created.
+	scale := h.ostsetBackground("scale", h.set, "--replicas", "4")
+	scale.await(t, "the new replica created", func() bool { return strings.Contains(scale.stdout(), h.name(3)+" created") })
+	fillDisk(t, mnt)
+	h.fullDiskLine("scale during its wait", scale.wait())
+	h.stateReadable("after scale")
+	freeDisk(t, mnt)
+	h.mustOstset("scale", h.set, "--replicas", "4")
+	h.checkReplicas(4)
 }
