@@ -10,7 +10,7 @@ GOLANGCI_VERSION := v2.15.0
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
 
-.PHONY: help build demo-image test-images db-images demo demo-etcd demo-redis demo-postgres test test-unit test-integration soak lint bench clean
+.PHONY: help build demo-image test-images db-images demo demo-etcd demo-redis demo-postgres test test-unit test-integration lint bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -51,6 +51,8 @@ test-integration: build test-images ## integration tests on the real Docker engi
 	$(GO) test -race -count=1 -tags integration -timeout 35m ./docker/ ./integration/
 
 SOAK      ?= 60m
+
+.PHONY: soak
 
 soak: build test-images ## the daemon keeps 10 sets under random churn for SOAK (default 60m); not part of test
 	OSTSET_SOAK_DURATION=$(SOAK) $(GO) test -count=1 -v -tags integration -timeout 0 -run '^TestEfSoak$$' ./integration/
