@@ -56,6 +56,13 @@ test-kubevalidate: ## check Kubernetes exports with the API server's own validat
 test-integration: build test-images ## integration tests on the real Docker engine
 	$(GO) test -race -count=1 -tags integration -timeout 35m ./docker/ ./integration/
 
+SOAK      ?= 60m
+
+.PHONY: soak
+
+soak: build test-images ## the daemon keeps 10 sets under random churn for SOAK (default 60m); not part of test
+	OSTSET_SOAK_DURATION=$(SOAK) $(GO) test -count=1 -v -tags integration -timeout 0 -run '^TestEfSoak$$' ./integration/
+
 lint: $(GOLANGCI) ## gofmt, go vet, golangci-lint (installed on first use)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)

@@ -489,6 +489,8 @@ func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, wt *wai
 			// or the host: say so now, with the engine's words, rather than
 			// at the deadline. (Run, the daemon's way, keeps retrying.)
 			return &FailedError{Set: name, Failures: permanentFailures(err)}
+		case err != nil && untilComplete && IsStateDirFull(err):
+			return err // waiting frees no space (the daemon keeps retrying)
 		case err != nil:
 			backoff = min(max(2*backoff, 500*time.Millisecond), 10*time.Second)
 			p.failed(err, backoff)

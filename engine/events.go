@@ -83,8 +83,13 @@ func (s Store) AppendEvent(e Event) error {
 		if err != nil {
 			return err
 		}
-		_, err = f.Write(append(line, '\n')) // O_APPEND and one write: never interleaved
-		return err
+		if _, err = f.Write(append(line, '\n')); err != nil { // O_APPEND and one write: never interleaved
+			// A full disk can take part of the line: cut it off, so that the
+			// log ends where it did (the lock is still held).
+			_ = f.Truncate(size)
+			return s.writeFailed("append to the event log of "+e.Set, err)
+		}
+		return nil
 	})
 }
 

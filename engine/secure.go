@@ -32,6 +32,9 @@ func (s Store) secure() error {
 		return v.(error)
 	}
 	err := securePrivate(s.Dir)
+	if err == nil {
+		err = migrateFormat(s.Dir)
+	}
 	if err != nil {
 		secured.Store(s.Dir, err)
 	} else {

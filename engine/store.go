@@ -254,7 +254,7 @@ func (s Store) Save(st State) error {
 		err = writeFileAtomicTold(path, data, renaming)
 	}
 	if err != nil {
-		return fmt.Errorf("save state of %s: %w", st.Spec.Name, err)
+		return s.writeFailed("save state of "+st.Spec.Name, err)
 	}
 	return nil
 }

@@ -32,7 +32,7 @@ func (s Store) KeepVolumeUse(name string, use map[string]VolumeUse) error {
 		err = writeFileAtomic(s.volumeUseFile(name), data)
 	}
 	if err != nil {
-		return fmt.Errorf("keep the volume use of %s: %w", name, err)
+		return s.writeFailed("keep the volume use of "+name, err)
 	}
 	return nil
 }

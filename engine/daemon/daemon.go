@@ -160,6 +160,7 @@ func (d *Daemon) stateChanged(name string) {
 func (d *Daemon) watchEvents(ctx context.Context) {
 	log := d.log()
 	backoff := time.Duration(0)
+	var link engineLink
 	for ctx.Err() == nil {
 		events, err := d.Events.WatchSets(ctx)
 		if err != nil {
@@ -168,12 +169,13 @@ func (d *Daemon) watchEvents(ctx context.Context) {
 			}
 			backoff = nextBackoff(backoff, eventBackoffMax)
 			d.runtimeError("events")
-			log.Warn("docker events unavailable", "err", err, "retryIn", backoff)
+			link.failed(log, err, backoff)
 			if !sleepCtx(ctx, backoff) {
 				return
 			}
 			continue
 		}
+		link.opened(log)
 		log.Info("docker events subscribed; resyncing every set")
 		d.obs.streaming(true)
 		d.resyncAll()
