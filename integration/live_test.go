@@ -87,9 +87,7 @@ func TestLvGetWatchAndExec(t *testing.T) {
 // ostset view under tmux against the real engine: a scale from the view
 // shows the new ordinal, healthy.
 func TestLvViewScalesUnderTmux(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed")
-	}
+	requireTool(t, "tmux", "tmux")
 	h := newLiveHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1, "replicas: 3", "replicas: 1"))
 	session := h.set

@@ -137,14 +137,14 @@ func TestUpImageFailuresExitTwo(t *testing.T) {
 
 	spec := h.writePullSpec(missing, "Never")
 	r := h.ostset("up", "-f", spec)
-	want := fmt.Sprintf("%s:10: template.image: %s: not present locally, and imagePullPolicy is Never", spec, missing)
+	want := fmt.Sprintf("%s: template.image: %s: not present locally, and imagePullPolicy is Never", lineOf(t, spec, "  image:"), missing)
 	if r.code != 2 || !strings.Contains(r.stderr, want) || strings.Contains(r.stdout, "pull") {
 		t.Errorf("Never with a missing image: want exit 2, no pull and %q:\n%s", want, r)
 	}
 
 	spec = h.writePullSpec(missing, "IfNotPresent")
 	r = h.ostset("up", "-f", spec)
-	want = fmt.Sprintf("%s:10: template.image: %s: ", spec, missing)
+	want = fmt.Sprintf("%s: template.image: %s: ", lineOf(t, spec, "  image:"), missing)
 	if r.code != 2 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "manifest unknown") {
 		t.Errorf("unknown tag: want exit 2 with %q and the registry's \"manifest unknown\":\n%s", want, r)
 	}
@@ -166,7 +166,7 @@ func TestUpPullWithCredentials(t *testing.T) {
 
 	empty := h.noCredentials()
 	r := h.ostset("up", "-f", spec)
-	want := fmt.Sprintf("%s:10: template.image: %s: ", spec, ref)
+	want := fmt.Sprintf("%s: template.image: %s: ", lineOf(t, spec, "  image:"), ref)
 	hint := fmt.Sprintf("(no credentials for %s in %s/config.json)", reg.addr, empty)
 	if r.code != 2 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "no basic auth credentials") || !strings.Contains(r.stderr, hint) {
 		t.Errorf("no credentials: want exit 2 with %q, the engine's refusal and %q:\n%s", want, hint, r)
