@@ -5,8 +5,6 @@ package integration
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"os"
 	"os/exec"
 	"strings"
@@ -17,13 +15,7 @@ import (
 // newLiveHarness is a harness whose names start with "lv".
 func newLiveHarness(t *testing.T) *harness {
 	t.Helper()
-	h := newHarness(t)
-	b := make([]byte, 3)
-	_, _ = rand.Read(b)
-	h.set = "lv" + hex.EncodeToString(b)
-	h.network = h.set + "-net"
-	t.Cleanup(h.cleanup)
-	return h
+	return newHarnessPrefix(t, "lv")
 }
 
 // get SET -w, against the real engine: the first table, then rows as a

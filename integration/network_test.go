@@ -14,10 +14,7 @@ import (
 // named nf…, apart from those of other tests on the shared engine.
 func newNetHarness(t *testing.T) *harness {
 	t.Helper()
-	h := newHarness(t)
-	h.set = "nf" + strings.TrimPrefix(h.set, "it")
-	h.network = h.set + "-net"
-	return h
+	return newHarnessPrefix(t, "nf")
 }
 
 // otherNetwork names a second network of the test, removed (if ostset made

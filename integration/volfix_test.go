@@ -3,8 +3,6 @@
 package integration
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -18,12 +16,7 @@ import (
 // newVfHarness is a harness whose set name starts with vf.
 func newVfHarness(t *testing.T) *harness {
 	t.Helper()
-	h := newHarness(t)
-	b := make([]byte, 3)
-	_, _ = rand.Read(b)
-	h.set = "vf" + hex.EncodeToString(b)
-	h.network = h.set + "-net"
-	return h
+	return newHarnessPrefix(t, "vf")
 }
 
 func (h *harness) volumeNames() []string {
