@@ -61,6 +61,7 @@ func TestDaemonSaysTheEngineIsGoneAndBack(t *testing.T) {
 	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}, Poll: time.Hour,
 		Log: slog.New(slog.NewTextHandler(&out, nil))}
 	d := &daemon.Daemon{Controller: c, Events: ev, Resync: time.Hour}
+	store := c.Store // Run sets the controller's store's Saved hook: the test writes through a copy
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- d.Run(ctx) }()
@@ -70,7 +71,7 @@ func TestDaemonSaysTheEngineIsGoneAndBack(t *testing.T) {
 			t.Errorf("Run: %v", err)
 		}
 	}()
-	apply(t, c.Store, 2, "v1")
+	apply(t, store, 2, "v1")
 	awaitCondition(t, func() bool { return len(running(rt)) == 2 && ev.subscriptions() == 1 })
 
 	ev.cut()
