@@ -417,6 +417,36 @@ func TestCrashLoopBackoffGrowsUntilTheReplicaRunsWell(t *testing.T) {
 	}
 }
 
+// ostset recreate records the removal it starts, as a pass does: cut short
+// after the record, the replica is still seen as being removed, and the next
+// pass finishes the removal instead of counting the replica ready.
+func TestRecreateRecordsItsRemoval(t *testing.T) {
+	rt := enginetest.New()
+	c, _ := newController(t, rt, 2, "v1")
+	converge(t, c)
+	st, err := c.Store.Load("web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.FailRemove = "web-1" // the command dies after its record, before web-1 is removed
+	if err := c.Recreate(context.Background(), "web", []int{1}); err == nil {
+		t.Fatal("Recreate with a failing remove: no error")
+	}
+	if st, err = c.Store.Load("web"); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Removing) != 1 {
+		t.Fatalf("after a recreate cut short, removals recorded: %v, want web-1's", st.Removing)
+	}
+	converge(t, c)
+	if st, err = c.Store.Load("web"); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Removing) != 0 {
+		t.Errorf("after the next passes, removals still recorded: %v", st.Removing)
+	}
+}
+
 // A network the engine will not remove for stale endpoints does not keep a
 // delete from finishing: it is left behind with a warning that says how to
 // clear it. Any other failure to remove the network still fails the delete.

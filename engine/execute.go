@@ -354,11 +354,20 @@ func (c *Controller) Recreate(ctx context.Context, name string, ordinals []int) 
 	for _, ord := range ordinals {
 		delete(st.CrashLoops, ord)
 	}
+	// As a pass does: a process killed after the stop was sent leaves a
+	// replica that looks ready until it exits, and the record has the next
+	// pass finish its removal (finishRemovals).
+	recorded := st.recordRemovals(actions, c.now())
+	if recorded {
+		if err := c.Store.Save(st); err != nil {
+			return err
+		}
+	}
 	err = c.execute(ctx, &st, inits, nil)
 	if err == nil {
 		err = c.execute(ctx, &st, actions, nil)
 	}
-	if reopened || !maps.Equal(volumeUse, st.VolumeUse) || len(st.CrashLoops) != crashLoops {
+	if recorded || reopened || !maps.Equal(volumeUse, st.VolumeUse) || len(st.CrashLoops) != crashLoops {
 		err = errors.Join(err, c.Store.Save(st))
 	}
 	return err
