@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // ownership is what st's state directory counts as its own in the set.
@@ -35,7 +36,7 @@ func (c *Controller) labelOwner(spec *ReplicaSpec) error {
 	if err != nil {
 		return err
 	}
-	self.labelSpec(spec)
+	self.Label(spec)
 	return nil
 }
 
@@ -55,10 +56,11 @@ func (c *Controller) Claim(ctx context.Context, name string, adopt bool) ([]Owne
 	if len(obs.OwnedElsewhere) == 0 {
 		return nil, nil
 	}
+	held := &OwnershipError{Set: name, Conflicts: obs.OwnedElsewhere}
 	if !adopt {
-		return nil, &OwnershipError{Set: name, Conflicts: obs.OwnedElsewhere}
+		return nil, held
 	}
-	return owners(obs.OwnedElsewhere), nil
+	return held.Owners(), nil
 }
 
 // Adopt records owners in the set's state: their containers and volumes of the
@@ -85,7 +87,7 @@ func (c *Controller) Adopt(ctx context.Context, name string, owners []Owner) err
 		return err
 	}
 	for _, o := range added {
-		c.emit(name, "", "adopted the set's containers and volumes of %s", own.holder(o))
+		c.emit(name, "", "adopted the set's containers and volumes of %s", own.Holder(o))
 	}
 	return nil
 }
@@ -109,6 +111,29 @@ func heldElsewhere(set string, plan Plan) error {
 // owns, which the delete did not touch.
 func (c *Controller) leftAlone(set string, cs []Conflict) {
 	for _, x := range cs {
-		c.emit(set, x.Name, "%s %s left alone: it belongs to %s", x.Kind, x.Name, x.holder)
+		c.emit(set, x.Name, "%s %s left alone: it belongs to %s", x.Kind, x.Name, x.Holder)
 	}
+}
+
+type ownershipKey struct{}
+
+// WithOwnership returns ctx carrying o, for the runtime's own check (CheckOwner).
+func WithOwnership(ctx context.Context, o Ownership) context.Context {
+	return context.WithValue(ctx, ownershipKey{}, o)
+}
+
+// CheckOwner is the runtime's last check before it changes an object of a set:
+// it refuses an object whose owner the Ownership carried by ctx does not own.
+// Without one, only objects that carry no owner label may be changed, so a call
+// that lost its ownership on the way can touch nothing another state directory
+// made.
+func CheckOwner(ctx context.Context, owner Owner) error {
+	o, _ := ctx.Value(ownershipKey{}).(Ownership)
+	if o.Owns(owner) {
+		return nil
+	}
+	if o.Self.ID == "" {
+		return fmt.Errorf("it belongs to %s", o.Holder(owner))
+	}
+	return fmt.Errorf("it belongs to %s, not to this one", o.Holder(owner))
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"syscall"
+	"time"
 )
 
 // A set's event log, events/<set>.jsonl, holds one JSON object per line, oldest
@@ -389,4 +390,26 @@ func (s Store) DeleteEvents(name string) error {
 		return nil
 	}
 	return s.withEventLog(name, func(*os.File, int64) error { return remove() })
+}
+
+// Event is one thing the controller did or noticed, for progress output.
+type Event struct {
+	Time    time.Time `json:"time"`
+	Set     string    `json:"set"`
+	Replica string    `json:"replica,omitempty"`
+	Message string    `json:"message"`
+	// PID is the process that recorded the event: who acted.
+	PID int `json:"pid,omitempty"`
+	// Observed marks what any process watching the set sees for itself (a
+	// replica became ready, a new reason to wait, a failed init container), as
+	// opposed to what the recording process did or decided. A follower prints
+	// its own observations, not these.
+	Observed bool `json:"observed,omitempty"`
+	// Failing marks the failure of a pass ("error: …"); it is recorded once
+	// for as long as passes keep failing with the same message, and Recovered
+	// marks the first pass that succeeded after it. A follower that starts
+	// while the daemon keeps failing shows the failure from the log (see
+	// lastFailure).
+	Failing   bool `json:"failing,omitempty"`
+	Recovered bool `json:"recovered,omitempty"`
 }

@@ -61,7 +61,7 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Act
 		if !ok {
 			return fmt.Errorf("%s: revision %s is not in the history", a.Name, a.Revision)
 		}
-		spec, err := Render(st.Spec, rev, a.Ordinal)
+		spec, err := Render(st.Spec, rev.Name, rev.Spec, a.Ordinal)
 		if err == nil {
 			err = c.labelOwner(&spec)
 		}
@@ -81,7 +81,7 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Act
 		if err != nil {
 			return err
 		}
-		c.createdAt.Store(shortID(res.ID), began)
+		c.createdAt.Store(ShortID(res.ID), began)
 		c.emit(set, a.Name, "%s created (revision %s)", a.Name, a.Revision)
 		mu.Lock()
 		defer mu.Unlock()
@@ -391,7 +391,7 @@ func (c *Controller) RemoveKeptVolumes(ctx context.Context, name string) ([]stri
 		return nil, err
 	}
 	for _, x := range obs.OwnedElsewhere {
-		c.report(name, x.Name, "%s %s left alone: it belongs to %s", x.Kind, x.Name, x.holder)
+		c.report(name, x.Name, "%s %s left alone: it belongs to %s", x.Kind, x.Name, x.Holder)
 	}
 	if len(obs.Volumes) == 0 {
 		return nil, c.Store.Unknown(name)
@@ -414,4 +414,18 @@ func (c *Controller) RemoveKeptVolumes(ctx context.Context, name string) ([]stri
 		removed = append(removed, v.Name)
 	}
 	return removed, c.Store.ForgetVolumeUse(name)
+}
+
+// keepPrevious keeps the last lines of a failed replica container before it
+// is removed. Failing to read or keep them does not stop the removal: the
+// replica's recovery matters more than its old output.
+func (c *Controller) keepPrevious(ctx context.Context, set string, a Action) {
+	lines, err := c.Runtime.LogTail(ctx, set, a.ID, PreviousLines)
+	if err == nil {
+		err = c.Store.savePrevious(Previous{Replica: a.Name, Container: ShortID(a.ID), Revision: a.Revision,
+			Reason: a.Reason, Removed: c.now(), Lines: lines})
+	}
+	if err != nil {
+		c.logger().Warn("could not keep the logs of a failed replica", "replica", a.Name, "err", err)
+	}
 }

@@ -14,20 +14,15 @@ package engine
 // succeeded. The rules are in initplan.go.
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/volumes"
 )
-
-// initLogLines is how many of a failed init container's last lines status shows.
-const initLogLines = 5
 
 // InitContainerName is the container name of init container init of an ordinal.
 func InitContainerName(set string, ordinal int, init string) string {
@@ -51,18 +46,6 @@ func ParseInitName(set, name string) (int, string, bool) {
 		return 0, "", false
 	}
 	return n, init, true
-}
-
-// initNames lists, per revision of st, its init containers' names in order: the
-// planner's view of the templates (Input.InitContainers).
-func initNames(st State) map[string][]string {
-	out := map[string][]string{}
-	for _, r := range st.Revisions {
-		if names := r.Spec.Template.InitNames(); len(names) > 0 {
-			out[r.Name] = names
-		}
-	}
-	return out
 }
 
 // InitStatus is the init phase of an ordinal whose replica container does not
@@ -101,18 +84,21 @@ func initDone(c InitContainer) bool {
 	return c.State == StateExited && c.ExitCode == 0
 }
 
+// Failed reports whether the init container failed: it exited with a code
+// other than 0, or is dead.
+func (c InitContainer) Failed() bool { return initFailed(c) }
+
 func initFailed(c InitContainer) bool {
 	return (c.State == StateExited && c.ExitCode != 0) || c.State == StateDead
 }
 
-// RenderInit turns init container init of a revision into the container that
+// RenderInit turns init container init of a revision (its name and spec) into the container that
 // runs it for one ordinal.
-func RenderInit(set config.Set, rev Revision, ordinal int, init string) (ReplicaSpec, error) {
-	spec := rev.Spec
+func RenderInit(set config.Set, revision string, spec config.RevisionSpec, ordinal int, init string) (ReplicaSpec, error) {
 	i := slices.IndexFunc(spec.Template.InitContainers, func(c config.InitContainer) bool { return c.Name == init })
 	name := InitContainerName(set.Name, ordinal, init)
 	if i < 0 {
-		return ReplicaSpec{}, fmt.Errorf("%s: revision %s has no init container %s", name, rev.Name, init)
+		return ReplicaSpec{}, fmt.Errorf("%s: revision %s has no init container %s", name, revision, init)
 	}
 	replica := ReplicaName(set.Name, ordinal)
 	c, err := config.ExpandInit(spec.Template.InitContainers[i], fmt.Sprintf("template.initContainers[%d]", i),
@@ -124,14 +110,14 @@ func RenderInit(set config.Set, rev Revision, ordinal int, init string) (Replica
 	if image == "" {
 		image = c.Image
 	}
-	labels := replicaLabels(spec.Template.Labels, set.Name, ordinal, rev.Name)
+	labels := replicaLabels(spec.Template.Labels, set.Name, ordinal, revision)
 	labels[LabelInit] = init
 	r := ReplicaSpec{
 		Set:         set.Name,
 		Name:        name,
 		Hostname:    replica,
 		Ordinal:     ordinal,
-		Revision:    rev.Name,
+		Revision:    revision,
 		Image:       image,
 		Entrypoint:  c.Command,
 		Cmd:         c.Args,
@@ -159,73 +145,4 @@ func RenderInit(set config.Set, rev Revision, ordinal int, init string) (Replica
 		return ReplicaSpec{}, fmt.Errorf("%s: resources.memory: %w", name, err)
 	}
 	return r, nil
-}
-
-// createInit runs an ActCreateInit. The first init container of an ordinal is
-// what creates its volumes, so it says, as a replica would, when it reuses one
-// from an earlier life of the ordinal; the volumes are then handed over to the
-// replica being created, which has nothing to say about them.
-func (c *Controller) createInit(ctx context.Context, st *State, mu *sync.Mutex, a Action) error {
-	set := st.Spec.Name
-	rev, ok := st.Revision(a.Revision)
-	if !ok {
-		return fmt.Errorf("%s: revision %s is not in the history", a.Name, a.Revision)
-	}
-	spec, err := RenderInit(st.Spec, rev, a.Ordinal, a.Init)
-	if err == nil {
-		err = c.labelOwner(&spec)
-	}
-	if err != nil {
-		return err
-	}
-	res, err := c.Runtime.CreateReplica(ctx, spec)
-	if err != nil {
-		return err
-	}
-	replica := ReplicaName(set, a.Ordinal)
-	c.emit(set, replica, "%s created (revision %s)", a.Name, a.Revision)
-	mu.Lock()
-	defer mu.Unlock()
-	for _, v := range res.ReusedVolumes {
-		if msg := staleVolume(replica, v, st.VolumeUse[v.Name]); msg != "" {
-			c.emit(set, replica, "%s", msg)
-		}
-	}
-	st.useVolumes(spec.Volumes, a.Revision, c.now())
-	return nil
-}
-
-// initLogs remembers the last lines of failed init containers, per set and
-// container ID: an exited container's output does not change, so each is read
-// once.
-type initLogs struct {
-	mu   sync.Mutex
-	sets map[string]map[string][]string
-}
-
-// fill sets Logs on the failed init containers of obs, reading the output of
-// those not seen before, and forgets containers that are gone. Output that
-// cannot be read is left out: it only adds to a report.
-func (l *initLogs) fill(ctx context.Context, rt Runtime, set string, obs *Observed) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	seen := map[string][]string{}
-	for i, c := range obs.Inits {
-		if !initFailed(c) {
-			continue
-		}
-		lines, ok := l.sets[set][c.ID]
-		if !ok {
-			var err error
-			if lines, err = rt.LogTail(ctx, set, c.ID, initLogLines); err != nil {
-				continue
-			}
-		}
-		seen[c.ID] = lines
-		obs.Inits[i].Logs = lines
-	}
-	if l.sets == nil {
-		l.sets = map[string]map[string][]string{}
-	}
-	l.sets[set] = seen
 }

@@ -27,8 +27,7 @@ func TestRenderInit(t *testing.T) {
 	})
 	spec := set.RevisionSpec("sha256:main")
 	spec.InitImageIDs = map[string]string{"clone": "sha256:pg"}
-	rev := Revision{Name: "web-abc", Spec: spec}
-	got, err := RenderInit(set, rev, 2, "clone")
+	got, err := RenderInit(set, "web-abc", spec, 2, "clone")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,10 +50,10 @@ func TestRenderInit(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("RenderInit\n got %+v\nwant %+v", got, want)
 	}
-	if got, _ := RenderInit(set, rev, 0, "chown"); got.Image != "busybox" {
+	if got, _ := RenderInit(set, "web-abc", spec, 0, "chown"); got.Image != "busybox" {
 		t.Errorf("an init container without an image ID runs its reference, got %q", got.Image)
 	}
-	if _, err := RenderInit(set, rev, 0, "nope"); err == nil {
+	if _, err := RenderInit(set, "web-abc", spec, 0, "nope"); err == nil {
 		t.Error("RenderInit of an init container the revision lacks")
 	}
 }

@@ -165,7 +165,7 @@ func (p *planner) initStatus(ord int) (InitStatus, bool) {
 		}
 		s.Init, s.State = name, InitPending
 		if ok && c.Revision == rev {
-			s.Container, s.ID, s.State = c.Name, shortID(c.ID), InitRunning
+			s.Container, s.ID, s.State = c.Name, ShortID(c.ID), InitRunning
 			if initFailed(c) {
 				s.State, s.ExitCode, s.Logs = InitFailed, c.ExitCode, c.Logs
 			}

@@ -7,16 +7,6 @@ import (
 	"slices"
 )
 
-// revisionNetworks is the network of each revision in st's history, by
-// revision name (see Input.Networks).
-func revisionNetworks(st State) map[string]string {
-	out := make(map[string]string, len(st.Revisions))
-	for _, r := range st.Revisions {
-		out[r.Name] = r.Spec.Network
-	}
-	return out
-}
-
 // StaleEndpointsError is what Runtime.RemoveNetwork returns when the engine
 // refuses to remove a network for active endpoints while no container is
 // attached to it: endpoints the engine kept after their containers went (seen
@@ -30,7 +20,7 @@ type StaleEndpointsError struct {
 }
 
 func (e *StaleEndpointsError) Error() string {
-	return fmt.Sprintf("network %s (id %s) has endpoints but no container attached: %v", e.Network, shortID(e.ID), e.Err)
+	return fmt.Sprintf("network %s (id %s) has endpoints but no container attached: %v", e.Network, ShortID(e.ID), e.Err)
 }
 
 func (e *StaleEndpointsError) Unwrap() error { return e.Err }
@@ -39,7 +29,7 @@ func (e *StaleEndpointsError) Unwrap() error { return e.Err }
 func (e *StaleEndpointsError) Warning() string {
 	return fmt.Sprintf("warning: network %s (id %s) left behind: Docker reports active endpoints but no container is attached to it (stale endpoints); "+
 		"list them with 'docker network inspect %s', clear each with 'docker network disconnect -f %s ENDPOINT', then 'docker network rm %s'",
-		e.Network, shortID(e.ID), e.Network, e.Network, e.Network)
+		e.Network, ShortID(e.ID), e.Network, e.Network, e.Network)
 }
 
 // releaseNetworks removes the networks the set left (State.LeftNetworks) that
@@ -53,7 +43,7 @@ func (c *Controller) releaseNetworks(ctx context.Context, st *State, obs Observe
 	if len(st.LeftNetworks) == 0 {
 		return false, nil
 	}
-	nets := revisionNetworks(*st)
+	nets := st.RevisionNetworks()
 	used := func(n string) bool {
 		for _, r := range obs.Replicas {
 			if nets[r.Revision] == n || slices.Contains(r.Networks, n) {

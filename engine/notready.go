@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"regexp"
-
 	"github.com/ostset/ostset/health"
 )
 
@@ -44,15 +42,6 @@ func joinNonEmpty(a, b string) string {
 		return a
 	}
 	return a + ", " + b
-}
-
-var quotedRe = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
-
-// sameWait is a waiting message with its quoted output left out: a probe's
-// output often carries times or counters, and a new one with every probe is
-// not a new reason to wait.
-func sameWait(w string) string {
-	return quotedRe.ReplaceAllString(w, `"…"`)
 }
 
 // parenthesised is " (s)", or "" for an empty s.

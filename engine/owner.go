@@ -12,7 +12,6 @@ package engine
 // it changes anything.
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -30,10 +29,10 @@ func OwnerOf(labels map[string]string) Owner {
 	return Owner{ID: labels[LabelOwner], Dir: labels[LabelStateDir]}
 }
 
-// labelSpec puts the owner labels on a replica and on its per-ordinal volumes.
+// Label puts the owner labels on a replica and on its per-ordinal volumes.
 // They are not part of the revision: Render leaves them out and they are added
 // here, after it.
-func (o Owner) labelSpec(spec *ReplicaSpec) {
+func (o Owner) Label(spec *ReplicaSpec) {
 	spec.Labels = o.label(spec.Labels)
 	for i := range spec.Volumes {
 		spec.Volumes[i].Labels = o.label(spec.Volumes[i].Labels)
@@ -73,14 +72,14 @@ func (o Ownership) Classify(set string, obs Observed) Observed {
 		if o.Owns(r.Owner) {
 			out.Replicas = append(out.Replicas, r)
 		} else {
-			out.OwnedElsewhere = append(out.OwnedElsewhere, o.conflict(set, "container", r.Name, shortID(r.ID), r.Owner))
+			out.OwnedElsewhere = append(out.OwnedElsewhere, o.conflict(set, "container", r.Name, ShortID(r.ID), r.Owner))
 		}
 	}
 	for _, x := range obs.Inits {
 		if o.Owns(x.Owner) {
 			out.Inits = append(out.Inits, x)
 		} else {
-			out.OwnedElsewhere = append(out.OwnedElsewhere, o.conflict(set, "container", x.Name, shortID(x.ID), x.Owner))
+			out.OwnedElsewhere = append(out.OwnedElsewhere, o.conflict(set, "container", x.Name, ShortID(x.ID), x.Owner))
 		}
 	}
 	for _, v := range obs.Volumes {
@@ -106,7 +105,8 @@ type Conflict struct {
 	Message string `json:"message"`
 	// Resolve says how to get past the conflict.
 	Resolve string `json:"resolve,omitempty"`
-	holder  string // Owner described from this state directory
+	// Holder is Owner described from this state directory.
+	Holder string `json:"-"`
 }
 
 func (o Ownership) conflict(set, kind, name, id string, owner Owner) Conflict {
@@ -114,14 +114,14 @@ func (o Ownership) conflict(set, kind, name, id string, owner Owner) Conflict {
 	if id != "" {
 		what += " (" + id + ")"
 	}
-	holder := o.holder(owner)
-	return Conflict{Kind: kind, Name: name, ID: id, Owner: owner, holder: holder,
+	holder := o.Holder(owner)
+	return Conflict{Kind: kind, Name: name, ID: id, Owner: owner, Holder: holder,
 		Message: fmt.Sprintf("%s belongs to set %s of %s, not to this one", what, set, holder),
 		Resolve: o.resolve(set, owner)}
 }
 
-// holder describes an owner as seen from this state directory.
-func (o Ownership) holder(x Owner) string {
+// Holder describes an owner as seen from this state directory.
+func (o Ownership) Holder(x Owner) string {
 	switch x.Dir {
 	case "":
 		return fmt.Sprintf("another state directory (id %s)", x.ID)
@@ -143,8 +143,8 @@ func (o Ownership) resolve(set string, x Owner) string {
 
 // foreignConflict is a container without the set's label holding a replica's name.
 func foreignConflict(set string, f Foreign) Conflict {
-	return Conflict{Kind: "container", Name: f.Name, ID: shortID(f.ID),
-		Message: fmt.Sprintf("%s: the name is held by container %s, which set %s does not own", f.Name, shortID(f.ID), set),
+	return Conflict{Kind: "container", Name: f.Name, ID: ShortID(f.ID),
+		Message: fmt.Sprintf("%s: the name is held by container %s, which set %s does not own", f.Name, ShortID(f.ID), set),
 		Resolve: "ostset never touches it: remove or rename it and the replica is created"}
 }
 
@@ -207,33 +207,9 @@ func heldLines(set string, cs []Conflict) []string {
 			list = strings.Join(names, " ")
 		}
 		lines = append(lines, fmt.Sprintf("set %s: %s %s to %s; nothing is done to the set from this state directory; %s",
-			set, list, verb, group[0].holder, group[0].Resolve))
+			set, list, verb, group[0].Holder, group[0].Resolve))
 	}
 	return lines
-}
-
-// owners lists the distinct owners of conflicts, in order.
-func owners(cs []Conflict) []Owner {
-	var out []Owner
-	for _, c := range cs {
-		if c.Owner.ID != "" && !slices.ContainsFunc(out, func(o Owner) bool { return o.ID == c.Owner.ID }) {
-			out = append(out, c.Owner)
-		}
-	}
-	return out
-}
-
-// adoptOwners adds owners to the set's adopted owners; it returns those that
-// were not adopted before.
-func (st *State) adoptOwners(owners []Owner) []Owner {
-	var added []Owner
-	for _, o := range owners {
-		if o.ID != "" && !slices.ContainsFunc(st.AdoptedOwners, func(a Owner) bool { return a.ID == o.ID }) {
-			st.AdoptedOwners = append(st.AdoptedOwners, o)
-			added = append(added, o)
-		}
-	}
-	return added
 }
 
 // OwnershipError says that another state directory owns some of a set's
@@ -247,55 +223,13 @@ func (e *OwnershipError) Error() string {
 	return strings.Join(heldLines(e.Set, e.Conflicts), "; ")
 }
 
-type ownershipKey struct{}
-
-// WithOwnership returns ctx carrying o, for the runtime's own check (CheckOwner).
-func WithOwnership(ctx context.Context, o Ownership) context.Context {
-	return context.WithValue(ctx, ownershipKey{}, o)
-}
-
-// CheckOwner is the runtime's last check before it changes an object of a set:
-// it refuses an object whose owner the Ownership carried by ctx does not own.
-// Without one, only objects that carry no owner label may be changed, so a call
-// that lost its ownership on the way can touch nothing another state directory
-// made.
-func CheckOwner(ctx context.Context, owner Owner) error {
-	o, _ := ctx.Value(ownershipKey{}).(Ownership)
-	if o.Owns(owner) {
-		return nil
-	}
-	if o.Self.ID == "" {
-		return fmt.Errorf("it belongs to %s", o.holder(owner))
-	}
-	return fmt.Errorf("it belongs to %s, not to this one", o.holder(owner))
-}
-
-// ConflictError says that a rollout cannot go on because containers that do
-// not belong to the set hold names it needs. A waiting command stops with it
-// rather than wait for a person; a daemon keeps waiting, and the set resumes
-// once the names are free.
-type ConflictError struct {
-	Set       string
-	Conflicts []Conflict
-}
-
-func (e *ConflictError) Error() string {
-	msgs := make([]string, 0, len(e.Conflicts)+1)
-	var ways []string
+// Owners lists the distinct owners of the conflicts, in order.
+func (e *OwnershipError) Owners() []Owner {
+	var out []Owner
 	for _, c := range e.Conflicts {
-		msgs = append(msgs, c.Message)
-		if c.Resolve != "" && !slices.Contains(ways, c.Resolve) {
-			ways = append(ways, c.Resolve)
+		if c.Owner.ID != "" && !slices.ContainsFunc(out, func(o Owner) bool { return o.ID == c.Owner.ID }) {
+			out = append(out, c.Owner)
 		}
 	}
-	return fmt.Sprintf("rollout of %s cannot go on: %s", e.Set, strings.Join(append(msgs, ways...), "; "))
-}
-
-// blockedByConflict is the *ConflictError of a plan that has nothing left to do
-// or wait for but names held by containers that are not the set's, or nil.
-func blockedByConflict(set string, plan Plan) error {
-	if len(plan.Actions) > 0 || len(plan.Blocked) == 0 || len(plan.Waiting) > len(plan.Blocked) {
-		return nil
-	}
-	return &ConflictError{Set: set, Conflicts: plan.Blocked}
+	return out
 }

@@ -88,7 +88,7 @@ func TestClassify(t *testing.T) {
 			t.Errorf("conflict %d:\n%+v\nwant %+v", i, c, w)
 		}
 	}
-	if o := owners(got.OwnedElsewhere); !slices.Equal(o, []Owner{other, earlier}) {
+	if o := (&OwnershipError{Conflicts: got.OwnedElsewhere}).Owners(); !slices.Equal(o, []Owner{other, earlier}) {
 		t.Errorf("owners %v", o)
 	}
 }
@@ -195,13 +195,13 @@ func TestLabelSpec(t *testing.T) {
 		s.VolumeClaimTemplates = []config.VolumeClaimTemplate{{Name: "data", MountPath: "/data"}}
 	})
 	spec := s.RevisionSpec("sha256:img")
-	rev := Revision{Name: config.RevisionName("web", spec.Hash()), Spec: spec}
-	r, err := Render(s, rev, 1)
+	rev := config.RevisionName("web", spec.Hash())
+	r, err := Render(s, rev, spec, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	me.labelSpec(&r)
-	if r.Labels[LabelOwner] != "me" || r.Labels[LabelStateDir] != "/state/me" || r.Labels[LabelRevision] != rev.Name {
+	me.Label(&r)
+	if r.Labels[LabelOwner] != "me" || r.Labels[LabelStateDir] != "/state/me" || r.Labels[LabelRevision] != rev {
 		t.Errorf("replica labels %v", r.Labels)
 	}
 	if l := r.Volumes[0].Labels; l[LabelOwner] != "me" || l[LabelStateDir] != "/state/me" || l[LabelClaim] != "data" {

@@ -475,7 +475,8 @@ func describeState(r Replica) string {
 	return s
 }
 
-func shortID(id string) string {
+// ShortID is a container ID as status shows it: its first 12 characters.
+func ShortID(id string) string {
 	if len(id) > 12 {
 		return id[:12]
 	}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,18 +60,4 @@ func (s Store) savePrevious(p Previous) error {
 		return err
 	}
 	return writeFileAtomicTold(s.previousFile(p.Replica), data, nil)
-}
-
-// keepPrevious keeps the last lines of a failed replica container before it
-// is removed. Failing to read or keep them does not stop the removal: the
-// replica's recovery matters more than its old output.
-func (c *Controller) keepPrevious(ctx context.Context, set string, a Action) {
-	lines, err := c.Runtime.LogTail(ctx, set, a.ID, PreviousLines)
-	if err == nil {
-		err = c.Store.savePrevious(Previous{Replica: a.Name, Container: shortID(a.ID), Revision: a.Revision,
-			Reason: a.Reason, Removed: c.now(), Lines: lines})
-	}
-	if err != nil {
-		c.logger().Warn("could not keep the logs of a failed replica", "replica", a.Name, "err", err)
-	}
 }

@@ -12,12 +12,11 @@ import (
 	"github.com/ostset/ostset/volumes"
 )
 
-// Render turns a revision into the container of one ordinal: names, labels,
+// Render turns a revision (its name and spec) into the container of one ordinal: names, labels,
 // aliases, the OSTSET_* environment, per-ordinal volumes and ports. Templates
 // are expanded with set as it is now ({{.Replicas}}, {{.Peers}}): a replica
 // keeps the values it was created with, since scaling recreates nothing.
-func Render(set config.Set, rev Revision, ordinal int) (ReplicaSpec, error) {
-	spec := rev.Spec
+func Render(set config.Set, revision string, spec config.RevisionSpec, ordinal int) (ReplicaSpec, error) {
 	name := ReplicaName(set.Name, ordinal)
 	t, err := config.Expand(spec.Template, set.ReplicaVars(spec.ServiceName, ordinal))
 	if err != nil {
@@ -27,14 +26,14 @@ func Render(set config.Set, rev Revision, ordinal int) (ReplicaSpec, error) {
 		Set:         set.Name,
 		Name:        name,
 		Ordinal:     ordinal,
-		Revision:    rev.Name,
+		Revision:    revision,
 		Image:       spec.ImageID,
 		Entrypoint:  t.Command,
 		Cmd:         t.Args,
 		Env:         replicaEnv(t.Env, set.Name, ordinal, name, spec.ServiceName),
 		WorkingDir:  t.WorkingDir,
 		User:        t.User,
-		Labels:      replicaLabels(t.Labels, set.Name, ordinal, rev.Name),
+		Labels:      replicaLabels(t.Labels, set.Name, ordinal, revision),
 		Network:     spec.Network,
 		Aliases:     aliases(name, spec.ServiceName, t.Labels, ordinal),
 		Ports:       replicaPorts(t.Ports, ordinal),

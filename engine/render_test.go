@@ -24,8 +24,7 @@ func TestRenderExpandsEveryStringField(t *testing.T) {
 	}}
 	s.ApplyDefaults()
 	spec := s.RevisionSpec("sha256:img")
-	rev := Revision{Name: config.RevisionName("etcd", spec.Hash()), Spec: spec}
-	r, err := Render(s, rev, 1)
+	r, err := Render(s, config.RevisionName("etcd", spec.Hash()), spec, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,8 +41,8 @@ func TestRenderExpandsEveryStringField(t *testing.T) {
 	if want := []Mount{{Type: "bind", Source: "/backups/etcd-1", Target: "/backup/1"}}; !reflect.DeepEqual(r.Mounts, want) {
 		t.Errorf("mounts %+v, want %+v", r.Mounts, want)
 	}
-	if rev.Spec.Template.Healthcheck.Test[2] != "--endpoints=http://{{.Name}}.{{.Service}}:2379" {
-		t.Errorf("rendering changed the revision: %q", rev.Spec.Template.Healthcheck.Test)
+	if spec.Template.Healthcheck.Test[2] != "--endpoints=http://{{.Name}}.{{.Service}}:2379" {
+		t.Errorf("rendering changed the revision: %q", spec.Template.Healthcheck.Test)
 	}
 }
 
@@ -65,7 +64,7 @@ func TestRenderContainerSettings(t *testing.T) {
 	}}
 	s.ApplyDefaults()
 	spec := s.RevisionSpec("sha256:img")
-	r, err := Render(s, Revision{Name: "db-1", Spec: spec}, 0)
+	r, err := Render(s, "db-1", spec, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +82,7 @@ func TestRenderContainerSettings(t *testing.T) {
 	if !reflect.DeepEqual(r.ContainerSettings, want) {
 		t.Errorf("settings\n%+v\nwant\n%+v", r.ContainerSettings, want)
 	}
-	empty, err := Render(config.Set{Name: "db", Template: config.Template{Image: "x"}}, Revision{Name: "db-1"}, 0)
+	empty, err := Render(config.Set{Name: "db", Template: config.Template{Image: "x"}}, "db-1", config.RevisionSpec{}, 0)
 	if err != nil || !reflect.DeepEqual(empty.ContainerSettings, ContainerSettings{}) {
 		t.Errorf("no settings rendered as %+v, %v", empty.ContainerSettings, err)
 	}
@@ -93,7 +92,7 @@ func TestRenderClaimOwner(t *testing.T) {
 	s := config.Set{Name: "pg", Template: config.Template{Image: "postgres"}, VolumeClaimTemplates: []config.VolumeClaimTemplate{
 		{Name: "data", MountPath: "/var/lib/postgresql/data", Owner: "999:998"}, {Name: "logs", MountPath: "/logs"}}}
 	s.ApplyDefaults()
-	r, err := Render(s, Revision{Name: "pg-1", Spec: s.RevisionSpec("sha256:img")}, 2)
+	r, err := Render(s, "pg-1", s.RevisionSpec("sha256:img"), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +113,7 @@ func TestRenderComposeServiceAliases(t *testing.T) {
 	}}
 	s.ApplyDefaults()
 	spec := s.RevisionSpec("sha256:img")
-	r, err := Render(s, Revision{Name: config.RevisionName(s.Name, spec.Hash()), Spec: spec}, 1)
+	r, err := Render(s, config.RevisionName(s.Name, spec.Hash()), spec, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,14 +20,6 @@ type ProgressMark struct {
 	Late bool `json:"late,omitempty"`
 }
 
-// Condition is a Kubernetes-style status condition.
-type Condition struct {
-	Type    string `json:"type"`
-	Status  string `json:"status"` // True, False, Unknown
-	Reason  string `json:"reason"`
-	Message string `json:"message,omitempty"`
-}
-
 // Undo makes an earlier revision the update revision again: the newest revision
 // before the current update revision, or number toRevision (>0). The desired spec
 // takes that revision's template.

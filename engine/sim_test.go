@@ -37,17 +37,13 @@ type world struct {
 // settle drops the records of condemned ordinals that the world no longer
 // needs, as a pass does before it plans.
 func (w *world) settle() {
-	st := State{Spec: w.set, CondemnedVolumes: w.condemned}
-	st.settleCondemnedVolumes(w.observed())
-	w.condemned = st.CondemnedVolumes
+	w.condemned = SettleCondemned(w.set, w.condemned, w.observed())
 }
 
 // condemn records, as a pass does before it acts, the ordinals a plan's
 // scale-down condemns.
 func (w *world) condemn(p Plan) {
-	st := State{Spec: w.set, CondemnedVolumes: w.condemned}
-	st.recordRemovals(p.Actions, w.now)
-	w.condemned = st.CondemnedVolumes
+	w.condemned, _ = Condemn(w.set, w.condemned, p.Actions)
 }
 
 // down deletes the set keeping its volumes, as ostset down under Retain does;

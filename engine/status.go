@@ -62,22 +62,6 @@ type ContainerStatus struct {
 	CrashLoop *CrashLoopStatus `json:"crashLoop,omitempty"`
 }
 
-// markRemovals marks the containers of s that removing (State.Removing, by
-// full container ID) records as being removed.
-func markRemovals(s *Status, replicas []Replica, removing map[string]time.Time) {
-	for _, r := range replicas {
-		at, ok := removing[r.ID]
-		if !ok {
-			continue
-		}
-		for i := range s.Containers {
-			if s.Containers[i].Name == r.Name && s.Containers[i].ID == shortID(r.ID) {
-				s.Containers[i].RemovalPending = &at
-			}
-		}
-	}
-}
-
 // CrashLoopStatus is a failed replica's crash-loop back-off.
 type CrashLoopStatus struct {
 	// Recreations is how many times in a row the ordinal was recreated after
@@ -103,7 +87,7 @@ func (p *planner) status() Status {
 		ready := p.ready(r)
 		cs := ContainerStatus{
 			Name: r.Name, Ordinal: r.Ordinal, Revision: r.Revision,
-			State: r.State, Health: r.Health, Ready: ready, ID: shortID(r.ID), Created: r.Created,
+			State: r.State, Health: r.Health, Ready: ready, ID: ShortID(r.ID), Created: r.Created,
 		}
 		if !ready {
 			cs.Reason, cs.NotReady = r.Reason(), r.NotReady
@@ -155,12 +139,10 @@ func (p *planner) pending(initializing []InitStatus) []PendingReplica {
 	return out
 }
 
-// explainPending gives each pending replica the reason its last create or
-// start failed for good, if one is recorded.
-func explainPending(s *Status, failures map[string]Failure) {
-	for i, r := range s.Pending {
-		if f, ok := failures[r.Name]; ok {
-			s.Pending[i].Reason, s.Pending[i].Failed = "cannot start: "+f.Reason, true
-		}
-	}
+// Condition is a Kubernetes-style status condition.
+type Condition struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"` // True, False, Unknown
+	Reason  string `json:"reason"`
+	Message string `json:"message,omitempty"`
 }

@@ -1,0 +1,16 @@
+package engine
+
+import "slices"
+
+// adoptOwners adds owners to the set's adopted owners; it returns those that
+// were not adopted before.
+func (st *State) adoptOwners(owners []Owner) []Owner {
+	var added []Owner
+	for _, o := range owners {
+		if o.ID != "" && !slices.ContainsFunc(st.AdoptedOwners, func(a Owner) bool { return a.ID == o.ID }) {
+			st.AdoptedOwners = append(st.AdoptedOwners, o)
+			added = append(added, o)
+		}
+	}
+	return added
+}

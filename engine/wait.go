@@ -1,0 +1,411 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// StoppedError is a wait that ended before the rollout completed: its deadline
+// passed (Cause is context.DeadlineExceeded) or it was interrupted
+// (context.Canceled). The rollout itself is not undone.
+type StoppedError struct {
+	Set    string
+	Cause  error
+	Where  string // how far the rollout got
+	Detail string // what it was waiting for
+}
+
+func (e *StoppedError) Error() string {
+	msg := e.Cause.Error()
+	for _, s := range []string{e.Where, e.Detail} {
+		if s != "" {
+			msg += "; " + s
+		}
+	}
+	return msg
+}
+
+func (e *StoppedError) Unwrap() error { return e.Cause }
+
+// RollbackError says that a rollout missed its progress deadline and was rolled
+// back automatically; a waiting command reports it once the rollback completes.
+type RollbackError struct {
+	Set, From, To string
+	Deadline      time.Duration
+}
+
+func (e *RollbackError) Error() string {
+	return fmt.Sprintf("rollout of %s to %s made no progress for %s and was rolled back to %s", e.Set, e.From, e.Deadline, e.To)
+}
+
+// Converge runs passes until the set's rollout is complete or ctx ends. Runtime
+// failures are reported and retried with backoff; an unknown set is not, nor a
+// set held by another state directory (an *OwnershipError): only a person can
+// resolve that. It is ConvergeTo for whatever revision the set rolls out.
+func (c *Controller) Converge(ctx context.Context, name string) error {
+	return c.ConvergeTo(ctx, name, "")
+}
+
+// ConvergeTo is the wait of a command: it opens a new progress window (see
+// beginWait) and runs passes until the set's rollout is complete or ctx ends.
+// revision, if set, is the update revision the command made: once another
+// replaces it (not an automatic rollback of it), the wait ends with a
+// *SupersededError.
+func (c *Controller) ConvergeTo(ctx context.Context, name, revision string) error {
+	start, err := c.beginWait(ctx, name)
+	if err != nil {
+		return err
+	}
+	return c.loop(ctx, name, &wait{revision: revision, start: start.UpdateRevision, started: c.now()}, start)
+}
+
+// Run keeps one set converged until ctx ends or the set is deleted.
+func (c *Controller) Run(ctx context.Context, name string) error {
+	start, err := c.Store.Load(name)
+	if err != nil {
+		return err
+	}
+	return c.loop(ctx, name, nil, start)
+}
+
+// loop runs passes for the set until ctx ends, or until the wait w ends (nil:
+// the daemon's loop, which never does). start is the set's state it began with.
+func (c *Controller) loop(ctx context.Context, name string, w *wait, start State) error {
+	wt := watcher{c: c, set: name}
+	if err := wt.subscribe(ctx); err != nil {
+		// Passes report Docker failures with backoff; events are only a wake-up.
+		c.logger().Warn("docker events", "set", name, "err", err)
+	}
+	err := c.drive(ctx, &wt, &progress{c: c, set: name}, w)
+	return deletedSince(name, start, err)
+}
+
+// wait is what a command waits for, from when.
+type wait struct {
+	// revision is the update revision the command made ("": whatever the set
+	// rolls out).
+	revision string
+	// start is the update revision when the wait began, and started when: an
+	// automatic rollback of it since then ends the wait with a *RollbackError.
+	start   string
+	started time.Time
+}
+
+// beginWait opens a new progress window for a command's wait, as a new spec
+// or kubectl rollout restart resets a Deployment's Progressing condition:
+// the progress deadline counts from this wait's first pass, not from a mark
+// an earlier command left (one already late would fail this wait at once). It
+// returns the set's state the wait begins with.
+func (c *Controller) beginWait(ctx context.Context, name string) (State, error) {
+	st, err := c.Store.Load(name)
+	if err != nil || st.Deleting != nil || !st.ReopenProgress() {
+		return st, err // nothing to reopen (a change just did): no lock taken
+	}
+	st, unlock, err := c.Store.lockAndLoad(ctx, name)
+	if err != nil {
+		return st, err
+	}
+	defer unlock()
+	if st.Deleting == nil && st.ReopenProgress() {
+		err = c.Store.Save(st)
+	}
+	return st, err
+}
+
+// deletedSince turns ErrUnknownSet, met by a wait that began with the set's
+// state start, into a *DeletedError: the set was there when the wait began.
+func deletedSince(name string, start State, err error) error {
+	if errors.Is(err, ErrUnknownSet) {
+		return &DeletedError{Set: name, Finished: start.Deleting != nil}
+	}
+	return err
+}
+
+// DeletedError ends a wait whose set was deleted meanwhile. Finished: the set
+// was already being deleted when the wait began (an interrupted ostset down),
+// and the wait's passes finished the delete.
+type DeletedError struct {
+	Set      string
+	Finished bool
+}
+
+func (e *DeletedError) Error() string {
+	if e.Finished {
+		return "the interrupted delete of " + e.Set + " was finished"
+	}
+	return e.Set + " was deleted (ostset down) while this command waited for its rollout"
+}
+
+// drive runs passes, reporting through p, until the wait wt ends (never, if
+// nil) or ctx ends.
+func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, wt *wait) error {
+	untilComplete := wt != nil
+	name := p.set
+	backoff := time.Duration(0)
+	for {
+		plan, st, err := c.pass(ctx, name, func(st State, plan Plan) {
+			p.observed(plan)
+			if c.OnPlan != nil {
+				c.OnPlan(st, plan)
+			}
+		})
+		switch {
+		case errors.Is(err, ErrReplan):
+			continue
+		case errors.Is(err, ErrUnknownSet):
+			return err
+		case ctx.Err() != nil:
+			return p.stopped(ctx.Err())
+		case err != nil && untilComplete && IsPermanent(err):
+			// A retry would fail the same way until a person changes the set
+			// or the host: say so now, with the engine's words, rather than
+			// at the deadline. (Run, the daemon's way, keeps retrying.)
+			return &FailedError{Set: name, Failures: permanentFailures(err)}
+		case err != nil && untilComplete && IsStateDirFull(err):
+			return err // waiting frees no space (the daemon keeps retrying)
+		case err != nil:
+			backoff = min(max(2*backoff, 500*time.Millisecond), 10*time.Second)
+			p.failed(err, backoff)
+		default:
+			backoff = 0
+			p.succeeded()
+			if untilComplete {
+				if done, err := wt.finished(name, plan, st); done {
+					return err
+				}
+			}
+			if err := heldElsewhere(name, plan); err != nil && untilComplete {
+				return err
+			}
+			if err := blockedByConflict(name, plan); err != nil && untilComplete {
+				return err
+			}
+			if len(plan.Actions) > 0 {
+				continue
+			}
+		}
+		if err := c.sleep(ctx, w, plan.RequeueAt, backoff); err != nil {
+			return p.stopped(err)
+		}
+	}
+}
+
+// finished says whether the wait for the set's rollout ends with this plan: its
+// revision was superseded (*SupersededError), the rollout is complete (with a
+// *RollbackError if it was rolled back since the wait began), or it passed its
+// progress deadline without a rollback (*DeadlineError).
+func (w *wait) finished(name string, plan Plan, st State) (bool, error) {
+	if err := w.superseded(st); err != nil {
+		return true, err
+	}
+	if plan.Complete {
+		return true, rolledBackSince(w.start, st, w.started)
+	}
+	if st.Progress.Late && st.RollingBackFrom == "" {
+		return true, &DeadlineError{Set: name, Revision: st.UpdateRevision, Deadline: st.Spec.ProgressDeadline(), Waiting: plan.Status.Waiting}
+	}
+	return false, nil
+}
+
+// superseded returns a *SupersededError when the revision the wait is for is
+// no longer the set's update revision, unless an automatic rollback of it
+// since the wait began made the change (that wait ends with the rollback's
+// *RollbackError once the rollback completes).
+func (w *wait) superseded(st State) error {
+	if w.revision == "" || st.UpdateRevision == w.revision {
+		return nil
+	}
+	if rb := st.LastRollback; rb != nil && rb.From == w.revision && rb.To == st.UpdateRevision && !rb.At.Before(w.started) {
+		return nil
+	}
+	e := &SupersededError{Set: st.Spec.Name, Revision: w.revision, By: st.UpdateRevision}
+	if r, ok := st.Revision(st.UpdateRevision); ok {
+		e.Number, e.Cause, e.PID = r.Number, r.ChangeCause, r.PID
+	}
+	return e
+}
+
+// SupersededError ends the wait of a command whose revision another replaced
+// before its rollout completed (another ostset up, rollout restart or undo),
+// as kubectl rollout status --revision fails when a newer rollout starts. The
+// set goes on to the newer revision; the wait of the command that made it
+// reports that rollout.
+type SupersededError struct {
+	Set, Revision string
+	// By is the revision that replaced it, Number its number in the history,
+	// Cause and PID the command that made it, as far as the history says.
+	By     string
+	Number int
+	Cause  string
+	PID    int
+}
+
+func (e *SupersededError) Error() string {
+	msg := fmt.Sprintf("rollout of %s to %s was superseded by revision %s", e.Set, e.Revision, e.By)
+	var who []string
+	if e.Number > 0 {
+		who = append(who, fmt.Sprintf("number %d", e.Number))
+	}
+	if e.Cause != "" {
+		who = append(who, fmt.Sprintf("%q", e.Cause))
+	}
+	if e.PID > 0 {
+		who = append(who, fmt.Sprintf("pid %d", e.PID))
+	}
+	if len(who) > 0 {
+		msg += " (" + strings.Join(who, ", ") + ")"
+	}
+	return msg + " before it completed"
+}
+
+// ErrReplan is a pass's error when the pass changed the update revision, so
+// its plan must not run: the caller passes again.
+var ErrReplan = errors.New("update revision changed; plan again")
+
+// rolledBackSince reports an automatic rollback (by this process or another),
+// since the wait started, of the revision the wait started with.
+func rolledBackSince(startRevision string, st State, started time.Time) error {
+	rb := st.LastRollback
+	if rb == nil || rb.From != startRevision || rb.At.Before(started) {
+		return nil
+	}
+	return &RollbackError{Set: st.Spec.Name, From: rb.From, To: rb.To, Deadline: st.Spec.ProgressDeadline()}
+}
+
+// DeadlineError says that a rollout passed its progress deadline and was not
+// rolled back; a waiting command stops with it, as kubectl rollout status does.
+type DeadlineError struct {
+	Set, Revision string
+	Deadline      time.Duration
+	Waiting       []string
+}
+
+func (e *DeadlineError) Error() string {
+	msg := fmt.Sprintf("rollout of %s to %s made no progress for %s (progressDeadlineSeconds)", e.Set, e.Revision, e.Deadline)
+	if len(e.Waiting) > 0 {
+		msg += ": waiting for " + strings.Join(e.Waiting, "; ")
+	}
+	return msg
+}
+
+// watcher holds the Docker event subscription of a loop, re-subscribing with
+// backoff when the stream ends, so a stream that closes at once cannot spin.
+type watcher struct {
+	c     *Controller
+	set   string
+	wake  <-chan struct{}
+	since time.Time // last subscribe attempt
+}
+
+func (w *watcher) subscribe(ctx context.Context) error {
+	w.since = w.c.now()
+	wake, err := w.c.Runtime.Watch(ctx, w.set)
+	w.wake = wake
+	return err
+}
+
+// channel is the event channel to wait on, re-subscribing first when the stream
+// is down and the last attempt is older than the poll interval.
+func (w *watcher) channel(ctx context.Context) <-chan struct{} {
+	if w.wake == nil && w.c.now().Sub(w.since) >= w.c.poll() {
+		if err := w.subscribe(ctx); err != nil {
+			w.c.logger().Warn("docker events", "set", w.set, "err", err)
+		}
+	}
+	return w.wake
+}
+
+// sleep waits for a Docker event on the set, the requeue time, the backoff, or
+// the poll interval, whichever comes first.
+func (c *Controller) sleep(ctx context.Context, w *watcher, requeueAt time.Time, backoff time.Duration) error {
+	d := c.poll()
+	wake := w.channel(ctx)
+	if backoff > 0 {
+		d = backoff
+		wake = nil // a failing Docker call is not retried faster because events arrive
+	}
+	if !requeueAt.IsZero() {
+		d = min(d, max(requeueAt.Sub(c.now()), 10*time.Millisecond))
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case _, open := <-wake:
+		if !open {
+			w.wake = nil // the stream ended (Docker restarted, say); poll until it is back
+		}
+	case <-t.C:
+	}
+	return nil
+}
+
+// PollInterval is how often a set whose rollout is in progress is looked at
+// without an event (Poll, 2s by default), so that its progress deadline counts
+// watched time.
+func (c *Controller) PollInterval() time.Duration { return c.poll() }
+
+func (c *Controller) poll() time.Duration {
+	if c.Poll > 0 {
+		return c.Poll
+	}
+	return 2 * time.Second
+}
+
+// Driver passes one set for a caller that schedules the passes itself (the
+// daemon), and says of them what the controller's own loop says: each change
+// of the plan (a replica that became ready, a new reason to wait), a failure
+// and the recovery.
+type Driver struct{ p progress }
+
+// Driver returns the driver of the set called name.
+func (c *Controller) Driver(name string) *Driver {
+	return &Driver{p: progress{c: c, set: name}}
+}
+
+// Pass runs one pass (see Controller.Pass) and reports its plan. It returns
+// the set's state as the pass left it too.
+func (d *Driver) Pass(ctx context.Context) (Plan, State, error) {
+	return d.p.c.pass(ctx, d.p.set, func(_ State, plan Plan) { d.p.observed(plan) })
+}
+
+// Failed reports a failed pass, retried after retry.
+func (d *Driver) Failed(err error, retry time.Duration) { d.p.failed(err, retry) }
+
+// Succeeded reports a pass that did not fail.
+func (d *Driver) Succeeded() { d.p.succeeded() }
+
+// ConflictError says that a rollout cannot go on because containers that do
+// not belong to the set hold names it needs. A waiting command stops with it
+// rather than wait for a person; a daemon keeps waiting, and the set resumes
+// once the names are free.
+type ConflictError struct {
+	Set       string
+	Conflicts []Conflict
+}
+
+func (e *ConflictError) Error() string {
+	msgs := make([]string, 0, len(e.Conflicts)+1)
+	var ways []string
+	for _, c := range e.Conflicts {
+		msgs = append(msgs, c.Message)
+		if c.Resolve != "" && !slices.Contains(ways, c.Resolve) {
+			ways = append(ways, c.Resolve)
+		}
+	}
+	return fmt.Sprintf("rollout of %s cannot go on: %s", e.Set, strings.Join(append(msgs, ways...), "; "))
+}
+
+// blockedByConflict is the *ConflictError of a plan that has nothing left to do
+// or wait for but names held by containers that are not the set's, or nil.
+func blockedByConflict(set string, plan Plan) error {
+	if len(plan.Actions) > 0 || len(plan.Blocked) == 0 || len(plan.Waiting) > len(plan.Blocked) {
+		return nil
+	}
+	return &ConflictError{Set: set, Conflicts: plan.Blocked}
+}
