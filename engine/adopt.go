@@ -94,9 +94,9 @@ func (c *Controller) Adopt(ctx context.Context, name string, owners []Owner) err
 
 // heldElsewhere is the *OwnershipError of a plan held by another state
 // directory's objects, or nil.
-func heldElsewhere(set string, plan Plan) error {
+func heldElsewhere(set string, pl Plan) error {
 	var held []Conflict
-	for _, x := range plan.Status.ConflictDetails {
+	for _, x := range pl.Status.ConflictDetails {
 		if x.Owner.ID != "" {
 			held = append(held, x)
 		}

@@ -93,8 +93,8 @@ func (c *Controller) logger() *slog.Logger {
 // Pass runs one observe → plan → execute pass under the set's lock and returns
 // the plan it executed.
 func (c *Controller) Pass(ctx context.Context, name string) (Plan, error) {
-	plan, _, err := c.pass(ctx, name, nil)
-	return plan, err
+	pl, _, err := c.pass(ctx, name, nil)
+	return pl, err
 }
 
 // pass runs one pass and returns the plan and the set's state as the pass left
@@ -133,11 +133,11 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 	st.settleCondemnedVolumes(obs)
 	st.forgetFailures(obs.Replicas)
 	c.initLogs.fill(ctx, c.Runtime, name, &obs)
-	plan := MakePlan(st.planInput(obs, c.now()))
-	st.crashLoopStatus(&plan.Status)
-	rolledBack := c.fold(&st, &plan)
+	pl := MakePlan(st.planInput(obs, c.now()))
+	st.crashLoopStatus(&pl.Status)
+	rolledBack := c.fold(&st, &pl)
 	if !rolledBack { // a plan thrown away recreates nothing
-		st.noteCrashes(plan.Actions, c.now())
+		st.noteCrashes(pl.Actions, c.now())
 	}
 	t.mark(&t.planned)
 	// The state is saved once, after the actions, still under the lock: no
@@ -153,31 +153,31 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 		return nil
 	}
 	if rolledBack {
-		return plan, st, errors.Join(save(), ErrReplan)
+		return pl, st, errors.Join(save(), ErrReplan)
 	}
 	if planned != nil {
-		planned(st, plan)
+		planned(st, pl)
 	}
-	for _, a := range plan.Actions {
+	for _, a := range pl.Actions {
 		c.logger().Info("action", "set", name, "action", a.String())
 	}
-	if st.recordRemovals(plan.Actions, c.now()) {
+	if st.recordRemovals(pl.Actions, c.now()) {
 		if err := c.Store.Save(st); err != nil {
-			return plan, st, err
+			return pl, st, err
 		}
 		before = nil // the record is dropped as the removals end: save again
 	}
-	err = c.execute(ctx, &st, plan.Actions, obs.Volumes)
-	if err == nil && len(plan.Actions) == 0 { // obs is still current
+	err = c.execute(ctx, &st, pl.Actions, obs.Volumes)
+	if err == nil && len(pl.Actions) == 0 { // obs is still current
 		_, err = c.releaseNetworks(ctx, &st, obs)
 	}
-	st.noteFailures(plan.Actions, err, permanentReasons(err), c.now())
+	st.noteFailures(pl.Actions, err, permanentReasons(err), c.now())
 	t.mark(&t.executed)
 	err = errors.Join(err, save())
 	t.mark(&t.saved)
-	c.logger().Debug("pass", "set", name, "actions", len(plan.Actions), "lock", t.locked, "observe", t.observed,
+	c.logger().Debug("pass", "set", name, "actions", len(pl.Actions), "lock", t.locked, "observe", t.observed,
 		"plan", t.planned, "execute", t.executed, "save", t.saved, "err", err)
-	return plan, st, err
+	return pl, st, err
 }
 
 // finishRemovals removes the replicas a pass recorded it was removing and did
@@ -223,23 +223,23 @@ func (t *passTimer) mark(phase *time.Duration) {
 // fold folds a plan into the set's state: the current revision, the observed
 // generation, rollout progress and, past the progress deadline, an automatic
 // rollback (after which the plan is stale and must not run).
-func (c *Controller) fold(st *State, plan *Plan) (rolledBack bool) {
+func (c *Controller) fold(st *State, pl *Plan) (rolledBack bool) {
 	now := c.now()
-	st.CurrentRevision = plan.Status.CurrentRevision
+	st.CurrentRevision = pl.Status.CurrentRevision
 	st.ObservedGeneration = st.Generation
-	if plan.Complete {
+	if pl.Complete {
 		st.RollingBackFrom = ""
 	}
-	if st.TrackProgress(*plan, now, c.watchGap()) {
+	if st.TrackProgress(*pl, now, c.watchGap()) {
 		c.emit(st.Spec.Name, "", "rollout to %s made no progress for %s", st.UpdateRevision, st.Spec.ProgressDeadline())
 		if to, ok := st.AutoRollback(now); ok {
 			c.emit(st.Spec.Name, "", "rolling back to %s", to)
 			rolledBack = true
 		}
 	}
-	plan.Status.ObservedGeneration = st.ObservedGeneration
-	plan.Status.Conditions = Conditions(*st, *plan, now)
-	st.explainPending(&plan.Status)
+	pl.Status.ObservedGeneration = st.ObservedGeneration
+	pl.Status.Conditions = Conditions(*st, *pl, now)
+	st.explainPending(&pl.Status)
 	return rolledBack
 }
 
@@ -252,8 +252,8 @@ func (c *Controller) watchGap() time.Duration {
 
 // Status observes a set and returns its status without changing anything.
 func (c *Controller) Status(ctx context.Context, name string) (Status, State, error) {
-	st, plan, err := c.view(ctx, name)
-	return plan.Status, st, err
+	st, pl, err := c.view(ctx, name)
+	return pl.Status, st, err
 }
 
 // view observes a set and plans for it without changing anything: the plan a
@@ -272,12 +272,12 @@ func (c *Controller) view(ctx context.Context, name string) (State, Plan, error)
 	view.ReadySince = maps.Clone(st.ReadySince) // remembered readiness, not saved here
 	view.rememberReadiness(obs.Replicas)
 	view.CrashLoops = maps.Clone(st.CrashLoops) // likewise
-	plan := MakePlan(view.planInput(obs, c.now()))
-	view.crashLoopStatus(&plan.Status)
-	plan.Status.ObservedGeneration = st.ObservedGeneration
-	plan.Status.Conditions = Conditions(st, plan, c.now())
-	plan.Status.Deleting = st.Deleting
-	st.markRemovals(&plan.Status, obs.Replicas)
-	st.explainPending(&plan.Status)
-	return st, plan, nil
+	pl := MakePlan(view.planInput(obs, c.now()))
+	view.crashLoopStatus(&pl.Status)
+	pl.Status.ObservedGeneration = st.ObservedGeneration
+	pl.Status.Conditions = Conditions(st, pl, c.now())
+	pl.Status.Deleting = st.Deleting
+	st.markRemovals(&pl.Status, obs.Replicas)
+	st.explainPending(&pl.Status)
+	return st, pl, nil
 }

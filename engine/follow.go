@@ -61,7 +61,7 @@ func (c *Controller) follow(ctx context.Context, name string, after int64, wt *w
 		}
 		// What the view shows the daemon did, it recorded just before: relaying
 		// after the view keeps the daemon's lines ahead of what they caused.
-		st, plan, err := c.view(ctx, name)
+		st, pl, err := c.view(ctx, name)
 		after = c.relay(name, after, p)
 		switch {
 		case errors.Is(err, ErrUnknownSet):
@@ -74,9 +74,9 @@ func (c *Controller) follow(ctx context.Context, name string, after int64, wt *w
 		default:
 			backoff = 0
 			p.succeeded()
-			p.observed(plan)
+			p.observed(pl)
 			if c.OnPlan != nil {
-				c.OnPlan(st, plan)
+				c.OnPlan(st, pl)
 			}
 			// A newer revision ends the wait whether or not the daemon read it.
 			if err := wt.superseded(st); err != nil {
@@ -86,21 +86,21 @@ func (c *Controller) follow(ctx context.Context, name string, after int64, wt *w
 			// The daemon has read the change (a pass recorded this generation):
 			// only then is a complete plan its rollout's end.
 			if st.ObservedGeneration >= st.Generation {
-				if done, err := wt.finished(name, plan, st); done {
+				if done, err := wt.finished(name, pl, st); done {
 					c.awaitPass(ctx, name)
 					c.relay(name, after, p)
 					p.sayUnrecorded()
 					return err
 				}
 			}
-			if err := heldElsewhere(name, plan); err != nil {
+			if err := heldElsewhere(name, pl); err != nil {
 				return err
 			}
 			if err := failedSince(name, st, wt.started); err != nil {
 				return err // the daemon goes on retrying; the wait reports it
 			}
 		}
-		if err := c.sleep(ctx, &w, plan.RequeueAt, backoff); err != nil {
+		if err := c.sleep(ctx, &w, pl.RequeueAt, backoff); err != nil {
 			return p.stopped(err)
 		}
 	}

@@ -77,4 +77,3 @@ func (l *initLogs) fill(ctx context.Context, rt Runtime, set string, obs *Observ
 
 // initLogLines is how many of a failed init container's last lines status shows.
 const initLogLines = 5
-

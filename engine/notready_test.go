@@ -50,11 +50,11 @@ func TestPlanSaysWhyNotReady(t *testing.T) {
 	obs := Observed{Replicas: []Replica{ok(0, "b"),
 		why(rep(1, "b", StateRestarting, HealthNone), NotReadyDetail{ExitCode: 1, Restarts: 3, Logs: []string{"FATAL: no config"}}),
 		why(ok(2, "b"), NotReadyDetail{Restarts: 9})}}
-	plan := MakePlan(Input{Set: set, CurrentRevision: "b", UpdateRevision: "b", Observed: obs, Now: t0})
-	if got, want := plan.String(), "wait web-1 not ready (restarting: exit 1, 3 restarts)\n"; got != want {
+	pl := MakePlan(Input{Set: set, CurrentRevision: "b", UpdateRevision: "b", Observed: obs, Now: t0})
+	if got, want := pl.String(), "wait web-1 not ready (restarting: exit 1, 3 restarts)\n"; got != want {
 		t.Errorf("plan %q, want %q", got, want)
 	}
-	c := plan.Status.Containers
+	c := pl.Status.Containers
 	if c[1].Reason != "exit 1, 3 restarts" || c[1].NotReady == nil || c[1].NotReady.Logs[0] != "FATAL: no config" {
 		t.Errorf("status of web-1: %+v", c[1])
 	}
@@ -64,58 +64,13 @@ func TestPlanSaysWhyNotReady(t *testing.T) {
 
 	exited := why(rep(1, "b", StateExited, HealthNone), NotReadyDetail{ExitCode: 2})
 	obs.Replicas[1] = exited
-	plan = MakePlan(Input{Set: set, CurrentRevision: "b", UpdateRevision: "b", Observed: obs, Now: t0})
-	if got, want := plan.String(), "delete web-1: exited (exit 2); it will be recreated\n"; got != want {
+	pl = MakePlan(Input{Set: set, CurrentRevision: "b", UpdateRevision: "b", Observed: obs, Now: t0})
+	if got, want := pl.String(), "delete web-1: exited (exit 2); it will be recreated\n"; got != want {
 		t.Errorf("plan %q, want %q", got, want)
 	}
-	plan = MakePlan(Input{Set: set, CurrentRevision: "b", UpdateRevision: "b", Observed: obs, Now: t0,
+	pl = MakePlan(Input{Set: set, CurrentRevision: "b", UpdateRevision: "b", Observed: obs, Now: t0,
 		RecreateAfter: map[int]time.Time{1: t0.Add(10 * time.Second)}})
-	if got, want := plan.String(), "wait web-1 exited again (exit 2); recreating it in 10s (crash-loop back-off)\n"; got != want {
+	if got, want := pl.String(), "wait web-1 exited again (exit 2); recreating it in 10s (crash-loop back-off)\n"; got != want {
 		t.Errorf("plan %q, want %q", got, want)
-	}
-}
-
-func TestSameWait(t *testing.T) {
-	a := `web-0 not ready (health: unhealthy: "took 1.2ms: \"x\" failed")`
-	b := `web-0 not ready (health: unhealthy: "took 3.4ms: \"y\" failed")`
-	if sameWait(a) != sameWait(b) {
-		t.Errorf("%q and %q differ by output only", sameWait(a), sameWait(b))
-	}
-	if sameWait("web-0 not ready (restarting: exit 1, 3 restarts)") == sameWait("web-0 not ready (restarting: exit 1, 4 restarts)") {
-		t.Error("another restart is news")
-	}
-}
-
-// A probe output that changes with every probe does not make a new waiting
-// event each time; a new restart does. The reminder and the stopped wait
-// carry the latest output.
-func TestProgressWaitsByReasonNotOutput(t *testing.T) {
-	var events []string
-	now := t0
-	c := &Controller{Store: Store{Dir: t.TempDir()}, Now: func() time.Time { return now },
-		Report: func(e Event) { events = append(events, e.Message) }}
-	p := progress{c: c, set: "web"}
-	for i, w := range []string{
-		`web-0 not ready (health: unhealthy: "took 1ms")`,
-		`web-0 not ready (health: unhealthy: "took 2ms")`,
-		`web-0 not ready (health: unhealthy: "took 3ms")`,
-		`web-0 not ready (restarting: exit 1, 1 restart)`,
-	} {
-		now = t0.Add(time.Duration(i) * 10 * time.Second)
-		p.observed(Plan{Status: Status{Name: "web", Waiting: []string{w}}})
-	}
-	want := []string{`waiting: web-0 not ready (health: unhealthy: "took 1ms")`, `waiting: web-0 not ready (restarting: exit 1, 1 restart)`}
-	if strings.Join(events, "\n") != strings.Join(want, "\n") {
-		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(events, "\n"), strings.Join(want, "\n"))
-	}
-
-	events = nil
-	p.observed(Plan{Status: Status{Name: "web", Waiting: []string{`web-0 not ready (restarting: exit 1, 1 restart)`}}})
-	now = now.Add(remindEvery)
-	p.observed(Plan{Status: Status{Name: "web", Waiting: []string{`web-0 not ready (health: starting: 1 restart, "took 9ms")`}}})
-	now = now.Add(remindEvery)
-	p.observed(Plan{Status: Status{Name: "web", Waiting: []string{`web-0 not ready (health: starting: 1 restart, "took 8ms")`}}})
-	if len(events) != 2 || events[1] != `still waiting after 30s: web-0 not ready (health: starting: 1 restart, "took 8ms")` {
-		t.Errorf("events %q", events)
 	}
 }

@@ -82,15 +82,15 @@ type progress struct {
 // remindEvery is how often a wait that does not move says again what it waits for.
 const remindEvery = 30 * time.Second
 
-func (p *progress) observed(plan Plan) {
+func (p *progress) observed(pl Plan) {
 	now := p.c.now()
-	p.status = plan.Status
+	p.status = pl.Status
 	first := p.readySeen == nil
 	if first {
 		p.readySeen = map[string]bool{}
 	}
-	seen := make(map[string]string, len(plan.Status.Containers))
-	for _, cs := range plan.Status.Containers {
+	seen := make(map[string]string, len(pl.Status.Containers))
+	for _, cs := range pl.Status.Containers {
 		seen[cs.Name] = cs.ID
 		if p.following && !first && p.seen[cs.Name] != cs.ID {
 			p.appeared(cs)
@@ -123,24 +123,24 @@ func (p *progress) observed(plan Plan) {
 		}
 	}
 	for id := range p.notReadySince {
-		if !slices.ContainsFunc(plan.Status.Containers, func(cs ContainerStatus) bool { return cs.ID == id }) {
+		if !slices.ContainsFunc(pl.Status.Containers, func(cs ContainerStatus) bool { return cs.ID == id }) {
 			delete(p.notReadySince, id)
 		}
 	}
 	p.seen = seen
-	p.initFailures(plan.Status.Initializing)
-	if !slices.EqualFunc(plan.Status.Waiting, p.waiting, func(a, b string) bool { return sameWait(a) == sameWait(b) }) {
-		for _, w := range plan.Status.Waiting {
+	p.initFailures(pl.Status.Initializing)
+	if !slices.EqualFunc(pl.Status.Waiting, p.waiting, func(a, b string) bool { return sameWait(a) == sameWait(b) }) {
+		for _, w := range pl.Status.Waiting {
 			if !slices.ContainsFunc(p.waiting, func(old string) bool { return sameWait(old) == sameWait(w) }) {
 				p.saw("", "waiting: %s", w)
 			}
 		}
-		p.waiting = plan.Status.Waiting
+		p.waiting = pl.Status.Waiting
 		p.since, p.reminded = now, now
 		return
 	}
-	p.waiting = plan.Status.Waiting // the same waits, with the latest outputs
-	if len(p.waiting) > 0 && len(plan.Actions) == 0 && now.Sub(p.reminded) >= remindEvery {
+	p.waiting = pl.Status.Waiting // the same waits, with the latest outputs
+	if len(p.waiting) > 0 && len(pl.Actions) == 0 && now.Sub(p.reminded) >= remindEvery {
 		p.reminded = now
 		p.c.report(p.set, "", "still waiting after %s: %s", now.Sub(p.since).Round(time.Second), strings.Join(p.waiting, "; "))
 	}

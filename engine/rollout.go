@@ -78,9 +78,9 @@ func (st *State) adopt(spec config.RevisionSpec, cause string, now time.Time) {
 // when no pass ran for longer than gap (no ostset process was running, say), that
 // stretch is added to the mark, so a rollout interrupted and resumed later is not
 // failed for the time nobody worked on it.
-func (st *State) TrackProgress(plan Plan, now time.Time, gap time.Duration) (late bool) {
+func (st *State) TrackProgress(pl Plan, now time.Time, gap time.Duration) (late bool) {
 	ready := 0
-	for _, c := range plan.Status.Containers {
+	for _, c := range pl.Status.Containers {
 		if c.Revision == st.UpdateRevision && c.Ready {
 			ready++
 		}
@@ -89,7 +89,7 @@ func (st *State) TrackProgress(plan Plan, now time.Time, gap time.Duration) (lat
 		st.Progress = ProgressMark{Revision: st.UpdateRevision, Ready: ready, At: now, Seen: now}
 		return false
 	}
-	if plan.Complete || st.Paused || st.Progress.Late {
+	if pl.Complete || st.Paused || st.Progress.Late {
 		return false
 	}
 	if away := now.Sub(st.Progress.Seen); !st.Progress.Seen.IsZero() && away > gap {
@@ -138,8 +138,8 @@ func (st *State) AutoRollback(now time.Time) (string, bool) {
 }
 
 // Conditions derives the set's conditions from its state and the latest plan.
-func Conditions(st State, plan Plan, now time.Time) []Condition {
-	s := plan.Status
+func Conditions(st State, pl Plan, now time.Time) []Condition {
+	s := pl.Status
 	avail := Condition{Type: "Available", Status: "True", Reason: "MinimumReplicasAvailable"}
 	if s.AvailableReplicas < s.Replicas {
 		avail.Status, avail.Reason = "False", "MinimumReplicasUnavailable"
@@ -147,7 +147,7 @@ func Conditions(st State, plan Plan, now time.Time) []Condition {
 	}
 	prog := Condition{Type: "Progressing", Status: "True", Reason: "RolloutInProgress"}
 	switch {
-	case plan.Complete:
+	case pl.Complete:
 		prog.Reason = "RolloutComplete"
 		prog.Message = fmt.Sprintf("revision %s rolled out", st.UpdateRevision)
 	case st.Paused:

@@ -146,3 +146,8 @@ type Condition struct {
 	Reason  string `json:"reason"`
 	Message string `json:"message,omitempty"`
 }
+
+// DeleteIntent is a started delete of a set.
+type DeleteIntent struct {
+	Volumes bool `json:"volumes"` // remove the per-ordinal volumes too
+}

@@ -104,11 +104,6 @@ type Overrides struct {
 	Partition *int `json:"partition,omitempty"`
 }
 
-// DeleteIntent is a started delete of a set.
-type DeleteIntent struct {
-	Volumes bool `json:"volumes"` // remove the per-ordinal volumes too
-}
-
 // RollbackRecord is one automatic rollback.
 type RollbackRecord struct {
 	From string    `json:"from"`

@@ -147,10 +147,10 @@ func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, wt *wai
 	name := p.set
 	backoff := time.Duration(0)
 	for {
-		plan, st, err := c.pass(ctx, name, func(st State, plan Plan) {
-			p.observed(plan)
+		pl, st, err := c.pass(ctx, name, func(st State, pl Plan) {
+			p.observed(pl)
 			if c.OnPlan != nil {
-				c.OnPlan(st, plan)
+				c.OnPlan(st, pl)
 			}
 		})
 		switch {
@@ -174,21 +174,21 @@ func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, wt *wai
 			backoff = 0
 			p.succeeded()
 			if untilComplete {
-				if done, err := wt.finished(name, plan, st); done {
+				if done, err := wt.finished(name, pl, st); done {
 					return err
 				}
 			}
-			if err := heldElsewhere(name, plan); err != nil && untilComplete {
+			if err := heldElsewhere(name, pl); err != nil && untilComplete {
 				return err
 			}
-			if err := blockedByConflict(name, plan); err != nil && untilComplete {
+			if err := blockedByConflict(name, pl); err != nil && untilComplete {
 				return err
 			}
-			if len(plan.Actions) > 0 {
+			if len(pl.Actions) > 0 {
 				continue
 			}
 		}
-		if err := c.sleep(ctx, w, plan.RequeueAt, backoff); err != nil {
+		if err := c.sleep(ctx, w, pl.RequeueAt, backoff); err != nil {
 			return p.stopped(err)
 		}
 	}
@@ -198,15 +198,15 @@ func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, wt *wai
 // revision was superseded (*SupersededError), the rollout is complete (with a
 // *RollbackError if it was rolled back since the wait began), or it passed its
 // progress deadline without a rollback (*DeadlineError).
-func (w *wait) finished(name string, plan Plan, st State) (bool, error) {
+func (w *wait) finished(name string, pl Plan, st State) (bool, error) {
 	if err := w.superseded(st); err != nil {
 		return true, err
 	}
-	if plan.Complete {
+	if pl.Complete {
 		return true, rolledBackSince(w.start, st, w.started)
 	}
 	if st.Progress.Late && st.RollingBackFrom == "" {
-		return true, &DeadlineError{Set: name, Revision: st.UpdateRevision, Deadline: st.Spec.ProgressDeadline(), Waiting: plan.Status.Waiting}
+		return true, &DeadlineError{Set: name, Revision: st.UpdateRevision, Deadline: st.Spec.ProgressDeadline(), Waiting: pl.Status.Waiting}
 	}
 	return false, nil
 }
@@ -371,7 +371,7 @@ func (c *Controller) Driver(name string) *Driver {
 // Pass runs one pass (see Controller.Pass) and reports its plan. It returns
 // the set's state as the pass left it too.
 func (d *Driver) Pass(ctx context.Context) (Plan, State, error) {
-	return d.p.c.pass(ctx, d.p.set, func(_ State, plan Plan) { d.p.observed(plan) })
+	return d.p.c.pass(ctx, d.p.set, func(_ State, pl Plan) { d.p.observed(pl) })
 }
 
 // Failed reports a failed pass, retried after retry.
@@ -403,9 +403,9 @@ func (e *ConflictError) Error() string {
 
 // blockedByConflict is the *ConflictError of a plan that has nothing left to do
 // or wait for but names held by containers that are not the set's, or nil.
-func blockedByConflict(set string, plan Plan) error {
-	if len(plan.Actions) > 0 || len(plan.Blocked) == 0 || len(plan.Waiting) > len(plan.Blocked) {
+func blockedByConflict(set string, pl Plan) error {
+	if len(pl.Actions) > 0 || len(pl.Blocked) == 0 || len(pl.Waiting) > len(pl.Blocked) {
 		return nil
 	}
-	return &ConflictError{Set: set, Conflicts: plan.Blocked}
+	return &ConflictError{Set: set, Conflicts: pl.Blocked}
 }

@@ -229,8 +229,8 @@ func TestTimeToReadyOfAFlappingReplica(t *testing.T) {
 	c.Now = func() time.Time { return clock }
 	c.WatchGap = time.Hour
 	step := 0
-	c.OnPlan = func(_ engine.State, plan engine.Plan) {
-		ready := len(plan.Status.Containers) > 0 && plan.Status.Containers[0].Ready
+	c.OnPlan = func(_ engine.State, pl engine.Plan) {
+		ready := len(pl.Status.Containers) > 0 && pl.Status.Containers[0].Ready
 		switch {
 		case step == 0 && ready: // web-0 ready: its healthcheck starts failing 10 minutes on
 			step++
@@ -290,11 +290,11 @@ func TestFollowSaysACreateTheDaemonDidNotRecord(t *testing.T) {
 	looked, sawReady := make(chan struct{}), make(chan struct{})
 	var onceLooked, onceReady sync.Once
 	f := &engine.Controller{Runtime: rt, Store: store, Poll: 5 * time.Millisecond, Report: rec.report}
-	f.OnPlan = func(_ engine.State, plan engine.Plan) {
+	f.OnPlan = func(_ engine.State, pl engine.Plan) {
 		switch {
-		case len(plan.Status.Containers) == 0:
+		case len(pl.Status.Containers) == 0:
 			onceLooked.Do(func() { close(looked) })
-		case plan.Status.Containers[0].Ready:
+		case pl.Status.Containers[0].Ready:
 			onceReady.Do(func() { close(sawReady) })
 		}
 	}

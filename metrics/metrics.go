@@ -94,23 +94,23 @@ func New() *Daemon {
 }
 
 // Pass implements daemon.Metrics.
-func (d *Daemon) Pass(set string, plan engine.Plan, err error) {
+func (d *Daemon) Pass(set string, pl engine.Plan, err error) {
 	if err != nil {
 		d.reconciles.WithLabelValues(set, "error").Inc()
 		d.setSet(set, SetFailing)
 		return
 	}
 	d.reconciles.WithLabelValues(set, "ok").Inc()
-	for _, a := range plan.Actions {
+	for _, a := range pl.Actions {
 		d.actions.WithLabelValues(a.Kind.String()).Inc()
 	}
 	state := SetProgressing
-	if plan.Complete {
+	if pl.Complete {
 		state = SetConverged
 	}
 	d.setSet(set, state)
 	ready, notReady := 0, 0
-	for _, c := range plan.Status.Containers {
+	for _, c := range pl.Status.Containers {
 		if c.Ready {
 			ready++
 		} else {
@@ -119,7 +119,7 @@ func (d *Daemon) Pass(set string, plan engine.Plan, err error) {
 	}
 	d.replicas.WithLabelValues(set, "ready").Set(float64(ready))
 	d.replicas.WithLabelValues(set, "not_ready").Set(float64(notReady))
-	d.replicas.WithLabelValues(set, "missing").Set(float64(max(plan.Status.Replicas-ready-notReady, 0)))
+	d.replicas.WithLabelValues(set, "missing").Set(float64(max(pl.Status.Replicas-ready-notReady, 0)))
 }
 
 func (d *Daemon) setSet(set, state string) {

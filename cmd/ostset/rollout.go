@@ -67,8 +67,8 @@ func newRolloutStatusCmd(a *app) *cobra.Command {
 			}
 			c.Report = nil
 			last := ""
-			c.OnPlan = func(st engine.State, plan engine.Plan) {
-				if line := rolloutLine(st, plan); line != last {
+			c.OnPlan = func(st engine.State, pl engine.Plan) {
+				if line := rolloutLine(st, pl); line != last {
 					fmt.Fprintln(a.stdout, line)
 					last = line
 				}
@@ -90,12 +90,12 @@ func newRolloutStatusCmd(a *app) *cobra.Command {
 }
 
 // rolloutLine says where a rollout stands, in kubectl's words.
-func rolloutLine(st engine.State, plan engine.Plan) string {
-	s, spec := plan.Status, st.Spec
-	if st.Paused && plan.Complete {
+func rolloutLine(st engine.State, pl engine.Plan) string {
+	s, spec := pl.Status, st.Spec
+	if st.Paused && pl.Complete {
 		return fmt.Sprintf("rollout paused: %d of %d pods at revision %s", s.UpdatedReplicas, s.Replicas, s.UpdateRevision)
 	}
-	if plan.Complete {
+	if pl.Complete {
 		switch {
 		case spec.UpdateStrategy.Type == config.OnDelete:
 			return fmt.Sprintf("roll out complete: %d pods ready (OnDelete: %d at revision %s)", s.ReadyReplicas, s.UpdatedReplicas, s.UpdateRevision)

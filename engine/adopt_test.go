@@ -1,0 +1,25 @@
+package engine
+
+import (
+	"context"
+	"testing"
+)
+
+func TestCheckOwner(t *testing.T) {
+	ctx := WithOwnership(context.Background(), mine)
+	for _, o := range []Owner{me, adopted, {}} {
+		if err := CheckOwner(ctx, o); err != nil {
+			t.Errorf("%+v: %v", o, err)
+		}
+	}
+	if err := CheckOwner(ctx, other); err == nil || err.Error() != "it belongs to state directory /state/other (id other), not to this one" {
+		t.Errorf("another owner: %v", err)
+	}
+	// Without an ownership only unlabelled objects may be changed.
+	if err := CheckOwner(context.Background(), Owner{}); err != nil {
+		t.Error(err)
+	}
+	if err := CheckOwner(context.Background(), me); err == nil {
+		t.Error("a labelled object changed without an ownership in the context")
+	}
+}
