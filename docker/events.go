@@ -12,6 +12,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // watchedActions are the container events that change what Observe reports.
@@ -31,7 +32,7 @@ var watchedActions = []string{
 // when ctx ends or the stream fails.
 func (r *Runtime) Watch(ctx context.Context, set string) (<-chan struct{}, error) {
 	out := make(chan struct{}, 1)
-	err := r.readEvents(ctx, engine.LabelSet+"="+set, func() { close(out) }, func(e engine.SetEvent) bool {
+	err := r.readEvents(ctx, plan.LabelSet+"="+set, func() { close(out) }, func(e engine.SetEvent) bool {
 		if e.Action == "die" {
 			r.died.note(set, e.ID)
 		}
@@ -100,7 +101,7 @@ func (d *diedSets) answered(set string, mark uint64) {
 // only if the receiver stops reading, which the daemon never does.
 func (r *Runtime) WatchSets(ctx context.Context) (<-chan engine.SetEvent, error) {
 	out := make(chan engine.SetEvent, 64)
-	err := r.readEvents(ctx, engine.LabelSet, func() { close(out) }, func(e engine.SetEvent) bool {
+	err := r.readEvents(ctx, plan.LabelSet, func() { close(out) }, func(e engine.SetEvent) bool {
 		select {
 		case out <- e:
 			return true
@@ -133,7 +134,7 @@ func (r *Runtime) readEvents(ctx context.Context, label string, closed func(), h
 				return
 			case m := <-msgs:
 				e := engine.SetEvent{
-					Set:    m.Actor.Attributes[engine.LabelSet],
+					Set:    m.Actor.Attributes[plan.LabelSet],
 					ID:     m.Actor.ID,
 					Name:   m.Actor.Attributes["name"],
 					Action: string(m.Action),

@@ -4,34 +4,36 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // ownership is what st's state directory counts as its own in the set.
-func (c *Controller) ownership(st State) (Ownership, error) {
+func (c *Controller) ownership(st State) (plan.Ownership, error) {
 	self, err := c.Store.Owner()
 	if err != nil {
-		return Ownership{}, err
+		return plan.Ownership{}, err
 	}
-	return Ownership{Self: self, Adopted: st.AdoptedOwners}, nil
+	return plan.Ownership{Self: self, Adopted: st.AdoptedOwners}, nil
 }
 
 // observe observes a set and classifies what it sees by owner (other state
 // directories' objects go to OwnedElsewhere). The context it returns carries the
 // ownership, which the runtime checks once more before it changes anything.
-func (c *Controller) observe(ctx context.Context, name string, st State, opts ObserveOptions) (context.Context, Observed, error) {
+func (c *Controller) observe(ctx context.Context, name string, st State, opts ObserveOptions) (context.Context, plan.Observed, error) {
 	own, err := c.ownership(st)
 	if err != nil {
-		return ctx, Observed{}, err
+		return ctx, plan.Observed{}, err
 	}
 	obs, err := c.Runtime.Observe(ctx, name, opts)
 	if err != nil {
-		return ctx, Observed{}, err
+		return ctx, plan.Observed{}, err
 	}
 	return WithOwnership(ctx, own), own.Classify(name, obs), nil
 }
 
 // labelOwner labels a replica and its volumes with this state directory.
-func (c *Controller) labelOwner(spec *ReplicaSpec) error {
+func (c *Controller) labelOwner(spec *plan.ReplicaSpec) error {
 	self, err := c.Store.Owner()
 	if err != nil {
 		return err
@@ -44,7 +46,7 @@ func (c *Controller) labelOwner(spec *ReplicaSpec) error {
 // owns any of its containers or volumes. If one does, it returns an
 // *OwnershipError naming them and the way out, or with adopt their owners, to be
 // recorded by Adopt once the spec is stored.
-func (c *Controller) Claim(ctx context.Context, name string, adopt bool) ([]Owner, error) {
+func (c *Controller) Claim(ctx context.Context, name string, adopt bool) ([]plan.Owner, error) {
 	st, err := c.Store.Load(name)
 	if err != nil && !errors.Is(err, ErrUnknownSet) {
 		return nil, err
@@ -56,7 +58,7 @@ func (c *Controller) Claim(ctx context.Context, name string, adopt bool) ([]Owne
 	if len(obs.OwnedElsewhere) == 0 {
 		return nil, nil
 	}
-	held := &OwnershipError{Set: name, Conflicts: obs.OwnedElsewhere}
+	held := &plan.OwnershipError{Set: name, Conflicts: obs.OwnedElsewhere}
 	if !adopt {
 		return nil, held
 	}
@@ -66,12 +68,12 @@ func (c *Controller) Claim(ctx context.Context, name string, adopt bool) ([]Owne
 // Adopt records owners in the set's state: their containers and volumes of the
 // set count as its own from then on. Docker cannot relabel an existing object,
 // so the adopted owners are kept for as long as the set is.
-func (c *Controller) Adopt(ctx context.Context, name string, owners []Owner) error {
+func (c *Controller) Adopt(ctx context.Context, name string, owners []plan.Owner) error {
 	if len(owners) == 0 {
 		return nil
 	}
-	var added []Owner
-	var own Ownership
+	var added []plan.Owner
+	var own plan.Ownership
 	_, err := c.Store.Update(ctx, name, func(st *State, exists bool) error {
 		if !exists {
 			return c.Store.Unknown(name)
@@ -94,8 +96,8 @@ func (c *Controller) Adopt(ctx context.Context, name string, owners []Owner) err
 
 // heldElsewhere is the *OwnershipError of a plan held by another state
 // directory's objects, or nil.
-func heldElsewhere(set string, pl Plan) error {
-	var held []Conflict
+func heldElsewhere(set string, pl plan.Plan) error {
+	var held []plan.Conflict
 	for _, x := range pl.Status.ConflictDetails {
 		if x.Owner.ID != "" {
 			held = append(held, x)
@@ -104,12 +106,12 @@ func heldElsewhere(set string, pl Plan) error {
 	if len(held) == 0 {
 		return nil
 	}
-	return &OwnershipError{Set: set, Conflicts: held}
+	return &plan.OwnershipError{Set: set, Conflicts: held}
 }
 
 // leftAlone reports, when a set is deleted, the objects another state directory
 // owns, which the delete did not touch.
-func (c *Controller) leftAlone(set string, cs []Conflict) {
+func (c *Controller) leftAlone(set string, cs []plan.Conflict) {
 	for _, x := range cs {
 		c.emit(set, x.Name, "%s %s left alone: it belongs to %s", x.Kind, x.Name, x.Holder)
 	}
@@ -118,7 +120,7 @@ func (c *Controller) leftAlone(set string, cs []Conflict) {
 type ownershipKey struct{}
 
 // WithOwnership returns ctx carrying o, for the runtime's own check (CheckOwner).
-func WithOwnership(ctx context.Context, o Ownership) context.Context {
+func WithOwnership(ctx context.Context, o plan.Ownership) context.Context {
 	return context.WithValue(ctx, ownershipKey{}, o)
 }
 
@@ -127,8 +129,8 @@ func WithOwnership(ctx context.Context, o Ownership) context.Context {
 // Without one, only objects that carry no owner label may be changed, so a call
 // that lost its ownership on the way can touch nothing another state directory
 // made.
-func CheckOwner(ctx context.Context, owner Owner) error {
-	o, _ := ctx.Value(ownershipKey{}).(Ownership)
+func CheckOwner(ctx context.Context, owner plan.Owner) error {
+	o, _ := ctx.Value(ownershipKey{}).(plan.Ownership)
 	if o.Owns(owner) {
 		return nil
 	}

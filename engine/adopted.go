@@ -1,13 +1,17 @@
 package engine
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/ostset/ostset/engine/plan"
+)
 
 // adoptOwners adds owners to the set's adopted owners; it returns those that
 // were not adopted before.
-func (st *State) adoptOwners(owners []Owner) []Owner {
-	var added []Owner
+func (st *State) adoptOwners(owners []plan.Owner) []plan.Owner {
+	var added []plan.Owner
 	for _, o := range owners {
-		if o.ID != "" && !slices.ContainsFunc(st.AdoptedOwners, func(a Owner) bool { return a.ID == o.ID }) {
+		if o.ID != "" && !slices.ContainsFunc(st.AdoptedOwners, func(a plan.Owner) bool { return a.ID == o.ID }) {
 			st.AdoptedOwners = append(st.AdoptedOwners, o)
 			added = append(added, o)
 		}

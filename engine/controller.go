@@ -11,6 +11,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // Controller runs observe → plan → execute passes for sets.
@@ -23,7 +25,7 @@ type Controller struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// OnPlan, if set, sees every plan a waiting loop makes, before it runs.
-	OnPlan func(State, Plan)
+	OnPlan func(State, plan.Plan)
 	// Poll is how long a waiting loop sleeps without a Docker event (default 2s):
 	// a safety net, since events wake the loop.
 	Poll time.Duration
@@ -92,7 +94,7 @@ func (c *Controller) logger() *slog.Logger {
 
 // Pass runs one observe → plan → execute pass under the set's lock and returns
 // the plan it executed.
-func (c *Controller) Pass(ctx context.Context, name string) (Plan, error) {
+func (c *Controller) Pass(ctx context.Context, name string) (plan.Plan, error) {
 	pl, _, err := c.pass(ctx, name, nil)
 	return pl, err
 }
@@ -100,40 +102,40 @@ func (c *Controller) Pass(ctx context.Context, name string) (Plan, error) {
 // pass runs one pass and returns the plan and the set's state as the pass left
 // it. planned, if set, sees both before the plan's actions run (not when the
 // plan was thrown away).
-func (c *Controller) pass(ctx context.Context, name string, planned func(State, Plan)) (Plan, State, error) {
+func (c *Controller) pass(ctx context.Context, name string, planned func(State, plan.Plan)) (plan.Plan, State, error) {
 	t := passTimer{start: time.Now()}
 	st, unlock, err := c.Store.lockAndLoad(ctx, name)
 	if err != nil {
-		return Plan{}, st, err
+		return plan.Plan{}, st, err
 	}
 	defer unlock()
 	t.mark(&t.locked)
 	if st.Deleting != nil {
 		if err := c.finishDelete(ctx, st, true); err != nil {
-			return Plan{}, st, err
+			return plan.Plan{}, st, err
 		}
-		return Plan{}, st, c.Store.Unknown(name)
+		return plan.Plan{}, st, c.Store.Unknown(name)
 	}
 	if err := c.Store.TrimEvents(name); err != nil {
 		c.logger().Warn("event log", "set", name, "err", err)
 	}
 	ctx, obs, err := c.observe(ctx, name, st, ObserveOptions{Timings: st.Spec.MinReadySeconds > 0})
 	if err != nil {
-		return Plan{}, st, err
+		return plan.Plan{}, st, err
 	}
 	t.mark(&t.observed)
 	before, _ := json.Marshal(st)
 	switch finished, err := c.finishRemovals(ctx, &st, obs.Replicas); {
 	case err != nil:
-		return Plan{}, st, errors.Join(err, c.Store.Save(st))
+		return plan.Plan{}, st, errors.Join(err, c.Store.Save(st))
 	case finished:
-		return Plan{}, st, errors.Join(c.Store.Save(st), ErrReplan)
+		return plan.Plan{}, st, errors.Join(c.Store.Save(st), ErrReplan)
 	}
 	st.rememberReadiness(obs.Replicas)
 	st.settleCondemnedVolumes(obs)
 	st.forgetFailures(obs.Replicas)
 	c.initLogs.fill(ctx, c.Runtime, name, &obs)
-	pl := MakePlan(st.planInput(obs, c.now()))
+	pl := plan.MakePlan(st.planInput(obs, c.now()))
 	st.crashLoopStatus(&pl.Status)
 	rolledBack := c.fold(&st, &pl)
 	if !rolledBack { // a plan thrown away recreates nothing
@@ -186,10 +188,10 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 // this pass found it running, ready, and maybe wanted. Records of containers
 // that are gone are dropped. It reports whether it removed any (the caller
 // saves and observes again).
-func (c *Controller) finishRemovals(ctx context.Context, st *State, replicas []Replica) (bool, error) {
+func (c *Controller) finishRemovals(ctx context.Context, st *State, replicas []plan.Replica) (bool, error) {
 	finished := false
 	for id := range st.Removing {
-		i := slices.IndexFunc(replicas, func(r Replica) bool { return r.ID == id })
+		i := slices.IndexFunc(replicas, func(r plan.Replica) bool { return r.ID == id })
 		if i < 0 {
 			delete(st.Removing, id)
 			continue
@@ -201,7 +203,7 @@ func (c *Controller) finishRemovals(ctx context.Context, st *State, replicas []R
 		c.emit(st.Spec.Name, r.Name, "%s removed (its removal was interrupted)", r.Name)
 		delete(st.Removing, id)
 		if r.Ordinal < st.Spec.FirstOrdinal() || r.Ordinal >= st.Spec.EndOrdinal() {
-			st.releaseVolumes([]Replica{r}, c.now()) // a scale-down's: its volumes are released
+			st.releaseVolumes([]plan.Replica{r}, c.now()) // a scale-down's: its volumes are released
 		}
 		finished = true
 	}
@@ -223,7 +225,7 @@ func (t *passTimer) mark(phase *time.Duration) {
 // fold folds a plan into the set's state: the current revision, the observed
 // generation, rollout progress and, past the progress deadline, an automatic
 // rollback (after which the plan is stale and must not run).
-func (c *Controller) fold(st *State, pl *Plan) (rolledBack bool) {
+func (c *Controller) fold(st *State, pl *plan.Plan) (rolledBack bool) {
 	now := c.now()
 	st.CurrentRevision = pl.Status.CurrentRevision
 	st.ObservedGeneration = st.Generation
@@ -251,28 +253,28 @@ func (c *Controller) watchGap() time.Duration {
 }
 
 // Status observes a set and returns its status without changing anything.
-func (c *Controller) Status(ctx context.Context, name string) (Status, State, error) {
+func (c *Controller) Status(ctx context.Context, name string) (plan.Status, State, error) {
 	st, pl, err := c.view(ctx, name)
 	return pl.Status, st, err
 }
 
 // view observes a set and plans for it without changing anything: the plan a
 // pass would make now, not executed, and its status.
-func (c *Controller) view(ctx context.Context, name string) (State, Plan, error) {
+func (c *Controller) view(ctx context.Context, name string) (State, plan.Plan, error) {
 	st, err := c.Store.Load(name)
 	if err != nil {
-		return st, Plan{}, err
+		return st, plan.Plan{}, err
 	}
 	ctx, obs, err := c.observe(ctx, name, st, ObserveOptions{Timings: st.Spec.MinReadySeconds > 0, Logs: true})
 	if err != nil {
-		return st, Plan{}, err
+		return st, plan.Plan{}, err
 	}
 	c.initLogs.fill(ctx, c.Runtime, name, &obs)
 	view := st
 	view.ReadySince = maps.Clone(st.ReadySince) // remembered readiness, not saved here
 	view.rememberReadiness(obs.Replicas)
 	view.CrashLoops = maps.Clone(st.CrashLoops) // likewise
-	pl := MakePlan(view.planInput(obs, c.now()))
+	pl := plan.MakePlan(view.planInput(obs, c.now()))
 	view.crashLoopStatus(&pl.Status)
 	pl.Status.ObservedGeneration = st.ObservedGeneration
 	pl.Status.Conditions = Conditions(st, pl, c.now())

@@ -11,6 +11,7 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 func newController(t *testing.T, rt engine.Runtime, replicas int, image string) (*engine.Controller, *[]string) {
@@ -185,7 +186,7 @@ func TestProgressDeadlineAutoRollback(t *testing.T) {
 	}
 	obs, _ := rt.Observe(ctx, "web", engine.ObserveOptions{})
 	for _, r := range obs.Replicas {
-		if r.Revision != good.UpdateRevision || r.Health == engine.HealthUnhealthy {
+		if r.Revision != good.UpdateRevision || r.Health == plan.HealthUnhealthy {
 			t.Errorf("%s at %s (%s) after the rollback", r.Name, r.Revision, r.Health)
 		}
 	}
@@ -203,7 +204,7 @@ func TestProgressDeadlineCondition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(s.Conditions, func(c engine.Condition) bool {
+	if !slices.ContainsFunc(s.Conditions, func(c plan.Condition) bool {
 		return c.Type == "Progressing" && c.Status == "False" && c.Reason == "ProgressDeadlineExceeded"
 	}) {
 		t.Errorf("conditions %+v lack Progressing=False ProgressDeadlineExceeded", s.Conditions)
@@ -291,7 +292,7 @@ func TestCrashLoopBackoff(t *testing.T) {
 	c, _ := newController(t, rt, 1, "crash")
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	c.Now = func() time.Time { return clock }
-	pass := func() engine.Plan {
+	pass := func() plan.Plan {
 		t.Helper()
 		p, err := c.Pass(context.Background(), "web")
 		if err != nil {
@@ -326,7 +327,7 @@ func TestCrashLoopBackoffGrowsUntilTheReplicaRunsWell(t *testing.T) {
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := func() time.Time { return clock }
 	c.Now = now
-	pass := func() engine.Plan {
+	pass := func() plan.Plan {
 		t.Helper()
 		p, err := c.Pass(context.Background(), "web")
 		if err != nil {
@@ -334,7 +335,7 @@ func TestCrashLoopBackoffGrowsUntilTheReplicaRunsWell(t *testing.T) {
 		}
 		return p
 	}
-	recreated := func(p engine.Plan) bool {
+	recreated := func(p plan.Plan) bool {
 		return len(p.Actions) == 1 && p.Actions[0].Failed && p.Actions[0].Name == "web-0"
 	}
 	pass() // create
@@ -483,7 +484,7 @@ func TestDeleteLeavesANetworkWithStaleEndpoints(t *testing.T) {
 // the set converges.
 func TestConvergeStopsAtAForeignContainer(t *testing.T) {
 	rt := enginetest.New()
-	rt.Foreign = []engine.Foreign{{ID: "0123456789abcdef", Name: "web-1"}}
+	rt.Foreign = []plan.Foreign{{ID: "0123456789abcdef", Name: "web-1"}}
 	c, _ := newController(t, rt, 3, "v1")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/health"
 )
 
@@ -12,7 +13,7 @@ type CrashLoop = health.CrashLoop
 
 // crashBackoff notes which ordinals' replicas are ready at now, forgets those
 // ready for crashBackoffReset, and returns the recreation times of the others.
-func (st *State) crashBackoff(replicas []Replica, now time.Time) map[int]time.Time {
+func (st *State) crashBackoff(replicas []plan.Replica, now time.Time) map[int]time.Time {
 	for _, r := range replicas {
 		c, ok := st.CrashLoops[r.Ordinal]
 		if !ok {
@@ -38,7 +39,7 @@ func (st *State) crashBackoff(replicas []Replica, now time.Time) map[int]time.Ti
 
 // crashLoopStatus adds to the replicas in back-off how many times in a row
 // they were recreated.
-func (st *State) crashLoopStatus(s *Status) {
+func (st *State) crashLoopStatus(s *plan.Status) {
 	for i := range s.Containers {
 		if cs := s.Containers[i].CrashLoop; cs != nil {
 			cs.Recreations = st.CrashLoops[s.Containers[i].Ordinal].Count
@@ -47,7 +48,7 @@ func (st *State) crashLoopStatus(s *Status) {
 }
 
 // noteCrashes records the failed replicas a plan recreates.
-func (st *State) noteCrashes(actions []Action, now time.Time) {
+func (st *State) noteCrashes(actions []plan.Action, now time.Time) {
 	for _, a := range actions {
 		if !a.Failed {
 			continue

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/volumes"
 )
 
@@ -27,7 +28,7 @@ const parallelLimit = 64
 // one replica step, Parallel plans run concurrently. It records in st which
 // volumes were handed over or released. observed are the set's own volumes as
 // the pass observed them (see VolumeSpec.Observed).
-func (c *Controller) execute(ctx context.Context, st *State, actions []Action, observed []Volume) error {
+func (c *Controller) execute(ctx context.Context, st *State, actions []plan.Action, observed []plan.Volume) error {
 	if len(actions) == 0 {
 		return nil
 	}
@@ -43,8 +44,8 @@ func (c *Controller) execute(ctx context.Context, st *State, actions []Action, o
 	for i, a := range actions {
 		g.Go(func() error {
 			errs[i] = c.apply(gctx, st, &mu, a, observed)
-			if errs[i] == nil && a.Kind == ActDelete && a.Recreate != "" {
-				errs[i] = c.apply(gctx, st, &mu, Action{Kind: ActCreate, Ordinal: a.Ordinal, Name: a.Name, Revision: a.Recreate, Reason: "exited; recreated"}, observed)
+			if errs[i] == nil && a.Kind == plan.ActDelete && a.Recreate != "" {
+				errs[i] = c.apply(gctx, st, &mu, plan.Action{Kind: plan.ActCreate, Ordinal: a.Ordinal, Name: a.Name, Revision: a.Recreate, Reason: "exited; recreated"}, observed)
 			}
 			return nil
 		})
@@ -53,15 +54,15 @@ func (c *Controller) execute(ctx context.Context, st *State, actions []Action, o
 	return errors.Join(errs...)
 }
 
-func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Action, observed []Volume) error {
+func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a plan.Action, observed []plan.Volume) error {
 	set := st.Spec.Name
 	switch a.Kind {
-	case ActCreate:
+	case plan.ActCreate:
 		rev, ok := st.Revision(a.Revision)
 		if !ok {
 			return fmt.Errorf("%s: revision %s is not in the history", a.Name, a.Revision)
 		}
-		spec, err := Render(st.Spec, rev.Name, rev.Spec, a.Ordinal)
+		spec, err := plan.Render(st.Spec, rev.Name, rev.Spec, a.Ordinal)
 		if err == nil {
 			err = c.labelOwner(&spec)
 		}
@@ -72,7 +73,7 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Act
 			return err
 		}
 		for i, vs := range spec.Volumes {
-			if j := slices.IndexFunc(observed, func(v Volume) bool { return v.Name == vs.Name }); j >= 0 {
+			if j := slices.IndexFunc(observed, func(v plan.Volume) bool { return v.Name == vs.Name }); j >= 0 {
 				spec.Volumes[i].Observed = &observed[j]
 			}
 		}
@@ -81,7 +82,7 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Act
 		if err != nil {
 			return err
 		}
-		c.createdAt.Store(ShortID(res.ID), began)
+		c.createdAt.Store(plan.ShortID(res.ID), began)
 		c.emit(set, a.Name, "%s created (revision %s)", a.Name, a.Revision)
 		mu.Lock()
 		defer mu.Unlock()
@@ -91,12 +92,12 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Act
 			}
 		}
 		st.useVolumes(spec.Volumes, a.Revision, c.now())
-	case ActStart:
+	case plan.ActStart:
 		if err := c.Runtime.StartReplica(ctx, set, a.ID); err != nil {
 			return err
 		}
 		c.emit(set, a.Name, "%s started", a.Name)
-	case ActDelete:
+	case plan.ActDelete:
 		if a.Failed {
 			c.keepPrevious(ctx, set, a)
 		}
@@ -113,7 +114,7 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Act
 		for _, claim := range st.Spec.VolumeClaimTemplates {
 			st.VolumeUse[volumes.Name(claim.Name, set, a.Ordinal)] = VolumeUse{Revision: a.Revision, Until: c.now(), Released: a.Releases}
 		}
-	case ActDeleteVolume:
+	case plan.ActDeleteVolume:
 		if err := c.Runtime.RemoveVolume(ctx, set, a.Name); err != nil {
 			return err
 		}
@@ -121,19 +122,19 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Act
 		defer mu.Unlock()
 		delete(st.VolumeUse, a.Name)
 		c.emit(set, a.Name, "volume %s removed (%s)", a.Name, a.Reason)
-	case ActCreateInit:
+	case plan.ActCreateInit:
 		return c.createInit(ctx, st, mu, a)
-	case ActDeleteInit:
+	case plan.ActDeleteInit:
 		if err := c.Runtime.RemoveReplica(ctx, set, a.ID, st.Spec.GracePeriod()); err != nil {
 			return err
 		}
-		c.emit(set, ReplicaName(set, a.Ordinal), "%s removed (%s)", a.Name, a.Reason)
+		c.emit(set, plan.ReplicaName(set, a.Ordinal), "%s removed (%s)", a.Name, a.Reason)
 	}
 	return nil
 }
 
 // staleVolume is volumes.Stale for a volume a new replica reuses.
-func staleVolume(replica string, v Volume, use VolumeUse) string {
+func staleVolume(replica string, v plan.Volume, use VolumeUse) string {
 	return volumes.Stale(replica, v.Name, v.Created, use)
 }
 
@@ -149,7 +150,7 @@ func (c *Controller) Delete(ctx context.Context, name string, removeVolumes bool
 	resumed := st.Deleting != nil
 	if st.Deleting == nil || removeVolumes && !st.Deleting.Volumes {
 		resumed = false // a new intent: this command's own
-		st.Deleting = &DeleteIntent{Volumes: removeVolumes || volumes.RemoveOnSetDelete(st.Spec.PersistentVolumeClaimRetentionPolicy.WhenDeleted, false)}
+		st.Deleting = &plan.DeleteIntent{Volumes: removeVolumes || volumes.RemoveOnSetDelete(st.Spec.PersistentVolumeClaimRetentionPolicy.WhenDeleted, false)}
 		if err := c.Store.Save(st); err != nil {
 			return err
 		}
@@ -180,7 +181,7 @@ func (c *Controller) finishDelete(ctx context.Context, st State, resumed bool) e
 }
 
 // removeSet is finishDelete once the set is observed.
-func (c *Controller) removeSet(ctx context.Context, st State, obs Observed) error {
+func (c *Controller) removeSet(ctx context.Context, st State, obs plan.Observed) error {
 	spec := st.Spec
 	// Init containers first: they would be removed once their replica exists,
 	// and a replica that does not exist yet is the highest to go anyway.
@@ -188,10 +189,10 @@ func (c *Controller) removeSet(ctx context.Context, st State, obs Observed) erro
 		if err := c.Runtime.RemoveReplica(ctx, spec.Name, x.ID, spec.GracePeriod()); err != nil {
 			return err
 		}
-		c.emit(spec.Name, ReplicaName(spec.Name, x.Ordinal), "%s removed", x.Name)
+		c.emit(spec.Name, plan.ReplicaName(spec.Name, x.Ordinal), "%s removed", x.Name)
 	}
 	replicas := slices.Clone(obs.Replicas)
-	slices.SortFunc(replicas, func(a, b Replica) int { return b.Ordinal - a.Ordinal })
+	slices.SortFunc(replicas, func(a, b plan.Replica) int { return b.Ordinal - a.Ordinal })
 	// Recorded before the removals, so that a delete cut short keeps it.
 	if st.releaseVolumes(replicas, c.now()) {
 		if err := c.Store.Save(st); err != nil {
@@ -239,8 +240,8 @@ func (c *Controller) removeSet(ctx context.Context, st State, obs Observed) erro
 // removal a scale-down under whenScaled: Delete left pending (the whenScaled
 // rule, see State.CondemnedVolumes): the set's replicas are gone, and the
 // delete must not turn them into kept volumes. It returns the other volumes.
-func (c *Controller) removeCondemnedVolumes(ctx context.Context, st State, vols []Volume) ([]Volume, error) {
-	var rest []Volume
+func (c *Controller) removeCondemnedVolumes(ctx context.Context, st State, vols []plan.Volume) ([]plan.Volume, error) {
+	var rest []plan.Volume
 	for _, v := range vols {
 		inRange := v.Ordinal >= st.Spec.FirstOrdinal() && v.Ordinal < st.Spec.EndOrdinal() // scaled up again since
 		condemned := !inRange && slices.Contains(st.CondemnedVolumes, v.Ordinal)
@@ -285,14 +286,14 @@ func (c *Controller) removeNetwork(ctx context.Context, set, network string) (bo
 // Recreate included) attach to, each
 // once: that of each one's revision, which is the set's own unless a replica
 // is created at an older revision (below the partition).
-func createNetworks(st State, actions []Action) []string {
+func createNetworks(st State, actions []plan.Action) []string {
 	var out []string
 	for _, a := range actions {
 		rev := a.Revision
 		switch {
 		case a.Recreate != "": // a delete whose replacement is created at once
 			rev = a.Recreate
-		case a.Kind != ActCreate && a.Kind != ActCreateInit:
+		case a.Kind != plan.ActCreate && a.Kind != plan.ActCreateInit:
 			continue
 		}
 		name := st.Spec.Network
@@ -334,17 +335,17 @@ func (c *Controller) Recreate(ctx context.Context, name string, ordinals []int) 
 	if err != nil {
 		return err
 	}
-	var inits, actions []Action
+	var inits, actions []plan.Action
 	for _, ord := range ordinals {
-		i := slices.IndexFunc(obs.Replicas, func(r Replica) bool { return r.Ordinal == ord })
+		i := slices.IndexFunc(obs.Replicas, func(r plan.Replica) bool { return r.Ordinal == ord })
 		if i < 0 {
-			return fmt.Errorf("set %s has no replica %s", name, ReplicaName(name, ord))
+			return fmt.Errorf("set %s has no replica %s", name, plan.ReplicaName(name, ord))
 		}
 		r := obs.Replicas[i]
-		actions = append(actions, Action{Kind: ActDelete, Ordinal: ord, Name: r.Name, ID: r.ID, Revision: r.Revision, Reason: "ostset recreate"})
+		actions = append(actions, plan.Action{Kind: plan.ActDelete, Ordinal: ord, Name: r.Name, ID: r.ID, Revision: r.Revision, Reason: "ostset recreate"})
 		for _, x := range obs.Inits {
 			if x.Ordinal == ord { // not yet removed after the replica started: they go first (see leftoverInits)
-				inits = append(inits, Action{Kind: ActDeleteInit, Ordinal: ord, Name: x.Name, ID: x.ID, Init: x.Init, Revision: x.Revision, Reason: "ostset recreate"})
+				inits = append(inits, plan.Action{Kind: plan.ActDeleteInit, Ordinal: ord, Name: x.Name, ID: x.ID, Init: x.Init, Revision: x.Revision, Reason: "ostset recreate"})
 			}
 		}
 	}
@@ -419,10 +420,10 @@ func (c *Controller) RemoveKeptVolumes(ctx context.Context, name string) ([]stri
 // keepPrevious keeps the last lines of a failed replica container before it
 // is removed. Failing to read or keep them does not stop the removal: the
 // replica's recovery matters more than its old output.
-func (c *Controller) keepPrevious(ctx context.Context, set string, a Action) {
+func (c *Controller) keepPrevious(ctx context.Context, set string, a plan.Action) {
 	lines, err := c.Runtime.LogTail(ctx, set, a.ID, PreviousLines)
 	if err == nil {
-		err = c.Store.savePrevious(Previous{Replica: a.Name, Container: ShortID(a.ID), Revision: a.Revision,
+		err = c.Store.savePrevious(Previous{Replica: a.Name, Container: plan.ShortID(a.ID), Revision: a.Revision,
 			Reason: a.Reason, Removed: c.now(), Lines: lines})
 	}
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // barrier is a runtime whose CreateReplica returns only once n creates are in
@@ -22,7 +23,7 @@ type barrier struct {
 	n       int
 }
 
-func (b *barrier) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+func (b *barrier) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
 	b.mu.Lock()
 	b.waiting++
 	if b.waiting == b.n {

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // Failure is the last permanent error of a replica's create or start.
@@ -17,12 +19,12 @@ type Failure struct {
 // st.Failures, and forgets the failure of a replica created or started now.
 // err is the error of the actions, failed the reasons of its permanent
 // failures by container name.
-func (st *State) noteFailures(actions []Action, err error, failed map[string]string, now time.Time) {
+func (st *State) noteFailures(actions []plan.Action, err error, failed map[string]string, now time.Time) {
 	for _, a := range actions {
-		if a.Kind != ActCreate && a.Kind != ActStart && a.Kind != ActCreateInit {
+		if a.Kind != plan.ActCreate && a.Kind != plan.ActStart && a.Kind != plan.ActCreateInit {
 			continue
 		}
-		name := ReplicaName(st.Spec.Name, a.Ordinal)
+		name := plan.ReplicaName(st.Spec.Name, a.Ordinal)
 		reason, ok := failed[a.Name]
 		switch {
 		case ok:
@@ -53,12 +55,12 @@ func failedAction(err error, name string) bool {
 // forgetFailures drops the recorded failures of replicas that exist now
 // (created by another process, or by hand) and of ordinals outside the set's
 // range (scaled away): they say nothing about the set any more.
-func (st *State) forgetFailures(replicas []Replica) {
+func (st *State) forgetFailures(replicas []plan.Replica) {
 	for name := range st.Failures {
-		exists := slices.ContainsFunc(replicas, func(r Replica) bool { return r.Name == name })
+		exists := slices.ContainsFunc(replicas, func(r plan.Replica) bool { return r.Name == name })
 		wanted := false
 		for ord := st.Spec.FirstOrdinal(); ord < st.Spec.EndOrdinal() && !wanted; ord++ {
-			wanted = ReplicaName(st.Spec.Name, ord) == name
+			wanted = plan.ReplicaName(st.Spec.Name, ord) == name
 		}
 		if exists || !wanted {
 			delete(st.Failures, name)

@@ -14,6 +14,7 @@ import (
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/daemon"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // watchOnly is a runtime that counts every call that would change something:
@@ -46,7 +47,7 @@ func (w *watchOnly) RemoveNetwork(ctx context.Context, name string) (bool, error
 	return w.Runtime.RemoveNetwork(ctx, name)
 }
 
-func (w *watchOnly) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+func (w *watchOnly) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
 	w.changed("CreateReplica " + spec.Name)
 	return w.Runtime.CreateReplica(ctx, spec)
 }
@@ -74,7 +75,7 @@ type recordedLate struct {
 	late time.Duration
 }
 
-func (r recordedLate) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+func (r recordedLate) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
 	res, err := r.Runtime.CreateReplica(ctx, spec)
 	time.Sleep(r.late)
 	return res, err
@@ -369,7 +370,7 @@ type failingCreates struct {
 	fail *atomic.Bool
 }
 
-func (r failingCreates) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+func (r failingCreates) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
 	if r.fail.Load() {
 		return engine.CreateResult{}, errors.New(spec.Name + ": start: network 2d8d not found")
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // initSet is web with replicas and two init containers, clone (image "clone")
@@ -113,7 +114,7 @@ func TestInitContainerFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Initializing) != 1 || s.Initializing[0].State != engine.InitFailed || s.Initializing[0].ExitCode != 3 ||
+	if len(s.Initializing) != 1 || s.Initializing[0].State != plan.InitFailed || s.Initializing[0].ExitCode != 3 ||
 		s.Initializing[0].Init != "clone" || !slices.Equal(s.Initializing[0].Logs, []string{"cloning from web-0", "connection refused"}) {
 		t.Errorf("status initializing %+v", s.Initializing)
 	}
@@ -245,7 +246,7 @@ func TestRecreateRemovesLeftoverInits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt.AddInit(engine.InitContainer{ID: "left", Name: "web-0-init-clone", Ordinal: 0, Init: "clone", Revision: st.UpdateRevision, State: engine.StateExited})
+	rt.AddInit(plan.InitContainer{ID: "left", Name: "web-0-init-clone", Ordinal: 0, Init: "clone", Revision: st.UpdateRevision, State: plan.StateExited})
 	rt.Log = nil
 	if err := c.Recreate(context.Background(), "web", []int{0}); err != nil {
 		t.Fatal(err)

@@ -4,19 +4,21 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // createInit runs an ActCreateInit. The first init container of an ordinal is
 // what creates its volumes, so it says, as a replica would, when it reuses one
 // from an earlier life of the ordinal; the volumes are then handed over to the
 // replica being created, which has nothing to say about them.
-func (c *Controller) createInit(ctx context.Context, st *State, mu *sync.Mutex, a Action) error {
+func (c *Controller) createInit(ctx context.Context, st *State, mu *sync.Mutex, a plan.Action) error {
 	set := st.Spec.Name
 	rev, ok := st.Revision(a.Revision)
 	if !ok {
 		return fmt.Errorf("%s: revision %s is not in the history", a.Name, a.Revision)
 	}
-	spec, err := RenderInit(st.Spec, rev.Name, rev.Spec, a.Ordinal, a.Init)
+	spec, err := plan.RenderInit(st.Spec, rev.Name, rev.Spec, a.Ordinal, a.Init)
 	if err == nil {
 		err = c.labelOwner(&spec)
 	}
@@ -27,7 +29,7 @@ func (c *Controller) createInit(ctx context.Context, st *State, mu *sync.Mutex, 
 	if err != nil {
 		return err
 	}
-	replica := ReplicaName(set, a.Ordinal)
+	replica := plan.ReplicaName(set, a.Ordinal)
 	c.emit(set, replica, "%s created (revision %s)", a.Name, a.Revision)
 	mu.Lock()
 	defer mu.Unlock()
@@ -51,7 +53,7 @@ type initLogs struct {
 // fill sets Logs on the failed init containers of obs, reading the output of
 // those not seen before, and forgets containers that are gone. Output that
 // cannot be read is left out: it only adds to a report.
-func (l *initLogs) fill(ctx context.Context, rt Runtime, set string, obs *Observed) {
+func (l *initLogs) fill(ctx context.Context, rt Runtime, set string, obs *plan.Observed) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	seen := map[string][]string{}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // StaleEndpointsError is what Runtime.RemoveNetwork returns when the engine
@@ -20,7 +22,7 @@ type StaleEndpointsError struct {
 }
 
 func (e *StaleEndpointsError) Error() string {
-	return fmt.Sprintf("network %s (id %s) has endpoints but no container attached: %v", e.Network, ShortID(e.ID), e.Err)
+	return fmt.Sprintf("network %s (id %s) has endpoints but no container attached: %v", e.Network, plan.ShortID(e.ID), e.Err)
 }
 
 func (e *StaleEndpointsError) Unwrap() error { return e.Err }
@@ -29,7 +31,7 @@ func (e *StaleEndpointsError) Unwrap() error { return e.Err }
 func (e *StaleEndpointsError) Warning() string {
 	return fmt.Sprintf("warning: network %s (id %s) left behind: Docker reports active endpoints but no container is attached to it (stale endpoints); "+
 		"list them with 'docker network inspect %s', clear each with 'docker network disconnect -f %s ENDPOINT', then 'docker network rm %s'",
-		e.Network, ShortID(e.ID), e.Network, e.Network, e.Network)
+		e.Network, plan.ShortID(e.ID), e.Network, e.Network, e.Network)
 }
 
 // releaseNetworks removes the networks the set left (State.LeftNetworks) that
@@ -39,7 +41,7 @@ func (e *StaleEndpointsError) Warning() string {
 // another set still uses, stays. Either way the set forgets it. obs must be
 // current: the caller runs it after a pass that changed nothing. It reports
 // whether st changed.
-func (c *Controller) releaseNetworks(ctx context.Context, st *State, obs Observed) (bool, error) {
+func (c *Controller) releaseNetworks(ctx context.Context, st *State, obs plan.Observed) (bool, error) {
 	if len(st.LeftNetworks) == 0 {
 		return false, nil
 	}
@@ -50,7 +52,7 @@ func (c *Controller) releaseNetworks(ctx context.Context, st *State, obs Observe
 				return true
 			}
 		}
-		return slices.ContainsFunc(obs.Inits, func(x InitContainer) bool { return nets[x.Revision] == n })
+		return slices.ContainsFunc(obs.Inits, func(x plan.InitContainer) bool { return nets[x.Revision] == n })
 	}
 	kept := st.LeftNetworks[:0:0]
 	var errs []error

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // HeldPort is a host port that a running container publishes.
@@ -179,7 +180,7 @@ func checkPorts(s config.Set, others []config.Set, held []HeldPort) []error {
 				reported[h.Set] = true
 			}
 			errs = append(errs, fmt.Errorf("%s: %s: host port %d (for %s) is already held by %s",
-				s.FieldSource(r.path), r.path, h.Port, ReplicaName(s.Name, r.first+h.Port-r.lo), holder))
+				s.FieldSource(r.path), r.path, h.Port, plan.ReplicaName(s.Name, r.first+h.Port-r.lo), holder))
 		}
 		for _, o := range others {
 			if reported[o.Name] {

@@ -10,6 +10,7 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // A replica whose healthcheck runs ostset's probe gets the ostset binary
@@ -35,7 +36,7 @@ func TestProbeHealthcheckMountsTheOstsetBinary(t *testing.T) {
 		if len(rt.Created) != 1 {
 			t.Fatalf("%d creates, want 1", len(rt.Created))
 		}
-		want := engine.Mount{Type: "bind", Source: bin, Target: config.ProbePath, ReadOnly: true}
+		want := plan.Mount{Type: "bind", Source: bin, Target: config.ProbePath, ReadOnly: true}
 		if !slices.Contains(rt.Created[0].Mounts, want) {
 			t.Errorf("mounts %+v, want %+v among them", rt.Created[0].Mounts, want)
 		}

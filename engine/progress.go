@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // stopped turns the end of a wait (its deadline, or Ctrl-C) into a StoppedError
@@ -74,15 +76,15 @@ type progress struct {
 	// daemonErr is the failure the daemon keeps hitting, as a follower
 	// learns it from the daemon's events; "" once it recovered.
 	daemonErr string
-	status    Status    // of the last plan
-	since     time.Time // when the set started waiting for what it waits for
+	status    plan.Status // of the last plan
+	since     time.Time   // when the set started waiting for what it waits for
 	reminded  time.Time
 }
 
 // remindEvery is how often a wait that does not move says again what it waits for.
 const remindEvery = 30 * time.Second
 
-func (p *progress) observed(pl Plan) {
+func (p *progress) observed(pl plan.Plan) {
 	now := p.c.now()
 	p.status = pl.Status
 	first := p.readySeen == nil
@@ -123,7 +125,7 @@ func (p *progress) observed(pl Plan) {
 		}
 	}
 	for id := range p.notReadySince {
-		if !slices.ContainsFunc(pl.Status.Containers, func(cs ContainerStatus) bool { return cs.ID == id }) {
+		if !slices.ContainsFunc(pl.Status.Containers, func(cs plan.ContainerStatus) bool { return cs.ID == id }) {
 			delete(p.notReadySince, id)
 		}
 	}
@@ -148,10 +150,10 @@ func (p *progress) observed(pl Plan) {
 
 // initFailures reports each failed init container once, with its exit code and
 // last lines, also on the first plan: a failure is news to whoever waits.
-func (p *progress) initFailures(inits []InitStatus) {
+func (p *progress) initFailures(inits []plan.InitStatus) {
 	seen := map[string]bool{} // only the failures still there: a container ID never comes back
 	for _, s := range inits {
-		if s.State != InitFailed {
+		if s.State != plan.InitFailed {
 			continue
 		}
 		seen[s.ID] = true
@@ -170,7 +172,7 @@ func (p *progress) initFailures(inits []InitStatus) {
 // readyFrom is when a replica's wait to be ready began: its creation, or the
 // last time this process saw it go from ready to not ready (a healthcheck that
 // flaps, a container Docker restarted).
-func (p *progress) readyFrom(cs ContainerStatus) time.Time {
+func (p *progress) readyFrom(cs plan.ContainerStatus) time.Time {
 	from := p.c.created(cs)
 	if t, ok := p.notReadySince[cs.ID]; ok && t.After(from) {
 		from = t
@@ -181,14 +183,14 @@ func (p *progress) readyFrom(cs ContainerStatus) time.Time {
 // unrecordedCreate is a container a follower saw appear without its "created"
 // line, and whether it became ready meanwhile, after how long.
 type unrecordedCreate struct {
-	cs    ContainerStatus
+	cs    plan.ContainerStatus
 	ready bool
 	took  time.Duration
 }
 
 // appeared notes, following, a container that was not there at the last
 // plan: news whose "created" line the follower relays, or waits for.
-func (p *progress) appeared(cs ContainerStatus) {
+func (p *progress) appeared(cs plan.ContainerStatus) {
 	if p.createdRelayed[cs.Name] {
 		delete(p.createdRelayed, cs.Name)
 		return
@@ -294,7 +296,7 @@ func (p *progress) succeeded() {
 	}
 }
 
-func (c *Controller) created(cs ContainerStatus) time.Time {
+func (c *Controller) created(cs plan.ContainerStatus) time.Time {
 	if t, ok := c.createdAt.Load(cs.ID); ok {
 		return t.(time.Time)
 	}

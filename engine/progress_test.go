@@ -4,7 +4,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ostset/ostset/engine/plan"
 )
+
+var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
 func TestSameWait(t *testing.T) {
 	a := `web-0 not ready (health: unhealthy: "took 1.2ms: \"x\" failed")`
@@ -33,7 +37,7 @@ func TestProgressWaitsByReasonNotOutput(t *testing.T) {
 		`web-0 not ready (restarting: exit 1, 1 restart)`,
 	} {
 		now = t0.Add(time.Duration(i) * 10 * time.Second)
-		p.observed(Plan{Status: Status{Name: "web", Waiting: []string{w}}})
+		p.observed(plan.Plan{Status: plan.Status{Name: "web", Waiting: []string{w}}})
 	}
 	want := []string{`waiting: web-0 not ready (health: unhealthy: "took 1ms")`, `waiting: web-0 not ready (restarting: exit 1, 1 restart)`}
 	if strings.Join(events, "\n") != strings.Join(want, "\n") {
@@ -41,11 +45,11 @@ func TestProgressWaitsByReasonNotOutput(t *testing.T) {
 	}
 
 	events = nil
-	p.observed(Plan{Status: Status{Name: "web", Waiting: []string{`web-0 not ready (restarting: exit 1, 1 restart)`}}})
+	p.observed(plan.Plan{Status: plan.Status{Name: "web", Waiting: []string{`web-0 not ready (restarting: exit 1, 1 restart)`}}})
 	now = now.Add(remindEvery)
-	p.observed(Plan{Status: Status{Name: "web", Waiting: []string{`web-0 not ready (health: starting: 1 restart, "took 9ms")`}}})
+	p.observed(plan.Plan{Status: plan.Status{Name: "web", Waiting: []string{`web-0 not ready (health: starting: 1 restart, "took 9ms")`}}})
 	now = now.Add(remindEvery)
-	p.observed(Plan{Status: Status{Name: "web", Waiting: []string{`web-0 not ready (health: starting: 1 restart, "took 8ms")`}}})
+	p.observed(plan.Plan{Status: plan.Status{Name: "web", Waiting: []string{`web-0 not ready (health: starting: 1 restart, "took 8ms")`}}})
 	if len(events) != 2 || events[1] != `still waiting after 30s: web-0 not ready (health: starting: 1 restart, "took 8ms")` {
 		t.Errorf("events %q", events)
 	}

@@ -3,13 +3,14 @@ package engine
 import (
 	"time"
 
+	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/health"
 )
 
 // rememberReadiness replaces each ready replica's ReadySince by the earliest time
 // remembered for its container while it stayed ready, remembers new ones, and
 // forgets containers that are gone or no longer ready (health.Remember).
-func (st *State) rememberReadiness(rs []Replica) {
+func (st *State) rememberReadiness(rs []plan.Replica) {
 	ready := make(map[string]time.Time, len(rs))
 	for _, r := range rs {
 		if !r.ReadySince.IsZero() {

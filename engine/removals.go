@@ -1,6 +1,10 @@
 package engine
 
-import "time"
+import (
+	"time"
+
+	"github.com/ostset/ostset/engine/plan"
+)
 
 // recordRemovals notes in st the replicas the actions remove (see
 // State.Removing) and, under whenScaled: Delete, the ordinals a scale-down
@@ -9,10 +13,10 @@ import "time"
 // init containers are all removed again before it is created. Nor does
 // removing a replica that exited: it is sent no stop signal, and a pass that
 // finds it still there removes it again.
-func (st *State) recordRemovals(actions []Action, now time.Time) bool {
+func (st *State) recordRemovals(actions []plan.Action, now time.Time) bool {
 	recorded := false
 	for _, a := range actions {
-		if a.Kind == ActDelete && !a.Failed { // an exited replica is sent no stop signal
+		if a.Kind == plan.ActDelete && !a.Failed { // an exited replica is sent no stop signal
 			if st.Removing == nil {
 				st.Removing = map[string]time.Time{}
 			}
@@ -20,12 +24,12 @@ func (st *State) recordRemovals(actions []Action, now time.Time) bool {
 		}
 	}
 	condemned := false
-	st.CondemnedVolumes, condemned = Condemn(st.Spec, st.CondemnedVolumes, actions)
+	st.CondemnedVolumes, condemned = plan.Condemn(st.Spec, st.CondemnedVolumes, actions)
 	return recorded || condemned
 }
 
 // settleCondemnedVolumes drops the records of State.CondemnedVolumes that are
 // settled (see SettleCondemned).
-func (st *State) settleCondemnedVolumes(obs Observed) {
-	st.CondemnedVolumes = SettleCondemned(st.Spec, st.CondemnedVolumes, obs)
+func (st *State) settleCondemnedVolumes(obs plan.Observed) {
+	st.CondemnedVolumes = plan.SettleCondemned(st.Spec, st.CondemnedVolumes, obs)
 }

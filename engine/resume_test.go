@@ -11,6 +11,7 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // update changes the stored state of web under its lock.
@@ -180,10 +181,10 @@ type slidingRuntime struct {
 	now func() time.Time
 }
 
-func (r *slidingRuntime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
+func (r *slidingRuntime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (plan.Observed, error) {
 	obs, err := r.Runtime.Observe(ctx, set, opts)
 	for i := range obs.Replicas {
-		if obs.Replicas[i].State == engine.StateRunning {
+		if obs.Replicas[i].State == plan.StateRunning {
 			obs.Replicas[i].ReadySince = r.now().Add(-time.Second)
 		}
 	}

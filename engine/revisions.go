@@ -1,13 +1,17 @@
 package engine
 
-import "time"
+import (
+	"time"
+
+	"github.com/ostset/ostset/engine/plan"
+)
 
 // planInput is what the planner decides the set's next steps from: its spec
 // and revisions as st holds them, the observation obs, and the crash-loop
 // back-off, which notes at now which replicas of obs are ready (see
 // crashBackoff).
-func (st *State) planInput(obs Observed, now time.Time) Input {
-	return Input{
+func (st *State) planInput(obs plan.Observed, now time.Time) plan.Input {
+	return plan.Input{
 		Set:              st.Spec,
 		CurrentRevision:  st.CurrentRevision,
 		UpdateRevision:   st.UpdateRevision,

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // ProgressMark records how far a rollout had got, and when.
@@ -78,7 +79,7 @@ func (st *State) adopt(spec config.RevisionSpec, cause string, now time.Time) {
 // when no pass ran for longer than gap (no ostset process was running, say), that
 // stretch is added to the mark, so a rollout interrupted and resumed later is not
 // failed for the time nobody worked on it.
-func (st *State) TrackProgress(pl Plan, now time.Time, gap time.Duration) (late bool) {
+func (st *State) TrackProgress(pl plan.Plan, now time.Time, gap time.Duration) (late bool) {
 	ready := 0
 	for _, c := range pl.Status.Containers {
 		if c.Revision == st.UpdateRevision && c.Ready {
@@ -138,14 +139,14 @@ func (st *State) AutoRollback(now time.Time) (string, bool) {
 }
 
 // Conditions derives the set's conditions from its state and the latest plan.
-func Conditions(st State, pl Plan, now time.Time) []Condition {
+func Conditions(st State, pl plan.Plan, now time.Time) []plan.Condition {
 	s := pl.Status
-	avail := Condition{Type: "Available", Status: "True", Reason: "MinimumReplicasAvailable"}
+	avail := plan.Condition{Type: "Available", Status: "True", Reason: "MinimumReplicasAvailable"}
 	if s.AvailableReplicas < s.Replicas {
 		avail.Status, avail.Reason = "False", "MinimumReplicasUnavailable"
 		avail.Message = fmt.Sprintf("%d of %d replicas available", s.AvailableReplicas, s.Replicas)
 	}
-	prog := Condition{Type: "Progressing", Status: "True", Reason: "RolloutInProgress"}
+	prog := plan.Condition{Type: "Progressing", Status: "True", Reason: "RolloutInProgress"}
 	switch {
 	case pl.Complete:
 		prog.Reason = "RolloutComplete"
@@ -156,9 +157,9 @@ func Conditions(st State, pl Plan, now time.Time) []Condition {
 		prog.Status, prog.Reason = "False", "ProgressDeadlineExceeded"
 		prog.Message = fmt.Sprintf("rollout to %s made no progress for %s", st.UpdateRevision, st.Spec.ProgressDeadline())
 	}
-	conds := []Condition{avail, prog}
+	conds := []plan.Condition{avail, prog}
 	if st.RollingBackFrom != "" {
-		conds = append(conds, Condition{Type: "RollbackInProgress", Status: "True", Reason: "AutoRollback",
+		conds = append(conds, plan.Condition{Type: "RollbackInProgress", Status: "True", Reason: "AutoRollback",
 			Message: fmt.Sprintf("rolling back from %s to %s", st.RollingBackFrom, st.UpdateRevision)})
 	}
 	return conds

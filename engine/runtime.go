@@ -12,6 +12,8 @@ package engine
 import (
 	"context"
 	"time"
+
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // ObserveOptions tunes an observation.
@@ -35,7 +37,7 @@ type Runtime interface {
 	// Observe lists the set's containers and volumes, and foreign containers named
 	// like the set's replicas (<set>-<digits>). Replicas that are not ready carry
 	// why (Replica.NotReady).
-	Observe(ctx context.Context, set string, opts ObserveOptions) (Observed, error)
+	Observe(ctx context.Context, set string, opts ObserveOptions) (plan.Observed, error)
 	// EnsureNetwork returns the ID of the named network, creating a bridge labelled
 	// io.ostset.managed=true if none exists. It never creates a duplicate.
 	EnsureNetwork(ctx context.Context, name string) (string, error)
@@ -49,7 +51,7 @@ type Runtime interface {
 	// new (created by the call, or empty), and starts it. It reports which
 	// volumes already existed. An init container is created the same way, from
 	// a spec labelled io.ostset.init.
-	CreateReplica(ctx context.Context, spec ReplicaSpec) (CreateResult, error)
+	CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (CreateResult, error)
 	// StartReplica starts a created or stopped container of the set.
 	StartReplica(ctx context.Context, set, id string) error
 	// RemoveReplica stops (with the grace period) and removes a container of the set.
@@ -74,7 +76,7 @@ type Runtime interface {
 // CreateResult says what CreateReplica found.
 type CreateResult struct {
 	ID            string
-	ReusedVolumes []Volume
+	ReusedVolumes []plan.Volume
 }
 
 // SetEvent is one Docker event about a container that carries a set's label.

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // idFile holds a state directory's identity, the value of the io.ostset.owner
@@ -28,20 +30,20 @@ func (s Store) ID() (string, error) {
 
 // Owner returns the state directory as the owner of the objects it creates: its
 // ID and its absolute path.
-func (s Store) Owner() (Owner, error) {
+func (s Store) Owner() (plan.Owner, error) {
 	dir, err := filepath.Abs(s.Dir)
 	if err != nil {
-		return Owner{}, fmt.Errorf("state directory %s: %w", s.Dir, err)
+		return plan.Owner{}, fmt.Errorf("state directory %s: %w", s.Dir, err)
 	}
 	if id, ok := storeIDs.Load(dir); ok {
-		return Owner{ID: id.(string), Dir: dir}, nil
+		return plan.Owner{ID: id.(string), Dir: dir}, nil
 	}
 	id, err := loadOrMakeID(dir)
 	if err != nil {
-		return Owner{}, err
+		return plan.Owner{}, err
 	}
 	storeIDs.Store(dir, id)
-	return Owner{ID: id, Dir: dir}, nil
+	return plan.Owner{ID: id, Dir: dir}, nil
 }
 
 // loadOrMakeID reads dir/id, or makes it: the state directory (0700) if missing,

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ostset/ostset/engine/plan"
 )
 
 func TestStoreID(t *testing.T) {
@@ -24,7 +26,7 @@ func TestStoreID(t *testing.T) {
 		}
 	}
 	o, err := Store{Dir: dir + "/."}.Owner()
-	if err != nil || o != (Owner{ID: id, Dir: dir}) {
+	if err != nil || o != (plan.Owner{ID: id, Dir: dir}) {
 		t.Errorf("owner %+v, %v; want %s at %s", o, err, id, dir)
 	}
 	again, err := loadOrMakeID(dir) // past the cache: read from the file

@@ -1,11 +1,15 @@
 package engine
 
+import (
+	"github.com/ostset/ostset/engine/plan"
+)
+
 // What the state adds to a plan's status: the failures it recorded and the
 // removals in flight.
 
 // explainPending gives each pending replica the reason its last create or
 // start failed for good, if one is recorded.
-func (st *State) explainPending(s *Status) {
+func (st *State) explainPending(s *plan.Status) {
 	for i, r := range s.Pending {
 		if f, ok := st.Failures[r.Name]; ok {
 			s.Pending[i].Reason, s.Pending[i].Failed = "cannot start: "+f.Reason, true
@@ -15,14 +19,14 @@ func (st *State) explainPending(s *Status) {
 
 // markRemovals marks the containers of s that st.Removing (by full container
 // ID) records as being removed.
-func (st *State) markRemovals(s *Status, replicas []Replica) {
+func (st *State) markRemovals(s *plan.Status, replicas []plan.Replica) {
 	for _, r := range replicas {
 		at, ok := st.Removing[r.ID]
 		if !ok {
 			continue
 		}
 		for i := range s.Containers {
-			if s.Containers[i].Name == r.Name && s.Containers[i].ID == ShortID(r.ID) {
+			if s.Containers[i].Name == r.Name && s.Containers[i].ID == plan.ShortID(r.ID) {
 				s.Containers[i].RemovalPending = &at
 			}
 		}

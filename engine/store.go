@@ -13,6 +13,7 @@ import (
 
 	"github.com/ostset/ostset/config"
 
+	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/volumes"
 )
 
@@ -54,7 +55,7 @@ type State struct {
 	// that any process waiting on the abandoned rollout can report it.
 	LastRollback *RollbackRecord `json:"lastRollback,omitempty"`
 	// Deleting: ostset down started; any pass finishes it.
-	Deleting *DeleteIntent `json:"deleting,omitempty"`
+	Deleting *plan.DeleteIntent `json:"deleting,omitempty"`
 	// ReadySince remembers, per container ID, the earliest time the replica was
 	// seen ready while it stayed ready: Docker keeps only the last five probes, so
 	// the time they imply slides forward, and minReadySeconds longer than a few
@@ -90,7 +91,7 @@ type State struct {
 	Failures map[string]Failure `json:"failures,omitempty"`
 	// AdoptedOwners are other state directories whose containers and volumes of
 	// the set were adopted on purpose (ostset up --adopt) and count as its own.
-	AdoptedOwners []Owner `json:"adoptedOwners,omitempty"`
+	AdoptedOwners []plan.Owner `json:"adoptedOwners,omitempty"`
 	// LeftNetworks are networks the set's replicas ran on before its network
 	// was changed: each is removed, if ostset created it and no container
 	// uses it, once no replica of the set is at a revision on it (see

@@ -16,6 +16,8 @@ import (
 )
 
 // The set lock excludes a second holder and gives up when its context ends.
+func ptr[T any](v T) *T { return &v }
+
 func TestStoreLock(t *testing.T) {
 	s := Store{Dir: t.TempDir()}
 	unlock, err := s.Lock(context.Background(), "web")

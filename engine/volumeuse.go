@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/volumes"
 )
 
@@ -67,7 +68,7 @@ func (s Store) ForgetVolumeUse(name string) error {
 // record, so a replica that takes them over does not report them as from an
 // earlier life. Only a release (a scale-down, ostset down) replaces it by one
 // that does.
-func (st *State) useVolumes(vs []VolumeSpec, revision string, now time.Time) {
+func (st *State) useVolumes(vs []plan.VolumeSpec, revision string, now time.Time) {
 	for _, v := range vs {
 		if st.VolumeUse == nil {
 			st.VolumeUse = map[string]VolumeUse{}
@@ -79,7 +80,7 @@ func (st *State) useVolumes(vs []VolumeSpec, revision string, now time.Time) {
 // releaseVolumes records that the replicas, about to be removed with their
 // set, release their per-ordinal volumes at now. It reports whether it
 // changed anything.
-func (st *State) releaseVolumes(replicas []Replica, now time.Time) bool {
+func (st *State) releaseVolumes(replicas []plan.Replica, now time.Time) bool {
 	changed := false
 	for _, r := range replicas {
 		for _, claim := range st.Spec.VolumeClaimTemplates {
@@ -94,7 +95,7 @@ func (st *State) releaseVolumes(replicas []Replica, now time.Time) bool {
 }
 
 // keptUse is the use of the volumes a delete keeps, out of all st knows.
-func (st *State) keptUse(kept []Volume) map[string]VolumeUse {
+func (st *State) keptUse(kept []plan.Volume) map[string]VolumeUse {
 	out := map[string]VolumeUse{}
 	for _, v := range kept {
 		if u, ok := st.VolumeUse[v.Name]; ok {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // StoppedError is a wait that ended before the rollout completed: its deadline
@@ -147,7 +149,7 @@ func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, wt *wai
 	name := p.set
 	backoff := time.Duration(0)
 	for {
-		pl, st, err := c.pass(ctx, name, func(st State, pl Plan) {
+		pl, st, err := c.pass(ctx, name, func(st State, pl plan.Plan) {
 			p.observed(pl)
 			if c.OnPlan != nil {
 				c.OnPlan(st, pl)
@@ -198,7 +200,7 @@ func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, wt *wai
 // revision was superseded (*SupersededError), the rollout is complete (with a
 // *RollbackError if it was rolled back since the wait began), or it passed its
 // progress deadline without a rollback (*DeadlineError).
-func (w *wait) finished(name string, pl Plan, st State) (bool, error) {
+func (w *wait) finished(name string, pl plan.Plan, st State) (bool, error) {
 	if err := w.superseded(st); err != nil {
 		return true, err
 	}
@@ -370,8 +372,8 @@ func (c *Controller) Driver(name string) *Driver {
 
 // Pass runs one pass (see Controller.Pass) and reports its plan. It returns
 // the set's state as the pass left it too.
-func (d *Driver) Pass(ctx context.Context) (Plan, State, error) {
-	return d.p.c.pass(ctx, d.p.set, func(_ State, pl Plan) { d.p.observed(pl) })
+func (d *Driver) Pass(ctx context.Context) (plan.Plan, State, error) {
+	return d.p.c.pass(ctx, d.p.set, func(_ State, pl plan.Plan) { d.p.observed(pl) })
 }
 
 // Failed reports a failed pass, retried after retry.
@@ -386,7 +388,7 @@ func (d *Driver) Succeeded() { d.p.succeeded() }
 // once the names are free.
 type ConflictError struct {
 	Set       string
-	Conflicts []Conflict
+	Conflicts []plan.Conflict
 }
 
 func (e *ConflictError) Error() string {
@@ -403,7 +405,7 @@ func (e *ConflictError) Error() string {
 
 // blockedByConflict is the *ConflictError of a plan that has nothing left to do
 // or wait for but names held by containers that are not the set's, or nil.
-func blockedByConflict(set string, pl Plan) error {
+func blockedByConflict(set string, pl plan.Plan) error {
 	if len(pl.Actions) > 0 || len(pl.Blocked) == 0 || len(pl.Waiting) > len(pl.Blocked) {
 		return nil
 	}

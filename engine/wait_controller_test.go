@@ -13,6 +13,7 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // missDeadline runs badRollout's rollout (no autoRollback) until its wait fails
@@ -70,7 +71,7 @@ func TestNextWaitOnAStuckRolloutGetsAWholeDeadline(t *testing.T) {
 		t.Fatalf("%d deadline events, want 1: %v", n, *events)
 	}
 	plans := 0
-	c.OnPlan = func(engine.State, engine.Plan) { plans++ }
+	c.OnPlan = func(engine.State, plan.Plan) { plans++ }
 	var began time.Time
 	now := c.Now
 	c.Now = func() time.Time {
@@ -149,7 +150,7 @@ func stuckThenReplaced(t *testing.T) (*engine.Controller, engine.State, func()) 
 	apply(t, c.Store, 3, "v2")
 	mine, _ := c.Store.Load("web")
 	var replaced <-chan error
-	c.OnPlan = func(engine.State, engine.Plan) {
+	c.OnPlan = func(engine.State, plan.Plan) {
 		if replaced == nil {
 			replaced = applyLater(c.Store, 3, "v3")
 		}
@@ -229,17 +230,17 @@ func TestTimeToReadyOfAFlappingReplica(t *testing.T) {
 	c.Now = func() time.Time { return clock }
 	c.WatchGap = time.Hour
 	step := 0
-	c.OnPlan = func(_ engine.State, pl engine.Plan) {
+	c.OnPlan = func(_ engine.State, pl plan.Plan) {
 		ready := len(pl.Status.Containers) > 0 && pl.Status.Containers[0].Ready
 		switch {
 		case step == 0 && ready: // web-0 ready: its healthcheck starts failing 10 minutes on
 			step++
 			clock = clock.Add(10 * time.Minute)
-			rt.SetHealth("web-0", engine.HealthUnhealthy)
+			rt.SetHealth("web-0", plan.HealthUnhealthy)
 		case step == 1 && !ready: // seen not ready: healthy again 5 s later
 			step++
 			clock = clock.Add(5 * time.Second)
-			rt.SetHealth("web-0", engine.HealthHealthy)
+			rt.SetHealth("web-0", plan.HealthHealthy)
 		}
 	}
 	converge(t, c)
@@ -262,7 +263,7 @@ type killedAfterCreate struct {
 	created chan struct{}
 }
 
-func (r killedAfterCreate) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+func (r killedAfterCreate) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
 	if _, err := r.Runtime.CreateReplica(ctx, spec); err != nil {
 		return engine.CreateResult{}, err
 	}
@@ -290,7 +291,7 @@ func TestFollowSaysACreateTheDaemonDidNotRecord(t *testing.T) {
 	looked, sawReady := make(chan struct{}), make(chan struct{})
 	var onceLooked, onceReady sync.Once
 	f := &engine.Controller{Runtime: rt, Store: store, Poll: 5 * time.Millisecond, Report: rec.report}
-	f.OnPlan = func(_ engine.State, pl engine.Plan) {
+	f.OnPlan = func(_ engine.State, pl plan.Plan) {
 		switch {
 		case len(pl.Status.Containers) == 0:
 			onceLooked.Do(func() { close(looked) })
@@ -337,13 +338,13 @@ func TestTimeToReadyOfAnOldReplica(t *testing.T) {
 	c.WatchGap = time.Hour
 	converge(t, c)
 	clock = clock.Add(time.Hour)
-	rt.SetHealth("web-0", engine.HealthUnhealthy)
+	rt.SetHealth("web-0", plan.HealthUnhealthy)
 	healed := false
-	c.OnPlan = func(engine.State, engine.Plan) {
+	c.OnPlan = func(engine.State, plan.Plan) {
 		if !healed {
 			healed = true
 			clock = clock.Add(7 * time.Second)
-			rt.SetHealth("web-0", engine.HealthHealthy)
+			rt.SetHealth("web-0", plan.HealthHealthy)
 		}
 	}
 	*events = nil

@@ -15,8 +15,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/daemon"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // Daemon holds the daemon's metrics on a registry of its own.
@@ -82,7 +82,7 @@ func New() *Daemon {
 		d.sets.WithLabelValues(s) // every state is present, at 0
 	}
 	// Series that exist from the start at 0, so that a rate() has a start.
-	for _, k := range []engine.ActionKind{engine.ActCreate, engine.ActStart, engine.ActDelete, engine.ActDeleteVolume, engine.ActCreateInit, engine.ActDeleteInit} {
+	for _, k := range []plan.ActionKind{plan.ActCreate, plan.ActStart, plan.ActDelete, plan.ActDeleteVolume, plan.ActCreateInit, plan.ActDeleteInit} {
 		d.actions.WithLabelValues(k.String())
 	}
 	for _, op := range []string{"events", "observe", "create", "start", "remove"} {
@@ -94,7 +94,7 @@ func New() *Daemon {
 }
 
 // Pass implements daemon.Metrics.
-func (d *Daemon) Pass(set string, pl engine.Plan, err error) {
+func (d *Daemon) Pass(set string, pl plan.Plan, err error) {
 	if err != nil {
 		d.reconciles.WithLabelValues(set, "error").Inc()
 		d.setSet(set, SetFailing)

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 func newGetCmd(a *app) *cobra.Command {
@@ -106,7 +107,7 @@ func (a *app) noteDaemon(output string) {
 }
 
 type setRow struct {
-	engine.Status
+	plan.Status
 	Created time.Time `json:"created"`
 	// Image is the image reference of the update revision, as written.
 	Image string `json:"image,omitempty"`
@@ -114,7 +115,7 @@ type setRow struct {
 	Deleted bool `json:"deleted,omitempty"`
 }
 
-func newSetRow(s engine.Status, st engine.State) setRow {
+func newSetRow(s plan.Status, st engine.State) setRow {
 	return setRow{Status: s, Created: st.Created, Image: st.Spec.Template.Image}
 }
 
@@ -173,7 +174,7 @@ func (a *app) printSets(rows []setRow, output string) error {
 	return nil
 }
 
-func (a *app) printReplicas(s engine.Status, st engine.State, output string) error {
+func (a *app) printReplicas(s plan.Status, st engine.State, output string) error {
 	if output == "json" || output == "yaml" {
 		return printStructured(a.stdout, output, s.Containers)
 	}
@@ -242,7 +243,7 @@ func (r replicaRow) age(now time.Time) string {
 }
 
 // printFailures says why each pending replica that cannot start cannot.
-func printFailures(w io.Writer, indent string, pending []engine.PendingReplica) {
+func printFailures(w io.Writer, indent string, pending []plan.PendingReplica) {
 	for _, p := range pending {
 		if p.Failed {
 			fmt.Fprintf(w, "%s%s: %s\n", indent, p.Name, p.Reason)
@@ -255,7 +256,7 @@ func printFailures(w io.Writer, indent string, pending []engine.PendingReplica) 
 // replica whose recreation the crash-loop back-off holds back is in state
 // CrashLoopBackOff, as Kubernetes calls it, with the next try (from now) in
 // its reason.
-func replicaRows(s engine.Status, st engine.State, now time.Time) []replicaRow {
+func replicaRows(s plan.Status, st engine.State, now time.Time) []replicaRow {
 	var rows []replicaRow
 	for _, c := range s.Containers {
 		ready := "0/1"
@@ -295,7 +296,7 @@ func replicaRows(s engine.Status, st engine.State, now time.Time) []replicaRow {
 }
 
 // crashLoopNote says when a replica in crash-loop back-off is recreated.
-func crashLoopNote(c *engine.CrashLoopStatus, now time.Time) string {
+func crashLoopNote(c *plan.CrashLoopStatus, now time.Time) string {
 	return fmt.Sprintf("next try at %s (in %s)", c.NextTry.Local().Format(time.TimeOnly), max(c.NextTry.Sub(now), 0).Round(time.Second))
 }
 

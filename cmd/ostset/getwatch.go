@@ -12,6 +12,7 @@ import (
 
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/daemon"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // eventSource is what streams the sets' container events: Docker, or in
@@ -124,7 +125,7 @@ func (a *app) watchSets(ctx context.Context, c *engine.Controller, w *watchWrite
 					cells[i] = "-"
 				}
 				cells[0], cells[1] = name, "(deleted)"
-				w.row(name, setRow{Status: engine.Status{Name: name}, Deleted: true}, cells, -1)
+				w.row(name, setRow{Status: plan.Status{Name: name}, Deleted: true}, cells, -1)
 				w.forget(name)
 			}
 			continue
@@ -166,7 +167,7 @@ func (a *app) watchReplicas(ctx context.Context, c *engine.Controller, w *watchW
 			cells[i] = "-"
 		}
 		cells[0], cells[slices.Index(header, "STATE")] = name, "deleted"
-		w.row(name, engine.ContainerStatus{Name: name, State: "deleted"}, cells, -1)
+		w.row(name, plan.ContainerStatus{Name: name, State: "deleted"}, cells, -1)
 		w.forget(name)
 	}
 	return nil
@@ -175,10 +176,10 @@ func (a *app) watchReplicas(ctx context.Context, c *engine.Controller, w *watchW
 // replicaObjects are the JSON objects of get SET -o json -w, in the order of
 // replicaRows: each replica's status, and for an ordinal without a replica
 // container (init containers running, pending, failed) the same fields.
-func replicaObjects(s engine.Status) []engine.ContainerStatus {
+func replicaObjects(s plan.Status) []plan.ContainerStatus {
 	out := slices.Clone(s.Containers)
 	for _, i := range s.Initializing {
-		out = append(out, engine.ContainerStatus{Name: i.Replica, Ordinal: i.Ordinal, Revision: i.Revision,
+		out = append(out, plan.ContainerStatus{Name: i.Replica, Ordinal: i.Ordinal, Revision: i.Revision,
 			State: initState(i), ID: i.ID, Created: i.Created, Reason: strings.TrimPrefix(initReason(i), "-")})
 	}
 	for _, p := range s.Pending {
@@ -186,9 +187,9 @@ func replicaObjects(s engine.Status) []engine.ContainerStatus {
 		if p.Failed {
 			state = "failed"
 		}
-		out = append(out, engine.ContainerStatus{Name: p.Name, Ordinal: p.Ordinal, State: state, Reason: p.Reason})
+		out = append(out, plan.ContainerStatus{Name: p.Name, Ordinal: p.Ordinal, State: state, Reason: p.Reason})
 	}
-	slices.SortStableFunc(out, func(a, b engine.ContainerStatus) int { return a.Ordinal - b.Ordinal })
+	slices.SortStableFunc(out, func(a, b plan.ContainerStatus) int { return a.Ordinal - b.Ordinal })
 	return out
 }
 

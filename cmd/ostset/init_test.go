@@ -7,15 +7,16 @@ import (
 	"time"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // initStatus is a set with web-0 ready and web-1 stuck on a failed init container.
-func initStatus() engine.Status {
+func initStatus() plan.Status {
 	created := time.Now().Add(-time.Minute)
-	return engine.Status{Name: "web",
-		Containers: []engine.ContainerStatus{{Name: "web-0", Ordinal: 0, Revision: "web-a", State: "running", Ready: true, ID: "c0", Created: created}},
-		Initializing: []engine.InitStatus{{Replica: "web-1", Ordinal: 1, Revision: "web-a", Succeeded: 1, Total: 2, Init: "clone",
-			Container: "web-1-init-clone", ID: "i1", State: engine.InitFailed, ExitCode: 3,
+	return plan.Status{Name: "web",
+		Containers: []plan.ContainerStatus{{Name: "web-0", Ordinal: 0, Revision: "web-a", State: "running", Ready: true, ID: "c0", Created: created}},
+		Initializing: []plan.InitStatus{{Replica: "web-1", Ordinal: 1, Revision: "web-a", Succeeded: 1, Total: 2, Init: "clone",
+			Container: "web-1-init-clone", ID: "i1", State: plan.InitFailed, ExitCode: 3,
 			Logs: []string{"cloning from web-0", "connection refused"}, Created: created}},
 	}
 }
@@ -60,13 +61,13 @@ func TestDescribeInitializing(t *testing.T) {
 
 func TestInitState(t *testing.T) {
 	for _, tt := range []struct {
-		s    engine.InitStatus
+		s    plan.InitStatus
 		want string
 	}{
-		{engine.InitStatus{State: engine.InitRunning, Succeeded: 0, Total: 2}, "Init:0/2"},
-		{engine.InitStatus{State: engine.InitPending, Succeeded: 1, Total: 2}, "Init:1/2"},
-		{engine.InitStatus{State: engine.InitSucceeded, Succeeded: 2, Total: 2}, "Init:2/2"},
-		{engine.InitStatus{State: engine.InitFailed, ExitCode: 137, Total: 2}, "Init:ExitCode:137"},
+		{plan.InitStatus{State: plan.InitRunning, Succeeded: 0, Total: 2}, "Init:0/2"},
+		{plan.InitStatus{State: plan.InitPending, Succeeded: 1, Total: 2}, "Init:1/2"},
+		{plan.InitStatus{State: plan.InitSucceeded, Succeeded: 2, Total: 2}, "Init:2/2"},
+		{plan.InitStatus{State: plan.InitFailed, ExitCode: 137, Total: 2}, "Init:ExitCode:137"},
 	} {
 		if got := initState(tt.s); got != tt.want {
 			t.Errorf("initState(%+v) = %s, want %s", tt.s, got, tt.want)

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 func newLogsCmd(a *app) *cobra.Command {
@@ -107,7 +108,7 @@ func (a *app) resolveLogTarget(arg string) (logTarget, error) {
 		return logTarget{}, err
 	}
 	for _, set := range sets {
-		if ord, ok := engine.ParseReplicaName(set, arg); ok {
+		if ord, ok := plan.ParseReplicaName(set, arg); ok {
 			return logTarget{set: set, ordinal: ord, name: arg}, nil
 		}
 	}
@@ -162,7 +163,7 @@ func (a *app) printLogs(parent context.Context, t logTarget, opts logsOptions) e
 	if err != nil {
 		return err
 	}
-	var replicas []engine.Replica // sorted by ordinal, as Observe returns them
+	var replicas []plan.Replica // sorted by ordinal, as Observe returns them
 	for _, r := range obs.Replicas {
 		if (t.whole || r.Ordinal == t.ordinal) && opts.init == "" {
 			replicas = append(replicas, r)
@@ -170,7 +171,7 @@ func (a *app) printLogs(parent context.Context, t logTarget, opts logsOptions) e
 	}
 	for _, c := range obs.Inits {
 		if c.Ordinal == t.ordinal && c.Init == opts.init && opts.init != "" {
-			replicas = append(replicas, engine.Replica{ID: c.ID, Name: c.Name, Ordinal: c.Ordinal})
+			replicas = append(replicas, plan.Replica{ID: c.ID, Name: c.Name, Ordinal: c.Ordinal})
 		}
 	}
 	if len(replicas) == 0 && opts.init != "" {
@@ -188,7 +189,7 @@ func (a *app) printLogs(parent context.Context, t logTarget, opts logsOptions) e
 		width = max(width, len(r.Name))
 	}
 	out := &lineWriter{w: a.stdout, failed: cancel}
-	stream := func(r engine.Replica) error {
+	stream := func(r plan.Replica) error {
 		rc, err := rt.Logs(ctx, t.set, r.ID, opts.follow, opts.tail)
 		if err != nil {
 			if t.whole && cerrdefs.IsNotFound(err) {
@@ -243,7 +244,7 @@ func (a *app) printLogs(parent context.Context, t logTarget, opts logsOptions) e
 var logPalette = []string{"36", "33", "32", "35", "34", "36;1", "33;1", "32;1", "35;1", "34;1"}
 
 // logPrefix is "name<padding> | ", coloured by ordinal when asked.
-func logPrefix(r engine.Replica, width int, color bool) string {
+func logPrefix(r plan.Replica, width int, color bool) string {
 	p := fmt.Sprintf("%-*s |", width, r.Name)
 	if color {
 		n := len(logPalette)

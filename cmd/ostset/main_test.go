@@ -12,6 +12,7 @@ import (
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // Invalid input exits 2 with a message saying what and where, before any
@@ -68,7 +69,7 @@ func TestRolloutLine(t *testing.T) {
 	spec := config.Set{Name: "web", Replicas: &three, Template: config.Template{Image: "x"}}
 	spec.ApplyDefaults()
 	st := engine.State{Spec: spec}
-	status := engine.Status{Replicas: 3, ReadyReplicas: 3, UpdatedReplicas: 1, CurrentRevision: "web-a", UpdateRevision: "web-b"}
+	status := plan.Status{Replicas: 3, ReadyReplicas: 3, UpdatedReplicas: 1, CurrentRevision: "web-a", UpdateRevision: "web-b"}
 	cases := []struct {
 		partition int
 		complete  bool
@@ -85,7 +86,7 @@ func TestRolloutLine(t *testing.T) {
 		st.Spec.UpdateStrategy.RollingUpdate.Partition = c.partition
 		s := status
 		s.ReadyReplicas = c.ready
-		if got := rolloutLine(st, engine.Plan{Status: s, Complete: c.complete}); got != c.want {
+		if got := rolloutLine(st, plan.Plan{Status: s, Complete: c.complete}); got != c.want {
 			t.Errorf("partition %d complete %v ready %d: %q, want %q", c.partition, c.complete, c.ready, got, c.want)
 		}
 	}

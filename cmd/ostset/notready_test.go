@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
-func notReadyStatus() engine.Status {
-	return engine.Status{Name: "web", Replicas: 2, Containers: []engine.ContainerStatus{
+func notReadyStatus() plan.Status {
+	return plan.Status{Name: "web", Replicas: 2, Containers: []plan.ContainerStatus{
 		{Name: "web-0", Ordinal: 0, State: "running", Health: "healthy", Ready: true, ID: "aaa"},
 		{Name: "web-1", Ordinal: 1, State: "running", Health: "unhealthy", ID: "bbb", Reason: `2 restarts, health: "no response"`,
-			NotReady: &engine.NotReadyDetail{Restarts: 2, HealthOutput: "checking 127.0.0.1:5432\nno response", Logs: []string{"LOG: starting", "FATAL: lock file exists"}}},
+			NotReady: &plan.NotReadyDetail{Restarts: 2, HealthOutput: "checking 127.0.0.1:5432\nno response", Logs: []string{"LOG: starting", "FATAL: lock file exists"}}},
 	}}
 }
 
@@ -56,9 +57,9 @@ func TestDescribeNotReady(t *testing.T) {
 func TestGetAndDescribeCrashLoopBackOff(t *testing.T) {
 	next := time.Now().Add(40 * time.Second)
 	at := next.Local().Format(time.TimeOnly)
-	s := engine.Status{Name: "web", Replicas: 1, Containers: []engine.ContainerStatus{
+	s := plan.Status{Name: "web", Replicas: 1, Containers: []plan.ContainerStatus{
 		{Name: "web-0", Ordinal: 0, State: "exited", ID: "aaa", Reason: "exit 3",
-			NotReady: &engine.NotReadyDetail{ExitCode: 3}, CrashLoop: &engine.CrashLoopStatus{Recreations: 3, NextTry: next}},
+			NotReady: &plan.NotReadyDetail{ExitCode: 3}, CrashLoop: &plan.CrashLoopStatus{Recreations: 3, NextTry: next}},
 	}}
 	var out bytes.Buffer
 	a := &app{stdout: &out, stderr: &out}

@@ -11,11 +11,11 @@ import (
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // deletingNote says that a set's delete did not finish, and the two ways on.
-func deletingNote(name string, d *engine.DeleteIntent) string {
+func deletingNote(name string, d *plan.DeleteIntent) string {
 	volumes := "kept"
 	if d.Volumes {
 		volumes = "to be removed"
@@ -25,7 +25,7 @@ func deletingNote(name string, d *engine.DeleteIntent) string {
 
 // printRemovals says, for each replica whose removal a pass recorded and did
 // not finish (State.Removing), that it is on its way out.
-func printRemovals(w io.Writer, prefix string, containers []engine.ContainerStatus) {
+func printRemovals(w io.Writer, prefix string, containers []plan.ContainerStatus) {
 	for _, c := range containers {
 		if c.RemovalPending != nil {
 			fmt.Fprintf(w, "%s%s is being removed (recorded %s ago; the removal did not finish): the next pass of any ostset command or the daemon removes it\n",

@@ -7,14 +7,15 @@ import (
 	"time"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // get lists every desired ordinal: one without a container is a row, with the
 // engine's words when it cannot start.
 func TestGetPending(t *testing.T) {
-	s := engine.Status{Name: "web",
-		Containers: []engine.ContainerStatus{{Name: "web-0", Ordinal: 0, Revision: "web-a", State: "running", Ready: true, ID: "c0", Created: time.Now()}},
-		Pending: []engine.PendingReplica{
+	s := plan.Status{Name: "web",
+		Containers: []plan.ContainerStatus{{Name: "web-0", Ordinal: 0, Revision: "web-a", State: "running", Ready: true, ID: "c0", Created: time.Now()}},
+		Pending: []plan.PendingReplica{
 			{Name: "web-1", Ordinal: 1, Reason: "cannot start: web-1: start: Bind for 0.0.0.0:21401 failed: port is already allocated", Failed: true},
 			{Name: "web-2", Ordinal: 2, Reason: "not created yet"},
 		}}

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // Progress modes (--progress).
@@ -143,7 +144,7 @@ func (b *liveBlock) event(e engine.Event) {
 }
 
 // plan takes the counts of a pass (Controller.OnPlan).
-func (b *liveBlock) plan(st engine.State, p engine.Plan) {
+func (b *liveBlock) plan(st engine.State, p plan.Plan) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.set(st.Spec.Name)

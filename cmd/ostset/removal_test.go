@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // get and describe show a replica whose recorded removal did not finish.
 func TestRemovalPendingShown(t *testing.T) {
 	at := time.Now().Add(-time.Minute)
-	s := engine.Status{Name: "web", Replicas: 1, Containers: []engine.ContainerStatus{
+	s := plan.Status{Name: "web", Replicas: 1, Containers: []plan.ContainerStatus{
 		{Name: "web-0", Ordinal: 0, State: "running", Ready: true, ID: "aaa"},
 		{Name: "web-1", Ordinal: 1, State: "running", Ready: true, ID: "bbb", RemovalPending: &at},
 	}}

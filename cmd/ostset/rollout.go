@@ -12,6 +12,7 @@ import (
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 func newRolloutCmd(a *app) *cobra.Command {
@@ -67,7 +68,7 @@ func newRolloutStatusCmd(a *app) *cobra.Command {
 			}
 			c.Report = nil
 			last := ""
-			c.OnPlan = func(st engine.State, pl engine.Plan) {
+			c.OnPlan = func(st engine.State, pl plan.Plan) {
 				if line := rolloutLine(st, pl); line != last {
 					fmt.Fprintln(a.stdout, line)
 					last = line
@@ -90,7 +91,7 @@ func newRolloutStatusCmd(a *app) *cobra.Command {
 }
 
 // rolloutLine says where a rollout stands, in kubectl's words.
-func rolloutLine(st engine.State, pl engine.Plan) string {
+func rolloutLine(st engine.State, pl plan.Plan) string {
 	s, spec := pl.Status, st.Spec
 	if st.Paused && pl.Complete {
 		return fmt.Sprintf("rollout paused: %d of %d pods at revision %s", s.UpdatedReplicas, s.Replicas, s.UpdateRevision)

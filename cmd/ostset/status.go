@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 func newStatusCmd(a *app) *cobra.Command {
@@ -30,7 +30,7 @@ func newStatusCmd(a *app) *cobra.Command {
 			}
 			if output != "" {
 				return printStructured(a.stdout, output, struct {
-					engine.Status
+					plan.Status
 					Daemon daemonInfo `json:"daemon"`
 				}{s, a.daemon()})
 			}

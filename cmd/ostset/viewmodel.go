@@ -14,6 +14,7 @@ import (
 
 	"github.com/ostset/ostset/docker"
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // The terminal view (ostset view) is an Elm-style model: a snapshot of the
@@ -32,7 +33,7 @@ type viewSnapshot struct {
 
 type viewDetail struct {
 	State  engine.State
-	Status engine.Status
+	Status plan.Status
 	Events []engine.Event
 	// Logs are the last lines of the replica the view has selected.
 	Logs    []string
@@ -208,7 +209,7 @@ func (m viewModel) sampleStats() tea.Cmd {
 	}
 	ids := map[string]string{}
 	for _, c := range d.Status.Containers {
-		if c.State == engine.StateRunning {
+		if c.State == plan.StateRunning {
 			ids[c.Name] = c.ID
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // Daemon keeps every set of the store converged: one Docker event subscription
@@ -46,7 +47,7 @@ type Daemon struct {
 // Metrics is told what the daemon does, for monitoring.
 type Metrics interface {
 	// Pass: a pass of set ended, with the plan it executed (zero on error).
-	Pass(set string, pl engine.Plan, err error)
+	Pass(set string, pl plan.Plan, err error)
 	// Reacted: a replica create that a Docker event led to returned, d after
 	// the daemon saw the event.
 	Reacted(d time.Duration)
@@ -337,7 +338,7 @@ func (d *Daemon) process(ctx context.Context, name string) {
 // once after a pass that acted (it re-observes), at the time its plan asks for,
 // every poll interval while its rollout is in progress (so the progress
 // deadline counts watched time, see TrackProgress), else Resync.
-func (d *Daemon) nextPass(pl engine.Plan, st engine.State) time.Duration {
+func (d *Daemon) nextPass(pl plan.Plan, st engine.State) time.Duration {
 	if len(pl.Actions) > 0 {
 		return 0
 	}
@@ -367,16 +368,16 @@ func (r instrumented) count(op string, err error) {
 	}
 }
 
-func (r instrumented) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
+func (r instrumented) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (plan.Observed, error) {
 	obs, err := r.Runtime.Observe(ctx, set, opts)
 	r.count("observe", err)
 	return obs, err
 }
 
-func (r instrumented) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+func (r instrumented) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
 	res, err := r.Runtime.CreateReplica(ctx, spec)
 	r.count("create", err)
-	if seen, ok := ctx.Value(eventSeenKey{}).(time.Time); ok && err == nil && spec.Labels[engine.LabelInit] == "" {
+	if seen, ok := ctx.Value(eventSeenKey{}).(time.Time); ok && err == nil && spec.Labels[plan.LabelInit] == "" {
 		r.m.Reacted(time.Since(seen))
 	}
 	return res, err

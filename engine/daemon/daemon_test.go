@@ -11,6 +11,7 @@ import (
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/daemon"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // events is a fake engine.EventSource: the test sends events, cuts the stream
@@ -91,7 +92,7 @@ func running(rt *enginetest.Runtime) map[string]string { // name -> ID
 	obs, _ := rt.Observe(context.Background(), "web", engine.ObserveOptions{})
 	ids := map[string]string{}
 	for _, r := range obs.Replicas {
-		if r.State == engine.StateRunning {
+		if r.State == plan.StateRunning {
 			ids[r.Name] = r.ID
 		}
 	}
@@ -204,14 +205,14 @@ type countingRuntime struct {
 	atCreate map[string]int
 }
 
-func (r *countingRuntime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
+func (r *countingRuntime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (plan.Observed, error) {
 	r.mu.Lock()
 	r.observes++
 	r.mu.Unlock()
 	return r.Runtime.Observe(ctx, set, opts)
 }
 
-func (r *countingRuntime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+func (r *countingRuntime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
 	r.mu.Lock()
 	r.atCreate[spec.Name] = r.observes
 	r.mu.Unlock()
@@ -298,7 +299,7 @@ func (m *countMetrics) get() counts {
 	return c
 }
 
-func (m *countMetrics) Pass(set string, plan engine.Plan, err error) {
+func (m *countMetrics) Pass(set string, plan plan.Plan, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.c.passes++

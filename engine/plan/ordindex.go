@@ -1,4 +1,4 @@
-package engine
+package plan
 
 // replicaIndex finds the observed replica of an ordinal. A pass looks every
 // desired ordinal up several times, so the lookup is on the planner's hot path:

@@ -1,4 +1,4 @@
-package engine
+package plan
 
 // Ownership of a set's objects by state directories.
 //

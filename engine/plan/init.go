@@ -1,4 +1,4 @@
-package engine
+package plan
 
 // Init containers (template.initContainers) on Docker.
 //
