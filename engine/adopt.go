@@ -6,10 +6,11 @@ import (
 	"fmt"
 
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // ownership is what st's state directory counts as its own in the set.
-func (c *Controller) ownership(st State) (plan.Ownership, error) {
+func (c *Controller) ownership(st state.State) (plan.Ownership, error) {
 	self, err := c.Store.Owner()
 	if err != nil {
 		return plan.Ownership{}, err
@@ -20,7 +21,7 @@ func (c *Controller) ownership(st State) (plan.Ownership, error) {
 // observe observes a set and classifies what it sees by owner (other state
 // directories' objects go to OwnedElsewhere). The context it returns carries the
 // ownership, which the runtime checks once more before it changes anything.
-func (c *Controller) observe(ctx context.Context, name string, st State, opts ObserveOptions) (context.Context, plan.Observed, error) {
+func (c *Controller) observe(ctx context.Context, name string, st state.State, opts ObserveOptions) (context.Context, plan.Observed, error) {
 	own, err := c.ownership(st)
 	if err != nil {
 		return ctx, plan.Observed{}, err
@@ -48,7 +49,7 @@ func (c *Controller) labelOwner(spec *plan.ReplicaSpec) error {
 // recorded by Adopt once the spec is stored.
 func (c *Controller) Claim(ctx context.Context, name string, adopt bool) ([]plan.Owner, error) {
 	st, err := c.Store.Load(name)
-	if err != nil && !errors.Is(err, ErrUnknownSet) {
+	if err != nil && !errors.Is(err, state.ErrUnknownSet) {
 		return nil, err
 	}
 	_, obs, err := c.observe(ctx, name, st, ObserveOptions{})
@@ -74,7 +75,7 @@ func (c *Controller) Adopt(ctx context.Context, name string, owners []plan.Owner
 	}
 	var added []plan.Owner
 	var own plan.Ownership
-	_, err := c.Store.Update(ctx, name, func(st *State, exists bool) error {
+	_, err := c.Store.Update(ctx, name, func(st *state.State, exists bool) error {
 		if !exists {
 			return c.Store.Unknown(name)
 		}
@@ -82,7 +83,7 @@ func (c *Controller) Adopt(ctx context.Context, name string, owners []plan.Owner
 		if own, err = c.ownership(*st); err != nil {
 			return err
 		}
-		added = st.adoptOwners(owners)
+		added = st.AdoptOwners(owners)
 		return nil
 	})
 	if err != nil {

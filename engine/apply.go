@@ -6,16 +6,17 @@ import (
 	"fmt"
 
 	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // Apply stores s as the set's desired spec and makes its template, with its
 // images (the main container's and the init containers') pulled per their
 // imagePullPolicy and resolved to IDs, the update revision (see Images and
 // State.Apply). progress, if set, sees the pulls.
-func (c *Controller) Apply(ctx context.Context, s config.Set, cause string, progress func(PullProgress)) (ApplyResult, error) {
+func (c *Controller) Apply(ctx context.Context, s config.Set, cause string, progress func(PullProgress)) (state.ApplyResult, error) {
 	ids, err := c.Images(ctx, s, progress)
 	if err != nil {
-		return ApplyResult{}, err
+		return state.ApplyResult{}, err
 	}
 	return c.ApplyImages(ctx, s, ids, cause)
 }
@@ -34,12 +35,12 @@ func (c *Controller) Image(ctx context.Context, s config.Set, progress func(Pull
 // images, each per its own imagePullPolicy, and returns their local IDs. An
 // image named twice with the same policy is pulled once. A problem with an
 // image is an *ImageError, wrapped with the set's file line and field.
-func (c *Controller) Images(ctx context.Context, s config.Set, progress func(PullProgress)) (ImageIDs, error) {
+func (c *Controller) Images(ctx context.Context, s config.Set, progress func(PullProgress)) (state.ImageIDs, error) {
 	main, err := c.Image(ctx, s, progress)
 	if err != nil {
-		return ImageIDs{}, err
+		return state.ImageIDs{}, err
 	}
-	ids := ImageIDs{Main: main}
+	ids := state.ImageIDs{Main: main}
 	type pull struct{ ref, policy string }
 	done := map[pull]string{{s.Template.Image, s.Template.PullPolicy()}: main}
 	for i, ic := range s.Template.InitContainers {
@@ -49,10 +50,10 @@ func (c *Controller) Images(ctx context.Context, s config.Set, progress func(Pul
 			id, err = c.Runtime.EnsureImage(ctx, ic.Image, ic.PullPolicy(), progress)
 			if ie := (*ImageError)(nil); errors.As(err, &ie) {
 				field := fmt.Sprintf("template.initContainers[%d].image", i)
-				return ImageIDs{}, fmt.Errorf("%s: %s: %w", s.FieldSource(field), field, err)
+				return state.ImageIDs{}, fmt.Errorf("%s: %s: %w", s.FieldSource(field), field, err)
 			}
 			if err != nil {
-				return ImageIDs{}, err
+				return state.ImageIDs{}, err
 			}
 			done[key] = id
 		}
@@ -65,14 +66,14 @@ func (c *Controller) Images(ctx context.Context, s config.Set, progress func(Pul
 }
 
 // ApplyImages is Apply with the images already resolved.
-func (c *Controller) ApplyImages(ctx context.Context, s config.Set, ids ImageIDs, cause string) (ApplyResult, error) {
+func (c *Controller) ApplyImages(ctx context.Context, s config.Set, ids state.ImageIDs, cause string) (state.ApplyResult, error) {
 	declared, err := c.Runtime.ImageVolumes(ctx, ids.Main)
 	if err != nil {
-		return ApplyResult{}, err
+		return state.ApplyResult{}, err
 	}
 	warnings := uncoveredImageVolumes(s.Template, s.VolumeClaimTemplates, declared)
-	var res ApplyResult
-	st, err := c.Store.Update(ctx, s.Name, func(st *State, exists bool) error {
+	var res state.ApplyResult
+	st, err := c.Store.Update(ctx, s.Name, func(st *state.State, exists bool) error {
 		var err error
 		if !exists {
 			// A set brought back after ostset down: what its kept volumes were

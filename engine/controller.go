@@ -13,19 +13,20 @@ import (
 	"time"
 
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // Controller runs observe → plan → execute passes for sets.
 type Controller struct {
 	Runtime Runtime
-	Store   Store
+	Store   state.Store
 	Log     *slog.Logger
 	// Report receives progress events; nil discards them.
-	Report func(Event)
+	Report func(state.Event)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// OnPlan, if set, sees every plan a waiting loop makes, before it runs.
-	OnPlan func(State, plan.Plan)
+	OnPlan func(state.State, plan.Plan)
 	// Poll is how long a waiting loop sleeps without a Docker event (default 2s):
 	// a safety net, since events wake the loop.
 	Poll time.Duration
@@ -60,7 +61,7 @@ func (c *Controller) emit(set, replica, format string, args ...any) {
 }
 
 // record appends an event to the set's event log, as this process's.
-func (c *Controller) record(e Event) {
+func (c *Controller) record(e state.Event) {
 	e.PID = c.self()
 	if err := c.Store.AppendEvent(e); err != nil {
 		c.logger().Warn("event log", "set", e.Set, "err", err)
@@ -77,8 +78,8 @@ func (c *Controller) self() int {
 }
 
 // report reports an event without recording it: for output only.
-func (c *Controller) report(set, replica, format string, args ...any) Event {
-	e := Event{Time: c.now(), Set: set, Replica: replica, Message: fmt.Sprintf(format, args...)}
+func (c *Controller) report(set, replica, format string, args ...any) state.Event {
+	e := state.Event{Time: c.now(), Set: set, Replica: replica, Message: fmt.Sprintf(format, args...)}
 	if c.Report != nil {
 		c.Report(e)
 	}
@@ -102,9 +103,9 @@ func (c *Controller) Pass(ctx context.Context, name string) (plan.Plan, error) {
 // pass runs one pass and returns the plan and the set's state as the pass left
 // it. planned, if set, sees both before the plan's actions run (not when the
 // plan was thrown away).
-func (c *Controller) pass(ctx context.Context, name string, planned func(State, plan.Plan)) (plan.Plan, State, error) {
+func (c *Controller) pass(ctx context.Context, name string, planned func(state.State, plan.Plan)) (plan.Plan, state.State, error) {
 	t := passTimer{start: time.Now()}
-	st, unlock, err := c.Store.lockAndLoad(ctx, name)
+	st, unlock, err := c.Store.LockAndLoad(ctx, name)
 	if err != nil {
 		return plan.Plan{}, st, err
 	}
@@ -131,15 +132,15 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 	case finished:
 		return plan.Plan{}, st, errors.Join(c.Store.Save(st), ErrReplan)
 	}
-	st.rememberReadiness(obs.Replicas)
-	st.settleCondemnedVolumes(obs)
-	st.forgetFailures(obs.Replicas)
+	st.RememberReadiness(obs.Replicas)
+	st.SettleCondemnedVolumes(obs)
+	st.ForgetFailures(obs.Replicas)
 	c.initLogs.fill(ctx, c.Runtime, name, &obs)
-	pl := plan.MakePlan(st.planInput(obs, c.now()))
-	st.crashLoopStatus(&pl.Status)
+	pl := plan.MakePlan(st.PlanInput(obs, c.now()))
+	st.CrashLoopStatus(&pl.Status)
 	rolledBack := c.fold(&st, &pl)
 	if !rolledBack { // a plan thrown away recreates nothing
-		st.noteCrashes(pl.Actions, c.now())
+		st.NoteCrashes(pl.Actions, c.now())
 	}
 	t.mark(&t.planned)
 	// The state is saved once, after the actions, still under the lock: no
@@ -163,7 +164,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 	for _, a := range pl.Actions {
 		c.logger().Info("action", "set", name, "action", a.String())
 	}
-	if st.recordRemovals(pl.Actions, c.now()) {
+	if st.RecordRemovals(pl.Actions, c.now()) {
 		if err := c.Store.Save(st); err != nil {
 			return pl, st, err
 		}
@@ -173,7 +174,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 	if err == nil && len(pl.Actions) == 0 { // obs is still current
 		_, err = c.releaseNetworks(ctx, &st, obs)
 	}
-	st.noteFailures(pl.Actions, err, permanentReasons(err), c.now())
+	st.NoteFailures(pl.Actions, err, permanentReasons(err), c.now())
 	t.mark(&t.executed)
 	err = errors.Join(err, save())
 	t.mark(&t.saved)
@@ -188,7 +189,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(State, 
 // this pass found it running, ready, and maybe wanted. Records of containers
 // that are gone are dropped. It reports whether it removed any (the caller
 // saves and observes again).
-func (c *Controller) finishRemovals(ctx context.Context, st *State, replicas []plan.Replica) (bool, error) {
+func (c *Controller) finishRemovals(ctx context.Context, st *state.State, replicas []plan.Replica) (bool, error) {
 	finished := false
 	for id := range st.Removing {
 		i := slices.IndexFunc(replicas, func(r plan.Replica) bool { return r.ID == id })
@@ -203,7 +204,7 @@ func (c *Controller) finishRemovals(ctx context.Context, st *State, replicas []p
 		c.emit(st.Spec.Name, r.Name, "%s removed (its removal was interrupted)", r.Name)
 		delete(st.Removing, id)
 		if r.Ordinal < st.Spec.FirstOrdinal() || r.Ordinal >= st.Spec.EndOrdinal() {
-			st.releaseVolumes([]plan.Replica{r}, c.now()) // a scale-down's: its volumes are released
+			st.ReleaseVolumes([]plan.Replica{r}, c.now()) // a scale-down's: its volumes are released
 		}
 		finished = true
 	}
@@ -225,7 +226,7 @@ func (t *passTimer) mark(phase *time.Duration) {
 // fold folds a plan into the set's state: the current revision, the observed
 // generation, rollout progress and, past the progress deadline, an automatic
 // rollback (after which the plan is stale and must not run).
-func (c *Controller) fold(st *State, pl *plan.Plan) (rolledBack bool) {
+func (c *Controller) fold(st *state.State, pl *plan.Plan) (rolledBack bool) {
 	now := c.now()
 	st.CurrentRevision = pl.Status.CurrentRevision
 	st.ObservedGeneration = st.Generation
@@ -240,8 +241,8 @@ func (c *Controller) fold(st *State, pl *plan.Plan) (rolledBack bool) {
 		}
 	}
 	pl.Status.ObservedGeneration = st.ObservedGeneration
-	pl.Status.Conditions = Conditions(*st, *pl, now)
-	st.explainPending(&pl.Status)
+	pl.Status.Conditions = state.Conditions(*st, *pl, now)
+	st.ExplainPending(&pl.Status)
 	return rolledBack
 }
 
@@ -253,14 +254,14 @@ func (c *Controller) watchGap() time.Duration {
 }
 
 // Status observes a set and returns its status without changing anything.
-func (c *Controller) Status(ctx context.Context, name string) (plan.Status, State, error) {
+func (c *Controller) Status(ctx context.Context, name string) (plan.Status, state.State, error) {
 	st, pl, err := c.view(ctx, name)
 	return pl.Status, st, err
 }
 
 // view observes a set and plans for it without changing anything: the plan a
 // pass would make now, not executed, and its status.
-func (c *Controller) view(ctx context.Context, name string) (State, plan.Plan, error) {
+func (c *Controller) view(ctx context.Context, name string) (state.State, plan.Plan, error) {
 	st, err := c.Store.Load(name)
 	if err != nil {
 		return st, plan.Plan{}, err
@@ -272,14 +273,14 @@ func (c *Controller) view(ctx context.Context, name string) (State, plan.Plan, e
 	c.initLogs.fill(ctx, c.Runtime, name, &obs)
 	view := st
 	view.ReadySince = maps.Clone(st.ReadySince) // remembered readiness, not saved here
-	view.rememberReadiness(obs.Replicas)
+	view.RememberReadiness(obs.Replicas)
 	view.CrashLoops = maps.Clone(st.CrashLoops) // likewise
-	pl := plan.MakePlan(view.planInput(obs, c.now()))
-	view.crashLoopStatus(&pl.Status)
+	pl := plan.MakePlan(view.PlanInput(obs, c.now()))
+	view.CrashLoopStatus(&pl.Status)
 	pl.Status.ObservedGeneration = st.ObservedGeneration
-	pl.Status.Conditions = Conditions(st, pl, c.now())
+	pl.Status.Conditions = state.Conditions(st, pl, c.now())
 	pl.Status.Deleting = st.Deleting
-	st.markRemovals(&pl.Status, obs.Replicas)
-	st.explainPending(&pl.Status)
+	st.MarkRemovals(&pl.Status, obs.Replicas)
+	st.ExplainPending(&pl.Status)
 	return st, pl, nil
 }

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/volumes"
 )
 
@@ -28,7 +29,7 @@ const parallelLimit = 64
 // one replica step, Parallel plans run concurrently. It records in st which
 // volumes were handed over or released. observed are the set's own volumes as
 // the pass observed them (see VolumeSpec.Observed).
-func (c *Controller) execute(ctx context.Context, st *State, actions []plan.Action, observed []plan.Volume) error {
+func (c *Controller) execute(ctx context.Context, st *state.State, actions []plan.Action, observed []plan.Volume) error {
 	if len(actions) == 0 {
 		return nil
 	}
@@ -54,7 +55,7 @@ func (c *Controller) execute(ctx context.Context, st *State, actions []plan.Acti
 	return errors.Join(errs...)
 }
 
-func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a plan.Action, observed []plan.Volume) error {
+func (c *Controller) apply(ctx context.Context, st *state.State, mu *sync.Mutex, a plan.Action, observed []plan.Volume) error {
 	set := st.Spec.Name
 	switch a.Kind {
 	case plan.ActCreate:
@@ -91,7 +92,7 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a pla
 				c.emit(set, a.Name, "%s", msg)
 			}
 		}
-		st.useVolumes(spec.Volumes, a.Revision, c.now())
+		st.UseVolumes(spec.Volumes, a.Revision, c.now())
 	case plan.ActStart:
 		if err := c.Runtime.StartReplica(ctx, set, a.ID); err != nil {
 			return err
@@ -109,10 +110,10 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a pla
 		c.emit(set, a.Name, "%s removed (%s)%s", a.Name, a.Reason, keptOnScaleDown(st, a))
 		delete(st.Removing, a.ID)
 		if st.VolumeUse == nil {
-			st.VolumeUse = map[string]VolumeUse{}
+			st.VolumeUse = map[string]state.VolumeUse{}
 		}
 		for _, claim := range st.Spec.VolumeClaimTemplates {
-			st.VolumeUse[volumes.Name(claim.Name, set, a.Ordinal)] = VolumeUse{Revision: a.Revision, Until: c.now(), Released: a.Releases}
+			st.VolumeUse[volumes.Name(claim.Name, set, a.Ordinal)] = state.VolumeUse{Revision: a.Revision, Until: c.now(), Released: a.Releases}
 		}
 	case plan.ActDeleteVolume:
 		if err := c.Runtime.RemoveVolume(ctx, set, a.Name); err != nil {
@@ -134,7 +135,7 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a pla
 }
 
 // staleVolume is volumes.Stale for a volume a new replica reuses.
-func staleVolume(replica string, v plan.Volume, use VolumeUse) string {
+func staleVolume(replica string, v plan.Volume, use state.VolumeUse) string {
 	return volumes.Stale(replica, v.Name, v.Created, use)
 }
 
@@ -142,7 +143,7 @@ func staleVolume(replica string, v plan.Volume, use VolumeUse) string {
 // (Ctrl-C, a crash, a volume in use) is finished by the next pass of any process
 // instead of being undone by it, then removes the set (see finishDelete).
 func (c *Controller) Delete(ctx context.Context, name string, removeVolumes bool) error {
-	st, unlock, err := c.Store.lockAndLoad(ctx, name)
+	st, unlock, err := c.Store.LockAndLoad(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -165,7 +166,7 @@ func (c *Controller) Delete(ctx context.Context, name string, removeVolumes bool
 // recorded by an earlier delete that did not finish; this one says so, and
 // which volumes it removes, before it removes anything. A delete that stops
 // short returns an *UnfinishedDeleteError: the intent stays recorded.
-func (c *Controller) finishDelete(ctx context.Context, st State, resumed bool) error {
+func (c *Controller) finishDelete(ctx context.Context, st state.State, resumed bool) error {
 	spec := st.Spec
 	ctx, obs, err := c.observe(ctx, spec.Name, st, ObserveOptions{})
 	if err != nil {
@@ -181,7 +182,7 @@ func (c *Controller) finishDelete(ctx context.Context, st State, resumed bool) e
 }
 
 // removeSet is finishDelete once the set is observed.
-func (c *Controller) removeSet(ctx context.Context, st State, obs plan.Observed) error {
+func (c *Controller) removeSet(ctx context.Context, st state.State, obs plan.Observed) error {
 	spec := st.Spec
 	// Init containers first: they would be removed once their replica exists,
 	// and a replica that does not exist yet is the highest to go anyway.
@@ -194,7 +195,7 @@ func (c *Controller) removeSet(ctx context.Context, st State, obs plan.Observed)
 	replicas := slices.Clone(obs.Replicas)
 	slices.SortFunc(replicas, func(a, b plan.Replica) int { return b.Ordinal - a.Ordinal })
 	// Recorded before the removals, so that a delete cut short keeps it.
-	if st.releaseVolumes(replicas, c.now()) {
+	if st.ReleaseVolumes(replicas, c.now()) {
 		if err := c.Store.Save(st); err != nil {
 			return err
 		}
@@ -230,7 +231,7 @@ func (c *Controller) removeSet(ctx context.Context, st State, obs plan.Observed)
 			return err
 		}
 	}
-	if err := c.Store.KeepVolumeUse(spec.Name, st.keptUse(kept)); err != nil {
+	if err := c.Store.KeepVolumeUse(spec.Name, st.KeptUse(kept)); err != nil {
 		return err
 	}
 	return errors.Join(c.Store.Delete(spec.Name), c.Store.DeleteEvents(spec.Name))
@@ -240,7 +241,7 @@ func (c *Controller) removeSet(ctx context.Context, st State, obs plan.Observed)
 // removal a scale-down under whenScaled: Delete left pending (the whenScaled
 // rule, see State.CondemnedVolumes): the set's replicas are gone, and the
 // delete must not turn them into kept volumes. It returns the other volumes.
-func (c *Controller) removeCondemnedVolumes(ctx context.Context, st State, vols []plan.Volume) ([]plan.Volume, error) {
+func (c *Controller) removeCondemnedVolumes(ctx context.Context, st state.State, vols []plan.Volume) ([]plan.Volume, error) {
 	var rest []plan.Volume
 	for _, v := range vols {
 		inRange := v.Ordinal >= st.Spec.FirstOrdinal() && v.Ordinal < st.Spec.EndOrdinal() // scaled up again since
@@ -286,7 +287,7 @@ func (c *Controller) removeNetwork(ctx context.Context, set, network string) (bo
 // Recreate included) attach to, each
 // once: that of each one's revision, which is the set's own unless a replica
 // is created at an older revision (below the partition).
-func createNetworks(st State, actions []plan.Action) []string {
+func createNetworks(st state.State, actions []plan.Action) []string {
 	var out []string
 	for _, a := range actions {
 		rev := a.Revision
@@ -323,7 +324,7 @@ func (c *Controller) ensureNetwork(ctx context.Context, name string) error {
 // a new pod starts a new CrashLoopBackOff, the ordinals' crash-loop back-off
 // starts again.
 func (c *Controller) Recreate(ctx context.Context, name string, ordinals []int) error {
-	st, unlock, err := c.Store.lockAndLoad(ctx, name)
+	st, unlock, err := c.Store.LockAndLoad(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -358,7 +359,7 @@ func (c *Controller) Recreate(ctx context.Context, name string, ordinals []int) 
 	// As a pass does: a process killed after the stop was sent leaves a
 	// replica that looks ready until it exits, and the record has the next
 	// pass finish its removal (finishRemovals).
-	recorded := st.recordRemovals(actions, c.now())
+	recorded := st.RecordRemovals(actions, c.now())
 	if recorded {
 		if err := c.Store.Save(st); err != nil {
 			return err
@@ -384,10 +385,10 @@ func (c *Controller) RemoveKeptVolumes(ctx context.Context, name string) ([]stri
 		return nil, err
 	}
 	defer unlock()
-	if _, err := c.Store.Load(name); !errors.Is(err, ErrUnknownSet) {
+	if _, err := c.Store.Load(name); !errors.Is(err, state.ErrUnknownSet) {
 		return nil, fmt.Errorf("set %s exists: use ostset down %s --volumes", name, name)
 	}
-	ctx, obs, err := c.observe(ctx, name, State{}, ObserveOptions{}) // another state directory's volumes are not ours
+	ctx, obs, err := c.observe(ctx, name, state.State{}, ObserveOptions{}) // another state directory's volumes are not ours
 	if err != nil {
 		return nil, err
 	}
@@ -421,9 +422,9 @@ func (c *Controller) RemoveKeptVolumes(ctx context.Context, name string) ([]stri
 // is removed. Failing to read or keep them does not stop the removal: the
 // replica's recovery matters more than its old output.
 func (c *Controller) keepPrevious(ctx context.Context, set string, a plan.Action) {
-	lines, err := c.Runtime.LogTail(ctx, set, a.ID, PreviousLines)
+	lines, err := c.Runtime.LogTail(ctx, set, a.ID, state.PreviousLines)
 	if err == nil {
-		err = c.Store.savePrevious(Previous{Replica: a.Name, Container: plan.ShortID(a.ID), Revision: a.Revision,
+		err = c.Store.SavePrevious(state.Previous{Replica: a.Name, Container: plan.ShortID(a.ID), Revision: a.Revision,
 			Reason: a.Reason, Removed: c.now(), Lines: lines})
 	}
 	if err != nil {

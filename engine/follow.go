@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/ostset/ostset/engine/state"
 )
 
 // Follow waits, as Converge does, for the set's rollout while a daemon drives
@@ -64,7 +66,7 @@ func (c *Controller) follow(ctx context.Context, name string, after int64, wt *w
 		st, pl, err := c.view(ctx, name)
 		after = c.relay(name, after, p)
 		switch {
-		case errors.Is(err, ErrUnknownSet):
+		case errors.Is(err, state.ErrUnknownSet):
 			return err
 		case ctx.Err() != nil:
 			return p.stopped(ctx.Err())
@@ -154,7 +156,7 @@ func (c *Controller) lastFailure(name string, after int64, pid int, p *progress)
 	}
 	// Numbers go up by one from line to line: those above after are relayed.
 	events = events[:min(len(events), max(0, len(events)-int(newest-after)))]
-	var last *Event
+	var last *state.Event
 	for i := range events {
 		if e := &events[i]; e.PID == pid && (e.Failing || e.Recovered) {
 			last = e

@@ -8,6 +8,7 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // up warns about every VOLUME of the image that no claim, volume mount or
@@ -15,12 +16,12 @@ import (
 func TestApplyWarnsAboutUncoveredImageVolumes(t *testing.T) {
 	rt := enginetest.New()
 	rt.ImageVolumesOf = map[string][]string{"sha256:pg": {"/cache", "/conf", "/data", "/run/x", "/var/lib/db/data/"}}
-	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}}
+	c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}}
 	s := config.Set{Name: "web", Template: config.Template{Image: "pg:1",
 		VolumeMounts: []config.VolumeMount{{Source: "/etc/app", Target: "/conf/"}}, Tmpfs: []string{"/run/x:size=1m"}},
 		VolumeClaimTemplates: []config.VolumeClaimTemplate{{Name: "data", MountPath: "/data"}, {Name: "db", MountPath: "/var/lib/db"}}}
 	s.ApplyDefaults()
-	res, err := c.ApplyImages(context.Background(), s, engine.ImageIDs{Main: "sha256:pg"}, "test")
+	res, err := c.ApplyImages(context.Background(), s, state.ImageIDs{Main: "sha256:pg"}, "test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // initSet is web with replicas and two init containers, clone (image "clone")
@@ -30,10 +31,10 @@ func initSet(replicas int, clone string) config.Set {
 // initController applies s through Controller.Apply, as ostset up does.
 func initController(t *testing.T, rt *enginetest.Runtime, s config.Set) (*engine.Controller, *[]string) {
 	t.Helper()
-	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}, Poll: 5 * time.Millisecond}
+	c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}, Poll: 5 * time.Millisecond}
 	var mu sync.Mutex // the executor reports from its goroutines
 	var events []string
-	c.Report = func(e engine.Event) {
+	c.Report = func(e state.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		events = append(events, e.Message)
@@ -199,7 +200,7 @@ func TestApplyPullsInitImages(t *testing.T) {
 	rt := enginetest.New()
 	rt.Local = map[string]string{"v1": "sha256:v1", "chown": "sha256:chown"}
 	rt.Registry = map[string]string{"clone": "sha256:clone"}
-	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}}
+	c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}}
 	res, err := c.Apply(context.Background(), initSet(1, "clone"), "test", nil)
 	if err != nil {
 		t.Fatal(err)

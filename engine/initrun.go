@@ -6,13 +6,14 @@ import (
 	"sync"
 
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // createInit runs an ActCreateInit. The first init container of an ordinal is
 // what creates its volumes, so it says, as a replica would, when it reuses one
 // from an earlier life of the ordinal; the volumes are then handed over to the
 // replica being created, which has nothing to say about them.
-func (c *Controller) createInit(ctx context.Context, st *State, mu *sync.Mutex, a plan.Action) error {
+func (c *Controller) createInit(ctx context.Context, st *state.State, mu *sync.Mutex, a plan.Action) error {
 	set := st.Spec.Name
 	rev, ok := st.Revision(a.Revision)
 	if !ok {
@@ -38,7 +39,7 @@ func (c *Controller) createInit(ctx context.Context, st *State, mu *sync.Mutex, 
 			c.emit(set, replica, "%s", msg)
 		}
 	}
-	st.useVolumes(spec.Volumes, a.Revision, c.now())
+	st.UseVolumes(spec.Volumes, a.Revision, c.now())
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // StaleEndpointsError is what Runtime.RemoveNetwork returns when the engine
@@ -41,7 +42,7 @@ func (e *StaleEndpointsError) Warning() string {
 // another set still uses, stays. Either way the set forgets it. obs must be
 // current: the caller runs it after a pass that changed nothing. It reports
 // whether st changed.
-func (c *Controller) releaseNetworks(ctx context.Context, st *State, obs plan.Observed) (bool, error) {
+func (c *Controller) releaseNetworks(ctx context.Context, st *state.State, obs plan.Observed) (bool, error) {
 	if len(st.LeftNetworks) == 0 {
 		return false, nil
 	}

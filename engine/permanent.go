@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ostset/ostset/engine/state"
 )
 
 // PermanentError is a runtime failure that trying again will not cure by
@@ -88,7 +90,7 @@ func (e *FailedError) Unwrap() []error {
 
 // failedSince is the *FailedError of the permanent failures that a pass (of
 // any process) recorded in st since the time a wait began; nil if none.
-func failedSince(name string, st State, since time.Time) error {
+func failedSince(name string, st state.State, since time.Time) error {
 	var fs []*PermanentError
 	for _, replica := range slices.Sorted(maps.Keys(st.Failures)) {
 		if f := st.Failures[replica]; !f.At.Before(since) {

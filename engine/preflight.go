@@ -11,6 +11,7 @@ import (
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // HeldPort is a host port that a running container publishes.
@@ -88,7 +89,7 @@ func (c *Controller) Preflight(ctx context.Context, sets []config.Set) error {
 			continue
 		}
 		st, err := c.Store.Load(name)
-		if errors.Is(err, ErrUnknownSet) {
+		if errors.Is(err, state.ErrUnknownSet) {
 			continue // deleted meanwhile
 		}
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // A replica whose healthcheck runs ostset's probe gets the ostset binary
@@ -23,7 +24,7 @@ func TestProbeHealthcheckMountsTheOstsetBinary(t *testing.T) {
 	var revisions []string
 	for _, bin := range []string{"/usr/local/bin/ostset", "/home/me/bin/ostset"} {
 		rt := enginetest.New()
-		c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}, Poll: 5 * time.Millisecond,
+		c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}, Poll: 5 * time.Millisecond,
 			Binary: func() (engine.OwnBinary, error) { return engine.OwnBinary{Path: bin}, nil }}
 		if _, err := c.Apply(context.Background(), s, "test", nil); err != nil {
 			t.Fatal(err)
@@ -54,7 +55,7 @@ func TestProbeHealthcheckWithoutBinaryFailsTheCreate(t *testing.T) {
 		Healthcheck: &config.Healthcheck{Test: config.ProbeTest(config.ProbeHTTP, "http://127.0.0.1:80/")}}}
 	s.ApplyDefaults()
 	rt := enginetest.New()
-	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}, Poll: 5 * time.Millisecond}
+	c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}, Poll: 5 * time.Millisecond}
 	if _, err := c.Apply(context.Background(), s, "test", nil); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // stopped turns the end of a wait (its deadline, or Ctrl-C) into a StoppedError
@@ -219,7 +220,7 @@ func (p *progress) sayUnrecorded() {
 // relayed notes an event of another process that a follower reported: the
 // replica it names is the daemon's doing, and if the event is its creation and
 // the first plan found it ready, that readiness is news, said now.
-func (p *progress) relayed(e Event) {
+func (p *progress) relayed(e state.Event) {
 	p.noteFailure(e)
 	if e.Replica == "" {
 		return
@@ -251,7 +252,7 @@ func (p *progress) relayed(e Event) {
 
 // noteFailure keeps, following, the failure the daemon's events say it
 // keeps hitting, for the error a stopped wait returns.
-func (p *progress) noteFailure(e Event) {
+func (p *progress) noteFailure(e state.Event) {
 	switch {
 	case e.Failing:
 		p.daemonErr = strings.TrimPrefix(e.Message, "error: ")

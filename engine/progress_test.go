@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
@@ -27,8 +28,8 @@ func TestSameWait(t *testing.T) {
 func TestProgressWaitsByReasonNotOutput(t *testing.T) {
 	var events []string
 	now := t0
-	c := &Controller{Store: Store{Dir: t.TempDir()}, Now: func() time.Time { return now },
-		Report: func(e Event) { events = append(events, e.Message) }}
+	c := &Controller{Store: state.Store{Dir: t.TempDir()}, Now: func() time.Time { return now },
+		Report: func(e state.Event) { events = append(events, e.Message) }}
 	p := progress{c: c, set: "web"}
 	for i, w := range []string{
 		`web-0 not ready (health: unhealthy: "took 1ms")`,

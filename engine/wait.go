@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // StoppedError is a wait that ended before the rollout completed: its deadline
@@ -76,7 +77,7 @@ func (c *Controller) Run(ctx context.Context, name string) error {
 
 // loop runs passes for the set until ctx ends, or until the wait w ends (nil:
 // the daemon's loop, which never does). start is the set's state it began with.
-func (c *Controller) loop(ctx context.Context, name string, w *wait, start State) error {
+func (c *Controller) loop(ctx context.Context, name string, w *wait, start state.State) error {
 	wt := watcher{c: c, set: name}
 	if err := wt.subscribe(ctx); err != nil {
 		// Passes report Docker failures with backoff; events are only a wake-up.
@@ -102,12 +103,12 @@ type wait struct {
 // the progress deadline counts from this wait's first pass, not from a mark
 // an earlier command left (one already late would fail this wait at once). It
 // returns the set's state the wait begins with.
-func (c *Controller) beginWait(ctx context.Context, name string) (State, error) {
+func (c *Controller) beginWait(ctx context.Context, name string) (state.State, error) {
 	st, err := c.Store.Load(name)
 	if err != nil || st.Deleting != nil || !st.ReopenProgress() {
 		return st, err // nothing to reopen (a change just did): no lock taken
 	}
-	st, unlock, err := c.Store.lockAndLoad(ctx, name)
+	st, unlock, err := c.Store.LockAndLoad(ctx, name)
 	if err != nil {
 		return st, err
 	}
@@ -120,8 +121,8 @@ func (c *Controller) beginWait(ctx context.Context, name string) (State, error) 
 
 // deletedSince turns ErrUnknownSet, met by a wait that began with the set's
 // state start, into a *DeletedError: the set was there when the wait began.
-func deletedSince(name string, start State, err error) error {
-	if errors.Is(err, ErrUnknownSet) {
+func deletedSince(name string, start state.State, err error) error {
+	if errors.Is(err, state.ErrUnknownSet) {
 		return &DeletedError{Set: name, Finished: start.Deleting != nil}
 	}
 	return err
@@ -149,7 +150,7 @@ func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, wt *wai
 	name := p.set
 	backoff := time.Duration(0)
 	for {
-		pl, st, err := c.pass(ctx, name, func(st State, pl plan.Plan) {
+		pl, st, err := c.pass(ctx, name, func(st state.State, pl plan.Plan) {
 			p.observed(pl)
 			if c.OnPlan != nil {
 				c.OnPlan(st, pl)
@@ -158,7 +159,7 @@ func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, wt *wai
 		switch {
 		case errors.Is(err, ErrReplan):
 			continue
-		case errors.Is(err, ErrUnknownSet):
+		case errors.Is(err, state.ErrUnknownSet):
 			return err
 		case ctx.Err() != nil:
 			return p.stopped(ctx.Err())
@@ -167,7 +168,7 @@ func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, wt *wai
 			// or the host: say so now, with the engine's words, rather than
 			// at the deadline. (Run, the daemon's way, keeps retrying.)
 			return &FailedError{Set: name, Failures: permanentFailures(err)}
-		case err != nil && untilComplete && IsStateDirFull(err):
+		case err != nil && untilComplete && state.IsStateDirFull(err):
 			return err // waiting frees no space (the daemon keeps retrying)
 		case err != nil:
 			backoff = min(max(2*backoff, 500*time.Millisecond), 10*time.Second)
@@ -200,7 +201,7 @@ func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, wt *wai
 // revision was superseded (*SupersededError), the rollout is complete (with a
 // *RollbackError if it was rolled back since the wait began), or it passed its
 // progress deadline without a rollback (*DeadlineError).
-func (w *wait) finished(name string, pl plan.Plan, st State) (bool, error) {
+func (w *wait) finished(name string, pl plan.Plan, st state.State) (bool, error) {
 	if err := w.superseded(st); err != nil {
 		return true, err
 	}
@@ -217,7 +218,7 @@ func (w *wait) finished(name string, pl plan.Plan, st State) (bool, error) {
 // no longer the set's update revision, unless an automatic rollback of it
 // since the wait began made the change (that wait ends with the rollback's
 // *RollbackError once the rollback completes).
-func (w *wait) superseded(st State) error {
+func (w *wait) superseded(st state.State) error {
 	if w.revision == "" || st.UpdateRevision == w.revision {
 		return nil
 	}
@@ -270,7 +271,7 @@ var ErrReplan = errors.New("update revision changed; plan again")
 
 // rolledBackSince reports an automatic rollback (by this process or another),
 // since the wait started, of the revision the wait started with.
-func rolledBackSince(startRevision string, st State, started time.Time) error {
+func rolledBackSince(startRevision string, st state.State, started time.Time) error {
 	rb := st.LastRollback
 	if rb == nil || rb.From != startRevision || rb.At.Before(started) {
 		return nil
@@ -372,8 +373,8 @@ func (c *Controller) Driver(name string) *Driver {
 
 // Pass runs one pass (see Controller.Pass) and reports its plan. It returns
 // the set's state as the pass left it too.
-func (d *Driver) Pass(ctx context.Context) (plan.Plan, State, error) {
-	return d.p.c.pass(ctx, d.p.set, func(_ State, pl plan.Plan) { d.p.observed(pl) })
+func (d *Driver) Pass(ctx context.Context) (plan.Plan, state.State, error) {
+	return d.p.c.pass(ctx, d.p.set, func(_ state.State, pl plan.Plan) { d.p.observed(pl) })
 }
 
 // Failed reports a failed pass, retried after retry.

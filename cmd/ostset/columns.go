@@ -6,12 +6,12 @@ import (
 	"strings"
 
 	"github.com/ostset/ostset/config"
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // revisionTemplate is the template of the named revision, or of the spec
 // when the revision is not in the history (a replica not created yet).
-func revisionTemplate(st engine.State, revision string) config.Template {
+func revisionTemplate(st state.State, revision string) config.Template {
 	for _, r := range st.Revisions {
 		if r.Name == revision {
 			return r.Spec.Template

@@ -13,7 +13,7 @@ import (
 	"github.com/ostset/ostset/compose"
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/docker"
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // composeFlags are the loader flags of 'docker compose' that up, down and
@@ -172,7 +172,7 @@ func (a *app) restartForDeps(ctx context.Context, name string, deps []compose.De
 		if !d.Restart || !rolled[d.Set] {
 			continue
 		}
-		return a.change(ctx, name, func(st *engine.State) (string, error) {
+		return a.change(ctx, name, func(st *state.State) (string, error) {
 			r, err := st.Restart("ostset up: "+d.Set+" was rolled (depends_on restart: true)", time.Now())
 			if err != nil {
 				return "", err
@@ -234,7 +234,7 @@ func (a *app) downProject(ctx context.Context, project string, removeVolumes boo
 		return err
 	}
 	if len(names) == 0 {
-		return fmt.Errorf("compose project %q: %w", project, engine.ErrUnknownSet)
+		return fmt.Errorf("compose project %q: %w", project, state.ErrUnknownSet)
 	}
 	c, err := a.controller()
 	if err != nil {

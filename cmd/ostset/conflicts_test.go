@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // describe names each conflict, each way out once, and the adopted owners.
@@ -18,7 +18,7 @@ func TestDescribeConflictsAndAdopted(t *testing.T) {
 		{Kind: "container", Name: "web-0", Message: "container web-0 (abc) belongs to set web of state directory /a (id x), not to this one", Resolve: way},
 		{Kind: "volume", Name: "data-web-0", Message: "volume data-web-0 belongs to set web of state directory /a (id x), not to this one", Resolve: way},
 	}}
-	st := engine.State{AdoptedOwners: []plan.Owner{{ID: "y", Dir: "/b"}}}
+	st := state.State{AdoptedOwners: []plan.Owner{{ID: "y", Dir: "/b"}}}
 	if err := a.describe(st, s, nil, daemonInfo{}); err != nil {
 		t.Fatal(err)
 	}

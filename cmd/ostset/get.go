@@ -14,6 +14,7 @@ import (
 
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 func newGetCmd(a *app) *cobra.Command {
@@ -86,7 +87,7 @@ func (a *app) setRows(ctx context.Context, c *engine.Controller) ([]setRow, erro
 	var rows []setRow
 	for _, name := range names {
 		status, st, err := c.Status(ctx, name)
-		if errors.Is(err, engine.ErrUnknownSet) {
+		if errors.Is(err, state.ErrUnknownSet) {
 			continue // deleted since the listing
 		}
 		if err != nil {
@@ -115,7 +116,7 @@ type setRow struct {
 	Deleted bool `json:"deleted,omitempty"`
 }
 
-func newSetRow(s plan.Status, st engine.State) setRow {
+func newSetRow(s plan.Status, st state.State) setRow {
 	return setRow{Status: s, Created: st.Created, Image: st.Spec.Template.Image}
 }
 
@@ -174,7 +175,7 @@ func (a *app) printSets(rows []setRow, output string) error {
 	return nil
 }
 
-func (a *app) printReplicas(s plan.Status, st engine.State, output string) error {
+func (a *app) printReplicas(s plan.Status, st state.State, output string) error {
 	if output == "json" || output == "yaml" {
 		return printStructured(a.stdout, output, s.Containers)
 	}
@@ -256,7 +257,7 @@ func printFailures(w io.Writer, indent string, pending []plan.PendingReplica) {
 // replica whose recreation the crash-loop back-off holds back is in state
 // CrashLoopBackOff, as Kubernetes calls it, with the next try (from now) in
 // its reason.
-func replicaRows(s plan.Status, st engine.State, now time.Time) []replicaRow {
+func replicaRows(s plan.Status, st state.State, now time.Time) []replicaRow {
 	var rows []replicaRow
 	for _, c := range s.Containers {
 		ready := "0/1"

@@ -13,6 +13,7 @@ import (
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/daemon"
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // eventSource is what streams the sets' container events: Docker, or in
@@ -118,7 +119,7 @@ func (a *app) watchSets(ctx context.Context, c *engine.Controller, w *watchWrite
 	now := time.Now()
 	for _, name := range names {
 		status, st, err := c.Status(ctx, name)
-		if errors.Is(err, engine.ErrUnknownSet) {
+		if errors.Is(err, state.ErrUnknownSet) {
 			if _, ok := w.seen[name]; ok {
 				cells := make([]string, len(setHeader(output)))
 				for i := range cells {
@@ -143,7 +144,7 @@ func (a *app) watchSets(ctx context.Context, c *engine.Controller, w *watchWrite
 // each replica that went away (scale-down, the set deleted).
 func (a *app) watchReplicas(ctx context.Context, c *engine.Controller, w *watchWriter, set, output string) error {
 	status, st, err := c.Status(ctx, set)
-	if err != nil && !errors.Is(err, engine.ErrUnknownSet) {
+	if err != nil && !errors.Is(err, state.ErrUnknownSet) {
 		return err
 	}
 	if err != nil && len(w.seen) == 0 && !w.started {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // initStatus is a set with web-0 ready and web-1 stuck on a failed init container.
@@ -26,7 +27,7 @@ func initStatus() plan.Status {
 func TestGetInitializing(t *testing.T) {
 	var out bytes.Buffer
 	a := &app{stdout: &out, stderr: &out}
-	if err := a.printReplicas(initStatus(), engine.State{}, ""); err != nil {
+	if err := a.printReplicas(initStatus(), state.State{}, ""); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -35,7 +36,7 @@ func TestGetInitializing(t *testing.T) {
 		t.Errorf("get:\n%s", out.String())
 	}
 	out.Reset()
-	if err := a.printReplicas(initStatus(), engine.State{}, "wide"); err != nil {
+	if err := a.printReplicas(initStatus(), state.State{}, "wide"); err != nil {
 		t.Fatal(err)
 	}
 	want := "web-1: init container clone (web-1-init-clone) exited with code 3\n" +
@@ -48,7 +49,7 @@ func TestGetInitializing(t *testing.T) {
 func TestDescribeInitializing(t *testing.T) {
 	var out bytes.Buffer
 	a := &app{stdout: &out}
-	if err := a.describe(engine.State{}, initStatus(), nil, daemonInfo{}); err != nil {
+	if err := a.describe(state.State{}, initStatus(), nil, daemonInfo{}); err != nil {
 		t.Fatal(err)
 	}
 	want := "Init containers:\n" +

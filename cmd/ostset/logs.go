@@ -18,6 +18,7 @@ import (
 
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 func newLogsCmd(a *app) *cobra.Command {
@@ -100,7 +101,7 @@ func (a *app) resolveLogTarget(arg string) (logTarget, error) {
 	store := a.store()
 	if _, err := store.Load(arg); err == nil {
 		return logTarget{set: arg, whole: true, name: arg}, nil
-	} else if !errors.Is(err, engine.ErrUnknownSet) {
+	} else if !errors.Is(err, state.ErrUnknownSet) {
 		return logTarget{}, err
 	}
 	sets, err := store.List()

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 func notReadyStatus() plan.Status {
@@ -22,7 +22,7 @@ func notReadyStatus() plan.Status {
 func TestGetWideReason(t *testing.T) {
 	var out bytes.Buffer
 	a := &app{stdout: &out, stderr: &out}
-	if err := a.printReplicas(notReadyStatus(), engine.State{}, "wide"); err != nil {
+	if err := a.printReplicas(notReadyStatus(), state.State{}, "wide"); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(out.String(), "\n")
@@ -36,7 +36,7 @@ func TestGetWideReason(t *testing.T) {
 func TestDescribeNotReady(t *testing.T) {
 	var out bytes.Buffer
 	a := &app{stdout: &out}
-	if err := a.describe(engine.State{}, notReadyStatus(), nil, daemonInfo{}); err != nil {
+	if err := a.describe(state.State{}, notReadyStatus(), nil, daemonInfo{}); err != nil {
 		t.Fatal(err)
 	}
 	want := `  web-1 not ready: 2 restarts, health: "no response"
@@ -63,21 +63,21 @@ func TestGetAndDescribeCrashLoopBackOff(t *testing.T) {
 	}}
 	var out bytes.Buffer
 	a := &app{stdout: &out, stderr: &out}
-	if err := a.printReplicas(s, engine.State{}, ""); err != nil {
+	if err := a.printReplicas(s, state.State{}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if lines := strings.Split(out.String(), "\n"); !strings.HasPrefix(lines[1], "web-0   0/1     CrashLoopBackOff") {
 		t.Errorf("get:\n%s", out.String())
 	}
 	out.Reset()
-	if err := a.printReplicas(s, engine.State{}, "wide"); err != nil {
+	if err := a.printReplicas(s, state.State{}, "wide"); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "CrashLoopBackOff") || !strings.Contains(out.String(), "exit 3; next try at "+at+" (in ") {
 		t.Errorf("get -o wide:\n%s", out.String())
 	}
 	out.Reset()
-	if err := a.describe(engine.State{}, s, nil, daemonInfo{}); err != nil {
+	if err := a.describe(state.State{}, s, nil, daemonInfo{}); err != nil {
 		t.Fatal(err)
 	}
 	want := "  web-0 not ready: exit 3\n    CrashLoopBackOff: exited and recreated 3 times in a row; next try at " + at + " (in "

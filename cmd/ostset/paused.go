@@ -7,6 +7,7 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // pausedShort says, for a paused set, that the rollout stopped short of the
@@ -14,7 +15,7 @@ import (
 // partition) do not all run it. A wait on such a set ends (a paused set
 // replaces nothing), but the rollout is not complete, and saying so first
 // would mislead.
-func pausedShort(st engine.State, s plan.Status) bool {
+func pausedShort(st state.State, s plan.Status) bool {
 	if !st.Paused || st.Spec.UpdateStrategy.Type == config.OnDelete {
 		return false
 	}

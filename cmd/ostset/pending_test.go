@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // get lists every desired ordinal: one without a container is a row, with the
@@ -21,7 +21,7 @@ func TestGetPending(t *testing.T) {
 		}}
 	var out bytes.Buffer
 	a := &app{stdout: &out, stderr: &out}
-	if err := a.printReplicas(s, engine.State{}, ""); err != nil {
+	if err := a.printReplicas(s, state.State{}, ""); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -31,7 +31,7 @@ func TestGetPending(t *testing.T) {
 		t.Errorf("get:\n%s", out.String())
 	}
 	out.Reset()
-	if err := a.printReplicas(s, engine.State{}, "wide"); err != nil {
+	if err := a.printReplicas(s, state.State{}, "wide"); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "port is already allocated") || !strings.Contains(out.String(), "not created yet") {

@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // Progress modes (--progress).
@@ -60,12 +60,12 @@ func (a *app) setupProgress(cmd *cobra.Command) error {
 }
 
 // reportFor is what a controller's Report is in the chosen mode.
-func (a *app) reportFor() func(engine.Event) {
+func (a *app) reportFor() func(state.Event) {
 	switch {
 	case a.live != nil:
 		return a.live.event
 	case a.jsonOut != nil:
-		return func(e engine.Event) { _ = printStructuredLine(a.jsonOut, e) }
+		return func(e state.Event) { _ = printStructuredLine(a.jsonOut, e) }
 	}
 	return a.printEvent
 }
@@ -88,7 +88,7 @@ func (j *jsonLines) Write(p []byte) (int, error) {
 			j.buf.WriteString(line) // an unfinished line waits for its end
 			return len(p), nil
 		}
-		e := engine.Event{Time: time.Now(), Message: strings.TrimSuffix(line, "\n")}
+		e := state.Event{Time: time.Now(), Message: strings.TrimSuffix(line, "\n")}
 		if set, msg, ok := strings.Cut(e.Message, ": "); ok && !strings.ContainsAny(set, " \t") {
 			e.Set, e.Message = set, msg
 		}
@@ -128,7 +128,7 @@ func (b *liveBlock) set(name string) *liveSet {
 	return s
 }
 
-func (b *liveBlock) event(e engine.Event) {
+func (b *liveBlock) event(e state.Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.set(e.Set)
@@ -144,7 +144,7 @@ func (b *liveBlock) event(e engine.Event) {
 }
 
 // plan takes the counts of a pass (Controller.OnPlan).
-func (b *liveBlock) plan(st engine.State, p plan.Plan) {
+func (b *liveBlock) plan(st state.State, p plan.Plan) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.set(st.Spec.Name)

@@ -13,8 +13,8 @@ import (
 	units "github.com/docker/go-units"
 
 	"github.com/ostset/ostset/docker"
-	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // The terminal view (ostset view) is an Elm-style model: a snapshot of the
@@ -32,9 +32,9 @@ type viewSnapshot struct {
 }
 
 type viewDetail struct {
-	State  engine.State
+	State  state.State
 	Status plan.Status
-	Events []engine.Event
+	Events []state.Event
 	// Logs are the last lines of the replica the view has selected.
 	Logs    []string
 	LogsFor string

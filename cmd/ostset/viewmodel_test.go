@@ -10,8 +10,8 @@ import (
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/docker"
-	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 var viewNow = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -41,13 +41,13 @@ func viewFixture() viewSnapshot {
 		Containers: []plan.ContainerStatus{c(0, "web-aaa", true), c(1, "web-aaa", true), c(2, "web-bbb", false)}}
 	dbStatus := plan.Status{Name: "db", Replicas: 1, ReadyReplicas: 1, UpdatedReplicas: 1, CurrentReplicas: 1, AvailableReplicas: 1,
 		CurrentRevision: "db-ccc", UpdateRevision: "db-ccc", Containers: []plan.ContainerStatus{{Name: "db-0", State: "running", Ready: true, Revision: "db-ccc", Created: created}}}
-	webState := engine.State{Spec: web, Created: created}
-	dbState := engine.State{Spec: db, Created: created, Paused: true}
+	webState := state.State{Spec: web, Created: created}
+	dbState := state.State{Spec: db, Created: created, Paused: true}
 	return viewSnapshot{
 		Sets: []setRow{newSetRow(dbStatus, dbState), newSetRow(webStatus, webState)},
 		Detail: map[string]viewDetail{
 			"web": {State: webState, Status: webStatus, LogsFor: "web-0", Logs: []string{"listening on :8080"},
-				Events: []engine.Event{{Time: viewNow.Add(-time.Minute), Message: "web-2 created (revision web-bbb)"}}},
+				Events: []state.Event{{Time: viewNow.Add(-time.Minute), Message: "web-2 created (revision web-bbb)"}}},
 			"db": {State: dbState, Status: dbStatus},
 		},
 	}

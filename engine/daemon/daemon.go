@@ -17,6 +17,7 @@ import (
 
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // Daemon keeps every set of the store converged: one Docker event subscription
@@ -306,7 +307,7 @@ func (d *Daemon) process(ctx context.Context, name string) {
 	switch {
 	case errors.Is(err, engine.ErrReplan):
 		d.q.add(name)
-	case errors.Is(err, engine.ErrUnknownSet):
+	case errors.Is(err, state.ErrUnknownSet):
 		d.log().Debug("set gone", "set", name)
 		d.mu.Lock()
 		delete(d.sets, name)
@@ -338,7 +339,7 @@ func (d *Daemon) process(ctx context.Context, name string) {
 // once after a pass that acted (it re-observes), at the time its plan asks for,
 // every poll interval while its rollout is in progress (so the progress
 // deadline counts watched time, see TrackProgress), else Resync.
-func (d *Daemon) nextPass(pl plan.Plan, st engine.State) time.Duration {
+func (d *Daemon) nextPass(pl plan.Plan, st state.State) time.Duration {
 	if len(pl.Actions) > 0 {
 		return 0
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // WatchChanges tells a watcher (get -w, view) which sets may have changed:
@@ -19,7 +20,7 @@ import (
 // (onErr hears of it, and of state-watch errors) until ctx ends; the reader
 // stops at ctx's end too (the channel is never closed, as two goroutines send
 // on it).
-func WatchChanges(ctx context.Context, store engine.Store, src engine.EventSource, onErr func(error)) (<-chan string, error) {
+func WatchChanges(ctx context.Context, store state.Store, src engine.EventSource, onErr func(error)) (<-chan string, error) {
 	sw, err := newStateWatch(store)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package engine
+package state
 
 import (
 	"time"
@@ -37,9 +37,9 @@ func (st *State) crashBackoff(replicas []plan.Replica, now time.Time) map[int]ti
 	return out
 }
 
-// crashLoopStatus adds to the replicas in back-off how many times in a row
+// CrashLoopStatus adds to the replicas in back-off how many times in a row
 // they were recreated.
-func (st *State) crashLoopStatus(s *plan.Status) {
+func (st *State) CrashLoopStatus(s *plan.Status) {
 	for i := range s.Containers {
 		if cs := s.Containers[i].CrashLoop; cs != nil {
 			cs.Recreations = st.CrashLoops[s.Containers[i].Ordinal].Count
@@ -47,8 +47,8 @@ func (st *State) crashLoopStatus(s *plan.Status) {
 	}
 }
 
-// noteCrashes records the failed replicas a plan recreates.
-func (st *State) noteCrashes(actions []plan.Action, now time.Time) {
+// NoteCrashes records the failed replicas a plan recreates.
+func (st *State) NoteCrashes(actions []plan.Action, now time.Time) {
 	for _, a := range actions {
 		if !a.Failed {
 			continue

@@ -1,4 +1,4 @@
-package engine
+package state
 
 import (
 	"context"
@@ -281,8 +281,8 @@ func (s Store) List() ([]string, error) {
 	return names, nil
 }
 
-// lockAndLoad takes the set's lock and loads its state; the caller unlocks.
-func (s Store) lockAndLoad(ctx context.Context, name string) (State, func(), error) {
+// LockAndLoad takes the set's lock and loads its state; the caller unlocks.
+func (s Store) LockAndLoad(ctx context.Context, name string) (State, func(), error) {
 	unlock, err := s.Lock(ctx, name)
 	if err != nil {
 		return State{}, nil, err

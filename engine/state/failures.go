@@ -1,4 +1,4 @@
-package engine
+package state
 
 import (
 	"slices"
@@ -15,11 +15,11 @@ type Failure struct {
 	At     time.Time `json:"at"`    // the last one
 }
 
-// noteFailures records the permanent failures of a pass's actions in
+// NoteFailures records the permanent failures of a pass's actions in
 // st.Failures, and forgets the failure of a replica created or started now.
 // err is the error of the actions, failed the reasons of its permanent
 // failures by container name.
-func (st *State) noteFailures(actions []plan.Action, err error, failed map[string]string, now time.Time) {
+func (st *State) NoteFailures(actions []plan.Action, err error, failed map[string]string, now time.Time) {
 	for _, a := range actions {
 		if a.Kind != plan.ActCreate && a.Kind != plan.ActStart && a.Kind != plan.ActCreateInit {
 			continue
@@ -52,10 +52,10 @@ func failedAction(err error, name string) bool {
 	return strings.Contains(err.Error(), name)
 }
 
-// forgetFailures drops the recorded failures of replicas that exist now
+// ForgetFailures drops the recorded failures of replicas that exist now
 // (created by another process, or by hand) and of ordinals outside the set's
 // range (scaled away): they say nothing about the set any more.
-func (st *State) forgetFailures(replicas []plan.Replica) {
+func (st *State) ForgetFailures(replicas []plan.Replica) {
 	for name := range st.Failures {
 		exists := slices.ContainsFunc(replicas, func(r plan.Replica) bool { return r.Name == name })
 		wanted := false

@@ -1,4 +1,4 @@
-package engine
+package state
 
 import (
 	"context"
@@ -16,6 +16,8 @@ import (
 )
 
 // The set lock excludes a second holder and gives up when its context ends.
+var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
 func ptr[T any](v T) *T { return &v }
 
 func TestStoreLock(t *testing.T) {

@@ -1,4 +1,4 @@
-package engine
+package state
 
 import (
 	"time"
@@ -6,11 +6,11 @@ import (
 	"github.com/ostset/ostset/engine/plan"
 )
 
-// planInput is what the planner decides the set's next steps from: its spec
+// PlanInput is what the planner decides the set's next steps from: its spec
 // and revisions as st holds them, the observation obs, and the crash-loop
 // back-off, which notes at now which replicas of obs are ready (see
 // crashBackoff).
-func (st *State) planInput(obs plan.Observed, now time.Time) plan.Input {
+func (st *State) PlanInput(obs plan.Observed, now time.Time) plan.Input {
 	return plan.Input{
 		Set:              st.Spec,
 		CurrentRevision:  st.CurrentRevision,

@@ -1,4 +1,4 @@
-package engine
+package state
 
 import (
 	"encoding/json"
@@ -48,7 +48,7 @@ func (s Store) LoadPrevious(replica string) (Previous, bool, error) {
 	return p, true, nil
 }
 
-func (s Store) savePrevious(p Previous) error {
+func (s Store) SavePrevious(p Previous) error {
 	if err := s.secure(); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package engine
+package state
 
 import (
 	"slices"
@@ -6,9 +6,9 @@ import (
 	"github.com/ostset/ostset/engine/plan"
 )
 
-// adoptOwners adds owners to the set's adopted owners; it returns those that
+// AdoptOwners adds owners to the set's adopted owners; it returns those that
 // were not adopted before.
-func (st *State) adoptOwners(owners []plan.Owner) []plan.Owner {
+func (st *State) AdoptOwners(owners []plan.Owner) []plan.Owner {
 	var added []plan.Owner
 	for _, o := range owners {
 		if o.ID != "" && !slices.ContainsFunc(st.AdoptedOwners, func(a plan.Owner) bool { return a.ID == o.ID }) {

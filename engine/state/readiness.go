@@ -1,4 +1,4 @@
-package engine
+package state
 
 import (
 	"time"
@@ -7,10 +7,10 @@ import (
 	"github.com/ostset/ostset/health"
 )
 
-// rememberReadiness replaces each ready replica's ReadySince by the earliest time
+// RememberReadiness replaces each ready replica's ReadySince by the earliest time
 // remembered for its container while it stayed ready, remembers new ones, and
 // forgets containers that are gone or no longer ready (health.Remember).
-func (st *State) rememberReadiness(rs []plan.Replica) {
+func (st *State) RememberReadiness(rs []plan.Replica) {
 	ready := make(map[string]time.Time, len(rs))
 	for _, r := range rs {
 		if !r.ReadySince.IsZero() {

@@ -1,4 +1,4 @@
-package engine
+package state
 
 import (
 	"time"
@@ -6,14 +6,14 @@ import (
 	"github.com/ostset/ostset/engine/plan"
 )
 
-// recordRemovals notes in st the replicas the actions remove (see
+// RecordRemovals notes in st the replicas the actions remove (see
 // State.Removing) and, under whenScaled: Delete, the ordinals a scale-down
 // condemns (State.CondemnedVolumes, see Condemn), and reports whether it
 // noted any. Removing an init container needs no removal record: a replica's
 // init containers are all removed again before it is created. Nor does
 // removing a replica that exited: it is sent no stop signal, and a pass that
 // finds it still there removes it again.
-func (st *State) recordRemovals(actions []plan.Action, now time.Time) bool {
+func (st *State) RecordRemovals(actions []plan.Action, now time.Time) bool {
 	recorded := false
 	for _, a := range actions {
 		if a.Kind == plan.ActDelete && !a.Failed { // an exited replica is sent no stop signal
@@ -28,8 +28,8 @@ func (st *State) recordRemovals(actions []plan.Action, now time.Time) bool {
 	return recorded || condemned
 }
 
-// settleCondemnedVolumes drops the records of State.CondemnedVolumes that are
+// SettleCondemnedVolumes drops the records of State.CondemnedVolumes that are
 // settled (see SettleCondemned).
-func (st *State) settleCondemnedVolumes(obs plan.Observed) {
+func (st *State) SettleCondemnedVolumes(obs plan.Observed) {
 	st.CondemnedVolumes = plan.SettleCondemned(st.Spec, st.CondemnedVolumes, obs)
 }

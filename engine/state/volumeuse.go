@@ -1,4 +1,4 @@
-package engine
+package state
 
 import (
 	"encoding/json"
@@ -62,13 +62,13 @@ func (s Store) ForgetVolumeUse(name string) error {
 	return nil
 }
 
-// useVolumes records that a container just created at revision uses the
+// UseVolumes records that a container just created at revision uses the
 // volumes (its ordinal's): whatever removes it later without releasing them
 // (an update, a recreation, a removal by hand or cut short) leaves this
 // record, so a replica that takes them over does not report them as from an
 // earlier life. Only a release (a scale-down, ostset down) replaces it by one
 // that does.
-func (st *State) useVolumes(vs []plan.VolumeSpec, revision string, now time.Time) {
+func (st *State) UseVolumes(vs []plan.VolumeSpec, revision string, now time.Time) {
 	for _, v := range vs {
 		if st.VolumeUse == nil {
 			st.VolumeUse = map[string]VolumeUse{}
@@ -77,10 +77,10 @@ func (st *State) useVolumes(vs []plan.VolumeSpec, revision string, now time.Time
 	}
 }
 
-// releaseVolumes records that the replicas, about to be removed with their
+// ReleaseVolumes records that the replicas, about to be removed with their
 // set, release their per-ordinal volumes at now. It reports whether it
 // changed anything.
-func (st *State) releaseVolumes(replicas []plan.Replica, now time.Time) bool {
+func (st *State) ReleaseVolumes(replicas []plan.Replica, now time.Time) bool {
 	changed := false
 	for _, r := range replicas {
 		for _, claim := range st.Spec.VolumeClaimTemplates {
@@ -94,8 +94,8 @@ func (st *State) releaseVolumes(replicas []plan.Replica, now time.Time) bool {
 	return changed
 }
 
-// keptUse is the use of the volumes a delete keeps, out of all st knows.
-func (st *State) keptUse(kept []plan.Volume) map[string]VolumeUse {
+// KeptUse is the use of the volumes a delete keeps, out of all st knows.
+func (st *State) KeptUse(kept []plan.Volume) map[string]VolumeUse {
 	out := map[string]VolumeUse{}
 	for _, v := range kept {
 		if u, ok := st.VolumeUse[v.Name]; ok {

@@ -1,4 +1,4 @@
-package engine
+package state
 
 import (
 	"github.com/ostset/ostset/engine/plan"
@@ -7,9 +7,9 @@ import (
 // What the state adds to a plan's status: the failures it recorded and the
 // removals in flight.
 
-// explainPending gives each pending replica the reason its last create or
+// ExplainPending gives each pending replica the reason its last create or
 // start failed for good, if one is recorded.
-func (st *State) explainPending(s *plan.Status) {
+func (st *State) ExplainPending(s *plan.Status) {
 	for i, r := range s.Pending {
 		if f, ok := st.Failures[r.Name]; ok {
 			s.Pending[i].Reason, s.Pending[i].Failed = "cannot start: "+f.Reason, true
@@ -17,9 +17,9 @@ func (st *State) explainPending(s *plan.Status) {
 	}
 }
 
-// markRemovals marks the containers of s that st.Removing (by full container
+// MarkRemovals marks the containers of s that st.Removing (by full container
 // ID) records as being removed.
-func (st *State) markRemovals(s *plan.Status, replicas []plan.Replica) {
+func (st *State) MarkRemovals(s *plan.Status, replicas []plan.Replica) {
 	for _, r := range replicas {
 		at, ok := st.Removing[r.ID]
 		if !ok {
