@@ -13,6 +13,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/volumes"
 )
 
 // ownedSpec is a replica of image running as 1000:1000 with a per-ordinal
@@ -23,7 +24,7 @@ func ownedSpec(set, image string) (plan.ReplicaSpec, string) {
 	spec.User = "1000:1000"
 	vol := volumeFor(&spec)
 	spec.Volumes[0].MountPath = "/data"
-	spec.Volumes[0].RootOwner = &plan.FileOwner{UID: 1000, GID: 1000}
+	spec.Volumes[0].RootOwner = &volumes.FileOwner{UID: 1000, GID: 1000}
 	return spec, vol
 }
 

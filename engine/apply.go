@@ -7,6 +7,7 @@ import (
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine/state"
+	"github.com/ostset/ostset/volumes"
 )
 
 // Apply stores s as the set's desired spec and makes its template, with its
@@ -71,7 +72,7 @@ func (c *Controller) ApplyImages(ctx context.Context, s config.Set, ids state.Im
 	if err != nil {
 		return state.ApplyResult{}, err
 	}
-	warnings := uncoveredImageVolumes(s.Template, s.VolumeClaimTemplates, declared)
+	warnings := volumes.UncoveredImageVolumes(s.Template, s.VolumeClaimTemplates, declared)
 	var res state.ApplyResult
 	st, err := c.Store.Update(ctx, s.Name, func(st *state.State, exists bool) error {
 		var err error

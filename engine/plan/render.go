@@ -44,7 +44,7 @@ func Render(set config.Set, revision string, spec config.RevisionSpec, ordinal i
 	}
 	for _, c := range spec.VolumeClaimTemplates {
 		vol := volumes.Name(c.Name, set.Name, ordinal)
-		owner, err := rootOwner(c)
+		owner, err := volumes.RootOwner(c)
 		if err != nil {
 			return ReplicaSpec{}, fmt.Errorf("%s: %w", name, err)
 		}

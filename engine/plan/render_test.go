@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/volumes"
 )
 
 // Every string field of the template is expanded per replica, with the set's
@@ -96,7 +97,7 @@ func TestRenderClaimOwner(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := r.Volumes[0]; v.Name != "data-pg-2" || v.MountPath != "/var/lib/postgresql/data" || v.RootOwner == nil || *v.RootOwner != (FileOwner{UID: 999, GID: 998}) {
+	if v := r.Volumes[0]; v.Name != "data-pg-2" || v.MountPath != "/var/lib/postgresql/data" || v.RootOwner == nil || *v.RootOwner != (volumes.FileOwner{UID: 999, GID: 998}) {
 		t.Errorf("owned claim rendered as %+v", v)
 	}
 	if v := r.Volumes[1]; v.MountPath != "/logs" || v.RootOwner != nil {

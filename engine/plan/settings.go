@@ -86,15 +86,3 @@ func capabilities(caps []string) ([]string, error) {
 	}
 	return out, nil
 }
-
-// rootOwner is the owner a claim gives its new volumes, nil for none.
-func rootOwner(c config.VolumeClaimTemplate) (*FileOwner, error) {
-	if c.Owner == "" {
-		return nil, nil
-	}
-	uid, gid, err := config.ParseOwner(c.Owner)
-	if err != nil {
-		return nil, fmt.Errorf("volumeClaimTemplates %s: owner: %w", c.Name, err)
-	}
-	return &FileOwner{UID: uid, GID: gid}, nil
-}

@@ -1,6 +1,10 @@
 package plan
 
-import "time"
+import (
+	"time"
+
+	"github.com/ostset/ostset/volumes"
+)
 
 // ReplicaSpec is everything needed to create one replica container.
 type ReplicaSpec struct {
@@ -67,12 +71,9 @@ type VolumeSpec struct {
 	MountPath string
 	// RootOwner, if set, is given to the volume's root directory while the
 	// volume is new: created by this call, or still empty.
-	RootOwner *FileOwner
+	RootOwner *volumes.FileOwner
 	// Observed is the volume as the pass that asks for the create observed it,
 	// carrying the set's labels and owned by the state directory; nil if it was
 	// not there. CreateReplica may take it as it is rather than look it up again.
 	Observed *Volume
 }
-
-// FileOwner is a numeric user and group.
-type FileOwner struct{ UID, GID int }

@@ -1,4 +1,4 @@
-package engine
+package volumes
 
 import (
 	"fmt"
@@ -9,13 +9,13 @@ import (
 	"github.com/ostset/ostset/config"
 )
 
-// uncoveredImageVolumes returns a warning for each mount point the image
+// UncoveredImageVolumes returns a warning for each mount point the image
 // declares (VOLUME) that no claim, volume mount or tmpfs of the template
 // covers. Docker gives each container an anonymous volume there: a new one
 // for every replacement, so its data is lost at each, and ostset removes it
 // with the container. Only a mount at the very path covers it (Docker mounts
 // the anonymous volume over a mount of a parent directory, measured on 20.10).
-func uncoveredImageVolumes(t config.Template, claims []config.VolumeClaimTemplate, declared []string) []string {
+func UncoveredImageVolumes(t config.Template, claims []config.VolumeClaimTemplate, declared []string) []string {
 	var targets []string
 	for _, c := range claims {
 		targets = append(targets, path.Clean(c.MountPath))
