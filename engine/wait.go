@@ -63,7 +63,8 @@ func (c *Controller) ConvergeTo(ctx context.Context, name, revision string) erro
 	if err != nil {
 		return err
 	}
-	return c.loop(ctx, name, &wait{revision: revision, start: start.UpdateRevision, started: c.now()}, start)
+	return c.loop(ctx, &turns{c: c, name: name, p: &progress{c: c, set: name},
+		wt: &wait{revision: revision, start: start.UpdateRevision, started: c.now()}}, start)
 }
 
 // Run keeps one set converged until ctx ends or the set is deleted.
@@ -72,19 +73,19 @@ func (c *Controller) Run(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	return c.loop(ctx, name, nil, start)
+	return c.loop(ctx, &turns{c: c, name: name, p: &progress{c: c, set: name}}, start)
 }
 
-// loop runs passes for the set until ctx ends, or until the wait w ends (nil:
-// the daemon's loop, which never does). start is the set's state it began with.
-func (c *Controller) loop(ctx context.Context, name string, w *wait, start state.State) error {
-	wt := watcher{c: c, set: name}
-	if err := wt.subscribe(ctx); err != nil {
+// loop runs the turns t until ctx ends or t's wait ends (see turns.run), and
+// turns the set's deletion meanwhile into a *DeletedError: start is the set's
+// state when the wait began.
+func (c *Controller) loop(ctx context.Context, t *turns, start state.State) error {
+	t.w = watcher{c: c, set: t.name}
+	if err := t.w.subscribe(ctx); err != nil {
 		// Passes report Docker failures with backoff; events are only a wake-up.
-		c.logger().Warn("docker events", "set", name, "err", err)
+		c.logger().Warn("docker events", "set", t.name, "err", err)
 	}
-	err := c.drive(ctx, &wt, &progress{c: c, set: name}, w)
-	return deletedSince(name, start, err)
+	return deletedSince(t.name, start, t.run(ctx))
 }
 
 // wait is what a command waits for, from when.
@@ -143,58 +144,129 @@ func (e *DeletedError) Error() string {
 	return e.Set + " was deleted (ostset down) while this command waited for its rollout"
 }
 
-// drive runs passes, reporting through p, until the wait wt ends (never, if
-// nil) or ctx ends.
-func (c *Controller) drive(ctx context.Context, w *watcher, p *progress, wt *wait) error {
-	untilComplete := wt != nil
-	name := p.set
+// turns is the one loop behind every wait (ConvergeTo, Follow) and Run. Each
+// turn looks at the set once: by a pass, which acts, or, while a daemon drives
+// the set, by a view, which does not (following: see Follow); it reports what
+// it saw through p, and the loop ends once the wait wt ends (never, for a nil
+// wt: Run) or ctx ends. Between turns it sleeps until a Docker event of the
+// set, the time the plan asks for, the back-off after a failure or the poll.
+type turns struct {
+	c    *Controller
+	name string
+	w    watcher
+	p    *progress
+	wt   *wait
+	// following: a daemon drives the set (daemon is its pid once seen), and
+	// after is the number of the last line of the set's event log relayed.
+	following bool
+	daemon    int
+	after     int64
+}
+
+func (t *turns) run(ctx context.Context) error {
 	backoff := time.Duration(0)
 	for {
-		pl, st, err := c.pass(ctx, name, func(st state.State, pl plan.Plan) {
-			p.observed(pl)
-			if c.OnPlan != nil {
-				c.OnPlan(st, pl)
-			}
-		})
+		if t.following && t.daemonStopped() {
+			backoff = 0 // the loop drives the set from here on
+		}
+		pl, st, err := t.turn(ctx)
 		switch {
 		case errors.Is(err, ErrReplan):
 			continue
 		case errors.Is(err, state.ErrUnknownSet):
 			return err
 		case ctx.Err() != nil:
-			return p.stopped(ctx.Err())
-		case err != nil && untilComplete && IsPermanent(err):
+			return t.p.stopped(ctx.Err())
+		case err != nil && !t.following && t.wt != nil && IsPermanent(err):
 			// A retry would fail the same way until a person changes the set
 			// or the host: say so now, with the engine's words, rather than
 			// at the deadline. (Run, the daemon's way, keeps retrying.)
-			return &FailedError{Set: name, Failures: permanentFailures(err)}
-		case err != nil && untilComplete && state.IsStateDirFull(err):
+			return &FailedError{Set: t.name, Failures: permanentFailures(err)}
+		case err != nil && !t.following && t.wt != nil && state.IsStateDirFull(err):
 			return err // waiting frees no space (the daemon keeps retrying)
 		case err != nil:
 			backoff = min(max(2*backoff, 500*time.Millisecond), 10*time.Second)
-			p.failed(err, backoff)
+			t.p.failed(err, backoff)
 		default:
 			backoff = 0
-			p.succeeded()
-			if untilComplete {
-				if done, err := wt.finished(name, pl, st); done {
-					return err
-				}
+			t.p.succeeded()
+			if t.following {
+				t.saw(st, pl) // a pass reported its plan before it acted
 			}
-			if err := heldElsewhere(name, pl); err != nil && untilComplete {
+			if done, err := t.ends(ctx, pl, st); done {
 				return err
 			}
-			if err := blockedByConflict(name, pl); err != nil && untilComplete {
-				return err
-			}
-			if len(pl.Actions) > 0 {
+			if !t.following && len(pl.Actions) > 0 {
 				continue
 			}
 		}
-		if err := c.sleep(ctx, w, pl.RequeueAt, backoff); err != nil {
-			return p.stopped(err)
+		if err := t.c.sleep(ctx, &t.w, pl.RequeueAt, backoff); err != nil {
+			return t.p.stopped(err)
 		}
 	}
+}
+
+// turn looks at the set once: a pass, or, following, a view and then the
+// lines the daemon recorded meanwhile. What the view shows the daemon did, it
+// recorded just before: relaying after the view keeps the daemon's lines ahead
+// of what they caused.
+func (t *turns) turn(ctx context.Context) (plan.Plan, state.State, error) {
+	if !t.following {
+		return t.c.pass(ctx, t.name, t.saw)
+	}
+	st, pl, err := t.c.view(ctx, t.name)
+	t.relay()
+	return pl, st, err
+}
+
+// saw reports a plan, and shows it to OnPlan.
+func (t *turns) saw(st state.State, pl plan.Plan) {
+	t.p.observed(pl)
+	if t.c.OnPlan != nil {
+		t.c.OnPlan(st, pl)
+	}
+}
+
+// ends says whether the wait ends with this turn's plan and state, and with
+// what error: the rollout is complete, late, superseded or rolled back (see
+// wait.finished), the set is held by another state directory, or it cannot go
+// on (a driving wait: names held by containers that are not the set's; a
+// following one: permanent failures the daemon recorded since the wait began,
+// which the daemon goes on retrying).
+func (t *turns) ends(ctx context.Context, pl plan.Plan, st state.State) (bool, error) {
+	if t.wt == nil {
+		return false, nil
+	}
+	if !t.following {
+		if done, err := t.wt.finished(t.name, pl, st); done {
+			return true, err
+		}
+		if err := heldElsewhere(t.name, pl); err != nil {
+			return true, err
+		}
+		err := blockedByConflict(t.name, pl)
+		return err != nil, err
+	}
+	// A newer revision ends the wait whether or not the daemon read it.
+	if err := t.wt.superseded(st); err != nil {
+		t.relay()
+		return true, err
+	}
+	// The daemon has read the change (a pass recorded this generation):
+	// only then is a complete plan its rollout's end.
+	if st.ObservedGeneration >= st.Generation {
+		if done, err := t.wt.finished(t.name, pl, st); done {
+			t.c.awaitPass(ctx, t.name)
+			t.relay()
+			t.p.sayUnrecorded()
+			return true, err
+		}
+	}
+	if err := heldElsewhere(t.name, pl); err != nil {
+		return true, err
+	}
+	err := failedSince(t.name, st, t.wt.started)
+	return err != nil, err
 }
 
 // finished says whether the wait for the set's rollout ends with this plan: its
