@@ -132,9 +132,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(state.S
 	case finished:
 		return plan.Plan{}, st, errors.Join(c.Store.Save(st), ErrReplan)
 	}
-	st.RememberReadiness(obs.Replicas)
-	st.SettleCondemnedVolumes(obs)
-	st.ForgetFailures(obs.Replicas)
+	st.Saw(obs)
 	c.initLogs.fill(ctx, c.Runtime, name, &obs)
 	pl := plan.MakePlan(st.PlanInput(obs, c.now()))
 	st.CrashLoopStatus(&pl.Status)

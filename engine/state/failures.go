@@ -52,10 +52,10 @@ func failedAction(err error, name string) bool {
 	return strings.Contains(err.Error(), name)
 }
 
-// ForgetFailures drops the recorded failures of replicas that exist now
+// forgetFailures drops the recorded failures of replicas that exist now
 // (created by another process, or by hand) and of ordinals outside the set's
 // range (scaled away): they say nothing about the set any more.
-func (st *State) ForgetFailures(replicas []plan.Replica) {
+func (st *State) forgetFailures(replicas []plan.Replica) {
 	for name := range st.Failures {
 		exists := slices.ContainsFunc(replicas, func(r plan.Replica) bool { return r.Name == name })
 		wanted := false

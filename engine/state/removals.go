@@ -28,8 +28,8 @@ func (st *State) RecordRemovals(actions []plan.Action, now time.Time) bool {
 	return recorded || condemned
 }
 
-// SettleCondemnedVolumes drops the records of State.CondemnedVolumes that are
+// settleCondemnedVolumes drops the records of State.CondemnedVolumes that are
 // settled (see SettleCondemned).
-func (st *State) SettleCondemnedVolumes(obs plan.Observed) {
+func (st *State) settleCondemnedVolumes(obs plan.Observed) {
 	st.CondemnedVolumes = plan.SettleCondemned(st.Spec, st.CondemnedVolumes, obs)
 }
