@@ -1,10 +1,12 @@
 // Package engine is the controller: one pass of a set takes its lock, loads
-// its state, observes the Runtime, plans (MakePlan, pure: no I/O, no clock),
-// executes and saves; Apply, Converge, Follow, Delete and Recreate are built
-// on passes. It also holds the state directory (Store: the sets' state, locks,
-// event log, volume-use records, the directory's ID) and the Runtime
-// interface it drives. It reads the set model of package config and the rules
-// of health and volumes; it never imports the Docker SDK (docker implements
+// its state, observes the Runtime, plans, executes and saves, each step a
+// call into the package that owns it (engine/state, the Runtime,
+// engine/plan); Apply, ConvergeTo, Follow, Delete and Recreate are built on
+// passes, and every wait runs one loop. It owns the Runtime interface it
+// drives, the executor, the progress reporter and the preflight check.
+//
+// It imports engine/plan and engine/state, config and the rules of health
+// and volumes. It must never import the Docker SDK (docker implements
 // Runtime), a file format other than config's (kube, compose), the daemon
 // (engine/daemon drives it) or the CLI.
 package engine
