@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/internal/present"
 )
 
 func newVolumesCmd(a *app) *cobra.Command {
@@ -45,7 +46,7 @@ ordinal to come back to.`,
 				if rows == nil {
 					rows = []volumeRow{}
 				}
-				return printStructured(a.stdout, output, rows)
+				return present.PrintStructured(a.stdout, output, rows)
 			}
 			if len(rows) == 0 {
 				fmt.Fprintln(a.stderr, "No volumes found.")
