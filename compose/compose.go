@@ -23,7 +23,7 @@ import (
 // 'ostset down -p PROJECT' finds the project's sets and their order without
 // the file, and a replica gets the per-ordinal DNS names of its service.
 const (
-	LabelProject   = config.LabelComposeProject
+	LabelProject   = "ostset.compose.project"
 	LabelService   = config.LabelComposeService
 	LabelAliases   = config.LabelComposeAliases
 	LabelDependsOn = "ostset.compose.depends-on"
@@ -115,7 +115,7 @@ func Load(ctx context.Context, opt Options) (*Project, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Map(p, newLines(opt.Files))
+	return mapProject(p, newLines(opt.Files))
 }
 
 // SetName is the name of the set of a service: "<project>-<service>", so that
@@ -124,9 +124,9 @@ func SetName(project, service string) string {
 	return strings.ToLower(strings.ReplaceAll(project+"-"+service, "_", "-"))
 }
 
-// Map maps a loaded project onto sets. lines finds where a field is written,
+// mapProject maps a loaded project onto sets. lines finds where a field is written,
 // for the list of what is not mapped (nil: files only).
-func Map(p *types.Project, lines *Lines) (*Project, error) {
+func mapProject(p *types.Project, lines *fieldLines) (*Project, error) {
 	out := &Project{Name: p.Name, Deps: map[string][]Dep{}}
 	order, err := dependencyOrder(p)
 	if err != nil {
@@ -210,14 +210,14 @@ func oneShotServices(p *types.Project) map[string]bool {
 	return out
 }
 
-// Lines finds the line of a field of a service in the compose files.
-type Lines struct {
+// fieldLines finds the line of a field of a service in the compose files.
+type fieldLines struct {
 	files []string
 	docs  []*yaml.Node
 }
 
-func newLines(files []string) *Lines {
-	l := &Lines{}
+func newLines(files []string) *fieldLines {
+	l := &fieldLines{}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -235,7 +235,7 @@ func newLines(files []string) *Lines {
 
 // where is "FILE:LINE" of services.<service>.<path...> in the last file that
 // writes it, else the file that defines the service, else the first file.
-func (l *Lines) where(service string, path ...string) string {
+func (l *fieldLines) where(service string, path ...string) string {
 	if l == nil || len(l.files) == 0 {
 		return "compose"
 	}
@@ -250,7 +250,7 @@ func (l *Lines) where(service string, path ...string) string {
 	return l.files[0]
 }
 
-func (l *Lines) file(service string) string { return l.where(service) }
+func (l *fieldLines) file(service string) string { return l.where(service) }
 
 func lookup(n *yaml.Node, path []string) int {
 	line := 0

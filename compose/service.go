@@ -33,7 +33,7 @@ var mapped = map[string]bool{
 type mapper struct {
 	p        *types.Project
 	svc      types.ServiceConfig
-	lines    *Lines
+	lines    *fieldLines
 	oneShots map[string]bool
 
 	set      config.Set

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"text/template"
 	"text/template/parse"
+
+	"github.com/ostset/ostset/internal/yamlnode"
 )
 
 // ReplicaVars are the values a per-replica template ({{...}}) may use.
@@ -125,7 +127,7 @@ func walkStrings(v reflect.Value, path string, fn func(path, s string) (string, 
 			if !f.IsExported() || name == "-" || fixedFields[name] {
 				continue
 			}
-			changed = walkStrings(v.FieldByIndex(f.Index), joinPath(path, name), fn) || changed
+			changed = walkStrings(v.FieldByIndex(f.Index), yamlnode.Join(path, name), fn) || changed
 		}
 		return changed
 	case reflect.Pointer:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ostset/ostset/internal/yamlnode"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -28,7 +29,7 @@ func interpolateNode(n *yaml.Node, path string, lookup func(string) (string, boo
 	case yaml.MappingNode:
 		// Keys are names from the schema or user keys (env, labels), never interpolated.
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			interpolateNode(n.Content[i+1], joinPath(path, n.Content[i].Value), lookup, report, unset)
+			interpolateNode(n.Content[i+1], yamlnode.Join(path, n.Content[i].Value), lookup, report, unset)
 		}
 	case yaml.SequenceNode:
 		for i, c := range n.Content {

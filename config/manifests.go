@@ -2,9 +2,10 @@ package config
 
 import (
 	"fmt"
-	"slices"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ostset/ostset/internal/yamlnode"
 )
 
 // Manifests reads the documents of set files that describe sets in another
@@ -61,33 +62,9 @@ func finishImport(imp Imported) (Set, []error) {
 	s.Source = fmt.Sprintf("%s:%d", imp.File, imp.Doc)
 	s.Written = lines.written()
 	s.ApplyDefaults()
-	var problems []problem
+	var problems []yamlnode.Problem
 	for _, fe := range s.validate() {
-		problems = append(problems, problem{lines.lineOf(fe.Path), fe.Path, fe.Message})
+		problems = append(problems, yamlnode.Problem{Line: lines.lineOf(fe.Path), Path: fe.Path, Message: fe.Message})
 	}
-	slices.SortStableFunc(problems, func(a, b problem) int { return a.line - b.line })
-	var errs []error
-	for _, p := range problems {
-		errs = append(errs, fmt.Errorf("%s", fileProblem{imp.File, p}))
-	}
-	return s, errs
-}
-
-// fileProblem is a problem of a named file.
-type fileProblem struct {
-	file string
-	problem
-}
-
-func (p fileProblem) String() string {
-	if p.path == "" {
-		return fmt.Sprintf("%s:%d: %s", p.file, p.line, p.message)
-	}
-	return fmt.Sprintf("%s:%d: %s: %s", p.file, p.line, p.path, p.message)
-}
-
-// LineOf returns the manifest's line of a set-file path, or of its closest
-// ancestor the manifest gave, or the document's line.
-func (imp Imported) LineOf(path string) int {
-	return fieldLines{lines: imp.Lines, doc: imp.Doc}.lineOf(path)
+	return s, yamlnode.Errors(imp.File, problems)
 }

@@ -8,11 +8,12 @@ import (
 	"os"
 	"reflect"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ostset/ostset/internal/yamlnode"
 )
 
 // Load reads the set file at path and parses it; see Parse.
@@ -133,12 +134,6 @@ func (l Loader) Parse(filename string, data []byte) ([]Set, error) {
 	return sets, err
 }
 
-// ParseFile is Parse, with the files the sets' ConfigMap and Secret volumes
-// show (see LoadFiles).
-func (l Loader) ParseFile(filename string, data []byte) ([]Set, []ConfigFile, error) {
-	return l.parseFiles([]sourceFile{{filename, data}})
-}
-
 func (l Loader) parseFiles(files []sourceFile) ([]Set, []ConfigFile, error) {
 	var (
 		sets    []Set
@@ -235,17 +230,17 @@ func (l Loader) parseSetDocuments(f sourceFile, reading ManifestReading, add fun
 // parseDocument turns one non-empty YAML document into a defaulted, valid Set.
 // Its errors come in line order.
 func parseDocument(filename string, root *yaml.Node, lookupEnv func(string) (string, bool), warn func(string)) (Set, []error) {
-	var problems []problem
+	var problems []yamlnode.Problem
 	report := func(n *yaml.Node, path, msg string) {
-		problems = append(problems, problem{n.Line, path, msg})
+		problems = append(problems, yamlnode.Problem{Line: n.Line, Path: path, Message: msg})
 	}
 	if root.Kind != yaml.MappingNode {
-		report(root, "", fmt.Sprintf("expected a mapping describing a set, got %s", kindName(root.Kind, root.Value)))
-		return Set{}, formatProblems(filename, problems)
+		report(root, "", fmt.Sprintf("expected a mapping describing a set, got %s", yamlnode.KindName(root.Kind, root.Value)))
+		return Set{}, yamlnode.Errors(filename, problems)
 	}
 	interpolateNode(root, "", lookupEnv, report, unsetWarnings(filename, warn))
 	if len(problems) > 0 {
-		return Set{}, formatProblems(filename, problems)
+		return Set{}, yamlnode.Errors(filename, problems)
 	}
 	// Carry on after shape errors: validation still has things to say about
 	// the other fields, and all of it is more useful in one go.
@@ -262,10 +257,10 @@ func parseDocument(filename string, root *yaml.Node, lookupEnv func(string) (str
 	s.ApplyDefaults()
 	for _, fe := range s.validate() {
 		if !within(fe.Path, bad) {
-			problems = append(problems, problem{lines.lineOf(fe.Path), fe.Path, fe.Message})
+			problems = append(problems, yamlnode.Problem{Line: lines.lineOf(fe.Path), Path: fe.Path, Message: fe.Message})
 		}
 	}
-	return s, formatProblems(filename, problems)
+	return s, yamlnode.Errors(filename, problems)
 }
 
 // maxExpandedNodes bounds the size of a document with its aliases followed: a
@@ -306,25 +301,6 @@ func unsetWarnings(filename string, warn func(string)) func(*yaml.Node, string, 
 			warn(msg)
 		}
 	}
-}
-
-type problem struct {
-	line          int
-	path, message string
-}
-
-// formatProblems writes each problem as "FILE:LINE: path: message", by line.
-func formatProblems(filename string, problems []problem) []error {
-	slices.SortStableFunc(problems, func(a, b problem) int { return a.line - b.line })
-	var errs []error
-	for _, p := range problems {
-		if p.path == "" {
-			errs = append(errs, fmt.Errorf("%s:%d: %s", filename, p.line, p.message))
-		} else {
-			errs = append(errs, fmt.Errorf("%s:%d: %s: %s", filename, p.line, p.path, p.message))
-		}
-	}
-	return errs
 }
 
 // within reports whether path is one of paths or inside one of them ("" is
@@ -424,7 +400,7 @@ func (f fieldLines) addPairs(n *yaml.Node, path string, depth int) {
 			merges = append(merges, v)
 			continue
 		}
-		p := joinPath(path, k.Value)
+		p := yamlnode.Join(path, k.Value)
 		if _, seen := f.lines[p]; !seen {
 			f.lines[p] = k.Line
 			f.add(v, p, depth+1)
@@ -453,22 +429,8 @@ func (f fieldLines) written() map[string]bool {
 // lineOf returns the line of path, or of its closest written ancestor when the
 // field itself is missing (a required field), or the document's line.
 func (f fieldLines) lineOf(path string) int {
-	for path != "" {
-		if l, ok := f.lines[path]; ok {
-			return l
-		}
-		i := strings.LastIndexAny(path, ".[")
-		if i < 0 {
-			break
-		}
-		path = path[:i]
+	if l, ok := yamlnode.LineOf(f.lines, path); ok {
+		return l
 	}
 	return f.doc
-}
-
-func joinPath(parent, field string) string {
-	if parent == "" {
-		return field
-	}
-	return parent + "." + field
 }

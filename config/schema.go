@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
+	"github.com/ostset/ostset/internal/suggest"
+	"github.com/ostset/ostset/internal/yamlnode"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -72,7 +75,7 @@ func (c *schemaChecker) check(n *yaml.Node, t reflect.Type, path string) {
 					c.report(k, path, unknownField(k.Value, fields))
 					return
 				}
-				c.check(v, ft, joinPath(path, k.Value))
+				c.check(v, ft, yamlnode.Join(path, k.Value))
 			})
 		}
 	case reflect.Map:
@@ -82,7 +85,7 @@ func (c *schemaChecker) check(n *yaml.Node, t reflect.Type, path string) {
 					c.fail(k, path, "keys must be strings")
 					return
 				}
-				c.check(v, t.Elem(), joinPath(path, k.Value))
+				c.check(v, t.Elem(), yamlnode.Join(path, k.Value))
 			})
 		}
 	case reflect.Slice:
@@ -145,23 +148,8 @@ func (c *schemaChecker) expectKind(n *yaml.Node, want yaml.Kind, path string) bo
 	if n.Kind == want {
 		return true
 	}
-	c.fail(n, path, fmt.Sprintf("expected %s, got %s", kindName(want, ""), kindName(n.Kind, n.Value)))
+	c.fail(n, path, fmt.Sprintf("expected %s, got %s", yamlnode.KindName(want, ""), yamlnode.KindName(n.Kind, n.Value)))
 	return false
-}
-
-func kindName(k yaml.Kind, value string) string {
-	switch k {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		if value != "" {
-			return fmt.Sprintf("%q", value)
-		}
-		return "a single value"
-	}
-	return "something else"
 }
 
 // unknownField words an unknown key, suggesting the field it most likely
@@ -171,27 +159,6 @@ func unknownField(name string, fields map[string]reflect.Type) string {
 		return fmt.Sprintf("unknown field %q (did you mean %q?)", name, best)
 	}
 	return fmt.Sprintf("unknown field %q", name)
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // yamlFields maps the yaml names of t's fields to their types.
@@ -221,4 +188,14 @@ func stripYAMLLine(err error) string {
 		return m[2]
 	}
 	return msg
+}
+
+// closestKey is Closest over a map's keys.
+func closestKey[V any](name string, m map[string]V) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return suggest.Closest(name, keys)
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/ostset/ostset/internal/yamlnode"
 )
 
 // CheckSets reports what is wrong with sets that are valid one by one but
@@ -44,15 +46,8 @@ func (s Set) fieldSource(path string) string {
 	if !ok {
 		return s.Source
 	}
-	for p := path; p != ""; {
-		if l, ok := s.Lines[p]; ok {
-			return fmt.Sprintf("%s:%d", file, l)
-		}
-		i := strings.LastIndexAny(p, ".[")
-		if i < 0 {
-			break
-		}
-		p = p[:i]
+	if l, ok := yamlnode.LineOf(s.Lines, path); ok {
+		return fmt.Sprintf("%s:%d", file, l)
 	}
 	return s.Source
 }

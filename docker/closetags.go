@@ -9,8 +9,8 @@ import (
 
 	"github.com/moby/moby/client"
 
-	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/internal/suggest"
 )
 
 // tagLister lists the local tags of a repository (engineImages does).
@@ -63,7 +63,7 @@ func withCloseTags(ctx context.Context, im images, ref string, err error) error 
 		return err
 	}
 	hint := fmt.Sprintf("local tags of %s: %s", repo, strings.Join(tags, ", "))
-	if best := config.Closest(tag, tags); best != "" {
+	if best := suggest.Closest(tag, tags); best != "" {
 		hint = fmt.Sprintf("did you mean %s:%s? (%s)", repo, best, hint)
 	}
 	if ie := (*engine.ImageError)(nil); errors.As(err, &ie) {

@@ -19,7 +19,7 @@ import (
 // replica is created; the path is not part of the revision.
 func TestProbeHealthcheckMountsTheOstsetBinary(t *testing.T) {
 	s := config.Set{Name: "web", Replicas: ptr(1), Template: config.Template{Image: "a",
-		Healthcheck: &config.Healthcheck{Test: config.ProbeTest(config.ProbeTCP, "127.0.0.1:80")}}}
+		Healthcheck: &config.Healthcheck{Test: []string{"CMD", config.ProbePath, "probe", config.ProbeTCP, "127.0.0.1:80"}}}}
 	s.ApplyDefaults()
 	var revisions []string
 	for _, bin := range []string{"/usr/local/bin/ostset", "/home/me/bin/ostset"} {
@@ -52,7 +52,7 @@ func TestProbeHealthcheckMountsTheOstsetBinary(t *testing.T) {
 // says why, rather than create a replica whose probe cannot run.
 func TestProbeHealthcheckWithoutBinaryFailsTheCreate(t *testing.T) {
 	s := config.Set{Name: "web", Replicas: ptr(1), Template: config.Template{Image: "a",
-		Healthcheck: &config.Healthcheck{Test: config.ProbeTest(config.ProbeHTTP, "http://127.0.0.1:80/")}}}
+		Healthcheck: &config.Healthcheck{Test: []string{"CMD", config.ProbePath, "probe", config.ProbeHTTP, "http://127.0.0.1:80/"}}}}
 	s.ApplyDefaults()
 	rt := enginetest.New()
 	c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}, Poll: 5 * time.Millisecond}

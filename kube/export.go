@@ -585,7 +585,7 @@ func (e *exporter) probe() *kubeProbe {
 	if p.FailureThreshold == 0 {
 		p.FailureThreshold = dockerHealthRetries
 	}
-	if pt, ok := config.ParseProbeTest(h.Test); ok {
+	if pt, ok := parseProbeTest(h.Test); ok {
 		e.probeHandler(p, pt)
 		return p
 	}
@@ -609,7 +609,7 @@ func (e *exporter) probe() *kubeProbe {
 // probeHandler writes ostset's own probe (which a cluster does not have) as
 // the tcpSocket or httpGet probe it came from. The host is left out when it
 // is the pod's own address, which Kubernetes probes by default.
-func (e *exporter) probeHandler(p *kubeProbe, pt config.ProbeTarget) {
+func (e *exporter) probeHandler(p *kubeProbe, pt probeTarget) {
 	host := pt.Host
 	if host == "127.0.0.1" || host == "localhost" {
 		host = ""

@@ -64,7 +64,7 @@ func importBare(manifest []byte) (config.Set, error) {
 		}
 		d, problems := readKubeDoc("export", root.Content[0])
 		if len(problems) > 0 {
-			return config.Set{}, fmt.Errorf("%s", problems[0].message)
+			return config.Set{}, fmt.Errorf("%s", problems[0].Message)
 		}
 		k.docs = append(k.docs, d)
 	}

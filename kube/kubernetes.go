@@ -22,6 +22,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/internal/yamlnode"
 )
 
 // Kubernetes manifests. A set file may hold apps/v1 StatefulSet documents
@@ -57,15 +58,15 @@ func isKubernetes(root *yaml.Node) bool {
 }
 
 // readKubeDoc reads the identity of an object; problems go to report.
-func readKubeDoc(file string, root *yaml.Node) (*kubeDoc, []problem) {
+func readKubeDoc(file string, root *yaml.Node) (*kubeDoc, []yamlnode.Problem) {
 	d := &kubeDoc{file: file, root: root}
-	var problems []problem
+	var problems []yamlnode.Problem
 	str := func(n *yaml.Node, path string) string {
 		if n == nil {
 			return ""
 		}
 		if n.Kind != yaml.ScalarNode {
-			problems = append(problems, problem{n.Line, path, "expected a string"})
+			problems = append(problems, yamlnode.Problem{Line: n.Line, Path: path, Message: "expected a string"})
 			return ""
 		}
 		return n.Value
@@ -73,11 +74,11 @@ func readKubeDoc(file string, root *yaml.Node) (*kubeDoc, []problem) {
 	d.apiVersion = str(mapValue(root, "apiVersion"), "apiVersion")
 	d.kind = str(mapValue(root, "kind"), "kind")
 	if d.kind == "" && len(problems) == 0 {
-		problems = append(problems, problem{root.Line, "kind", "a Kubernetes object needs a kind"})
+		problems = append(problems, yamlnode.Problem{Line: root.Line, Path: "kind", Message: "a Kubernetes object needs a kind"})
 	}
 	if md := mapValue(root, "metadata"); md != nil {
 		if md.Kind != yaml.MappingNode {
-			problems = append(problems, problem{md.Line, "metadata", "expected a mapping"})
+			problems = append(problems, yamlnode.Problem{Line: md.Line, Path: "metadata", Message: "expected a mapping"})
 		} else {
 			d.name = str(mapValue(md, "name"), "metadata.name")
 			d.namespace = str(mapValue(md, "namespace"), "metadata.namespace")
@@ -114,9 +115,9 @@ type kubeImport struct {
 	// bare: map what the manifests say, without laying an export's
 	// annotation over it (see manifestDigests).
 	bare  bool
-	errs  []fileProblem // not mappable: errors, or warnings when lenient
-	bad   []fileProblem // invalid: errors
-	notes []fileProblem // always warnings: what was skipped or approximated
+	errs  []yamlnode.FileProblem // not mappable: errors, or warnings when lenient
+	bad   []yamlnode.FileProblem // invalid: errors
+	notes []yamlnode.FileProblem // always warnings: what was skipped or approximated
 	files []config.ConfigFile
 }
 
@@ -158,7 +159,7 @@ func (k *kubeImport) run() []importedSet {
 		case "PodDisruptionBudget":
 			why = "ostset evicts nothing"
 		}
-		k.notes = append(k.notes, fileProblem{d.file, problem{d.root.Line, "", "skipped " + what + ": " + why}})
+		k.notes = append(k.notes, fileProblemAt(d.file, d.root.Line, "", "skipped "+what+": "+why))
 	}
 	return out
 }
@@ -182,25 +183,25 @@ func (k *kubeImport) node(file string, n *yaml.Node, path string) *node {
 	}
 	m := &node{k: k, file: file, n: n, path: path, seen: map[string]bool{}}
 	if n.Kind != yaml.MappingNode {
-		k.invalid(file, n, path, "expected a mapping, got "+kindName(n.Kind, n.Value))
+		k.invalid(file, n, path, "expected a mapping, got "+yamlnode.KindName(n.Kind, n.Value))
 		return nil
 	}
 	return m
 }
 
 func (k *kubeImport) fail(file string, n *yaml.Node, path, msg string) {
-	k.errs = append(k.errs, fileProblem{file, problem{n.Line, path, msg}})
+	k.errs = append(k.errs, fileProblemAt(file, n.Line, path, msg))
 }
 
 func (k *kubeImport) invalid(file string, n *yaml.Node, path, msg string) {
-	k.bad = append(k.bad, fileProblem{file, problem{n.Line, path, msg}})
+	k.bad = append(k.bad, fileProblemAt(file, n.Line, path, msg))
 }
 
 func (k *kubeImport) note(file string, n *yaml.Node, path, msg string) {
-	k.notes = append(k.notes, fileProblem{file, problem{n.Line, path, msg}})
+	k.notes = append(k.notes, fileProblemAt(file, n.Line, path, msg))
 }
 
-func (m *node) at(key string) string { return joinPath(m.path, key) }
+func (m *node) at(key string) string { return yamlnode.Join(m.path, key) }
 
 // key returns the line of key, or of the mapping.
 func (m *node) line(key string) int {
@@ -242,7 +243,7 @@ func (m *node) str(key string) string {
 		return ""
 	}
 	if v.Kind != yaml.ScalarNode {
-		m.k.invalid(m.file, v, m.at(key), "expected a string, got "+kindName(v.Kind, v.Value))
+		m.k.invalid(m.file, v, m.at(key), "expected a string, got "+yamlnode.KindName(v.Kind, v.Value))
 		return ""
 	}
 	return v.Value
@@ -256,7 +257,7 @@ func (m *node) integer(key string) (int, bool) {
 	}
 	n, err := strconv.Atoi(v.Value)
 	if v.Kind != yaml.ScalarNode || err != nil {
-		m.k.invalid(m.file, v, m.at(key), "expected a whole number, got "+kindName(v.Kind, v.Value))
+		m.k.invalid(m.file, v, m.at(key), "expected a whole number, got "+yamlnode.KindName(v.Kind, v.Value))
 		return 0, false
 	}
 	return n, true
@@ -271,7 +272,7 @@ func (m *node) mode(key string) (uint32, bool) {
 	}
 	n, err := strconv.ParseUint(v.Value, 0, 32)
 	if v.Kind != yaml.ScalarNode || err != nil || n > 0o777 {
-		m.k.invalid(m.file, v, m.at(key), "expected a file mode from 0 to 0777, got "+kindName(v.Kind, v.Value))
+		m.k.invalid(m.file, v, m.at(key), "expected a file mode from 0 to 0777, got "+yamlnode.KindName(v.Kind, v.Value))
 		return 0, false
 	}
 	return uint32(n), true
@@ -284,7 +285,7 @@ func (m *node) boolean(key string) bool {
 	}
 	b, err := strconv.ParseBool(v.Value)
 	if v.Kind != yaml.ScalarNode || err != nil {
-		m.k.invalid(m.file, v, m.at(key), "expected true or false, got "+kindName(v.Kind, v.Value))
+		m.k.invalid(m.file, v, m.at(key), "expected true or false, got "+yamlnode.KindName(v.Kind, v.Value))
 	}
 	return b
 }
@@ -296,7 +297,7 @@ func (m *node) list(key string) []*node {
 		return nil
 	}
 	if v.Kind != yaml.SequenceNode {
-		m.k.invalid(m.file, v, m.at(key), "expected a list, got "+kindName(v.Kind, v.Value))
+		m.k.invalid(m.file, v, m.at(key), "expected a list, got "+yamlnode.KindName(v.Kind, v.Value))
 		return nil
 	}
 	var out []*node
@@ -314,13 +315,13 @@ func (m *node) strings(key string) []string {
 		return nil
 	}
 	if v.Kind != yaml.SequenceNode {
-		m.k.invalid(m.file, v, m.at(key), "expected a list of strings, got "+kindName(v.Kind, v.Value))
+		m.k.invalid(m.file, v, m.at(key), "expected a list of strings, got "+yamlnode.KindName(v.Kind, v.Value))
 		return nil
 	}
 	out := []string{}
 	for i, c := range v.Content {
 		if c.Kind != yaml.ScalarNode {
-			m.k.invalid(m.file, c, fmt.Sprintf("%s[%d]", m.at(key), i), "expected a string, got "+kindName(c.Kind, c.Value))
+			m.k.invalid(m.file, c, fmt.Sprintf("%s[%d]", m.at(key), i), "expected a string, got "+yamlnode.KindName(c.Kind, c.Value))
 			continue
 		}
 		out = append(out, c.Value)
@@ -518,9 +519,9 @@ func (p *mapper) checkEdits(md *node, imp importedSet, annotations map[string]st
 		return
 	}
 	for _, path := range edited {
-		p.k.notes = append(p.k.notes, fileProblem{p.file, problem{imp.LineOf(path), path,
+		p.k.notes = append(p.k.notes, fileProblemAt(p.file, imp.lineOf(path), path,
 			fmt.Sprintf("changed since ostset export wrote it, but the annotation %s replaces this field: the edit is not applied; remove %s from the annotation (and from %s) to apply it",
-				ExportAnnotation, path, DigestAnnotation)}})
+				ExportAnnotation, path, DigestAnnotation)))
 	}
 }
 
@@ -1252,7 +1253,7 @@ func (p *mapper) probe(pr *node, ports map[string]int) *config.Healthcheck {
 		port := p.probePort(ts, ports)
 		host := ts.str("host")
 		ts.rest()
-		h.Test = config.ProbeTest(config.ProbeTCP, net.JoinHostPort(orLoopback(host), strconv.Itoa(port)))
+		h.Test = probeTest(config.ProbeTCP, net.JoinHostPort(orLoopback(host), strconv.Itoa(port)))
 	case pr.get("httpGet") != nil:
 		hg := pr.child("httpGet")
 		port := p.probePort(hg, ports)
@@ -1269,7 +1270,7 @@ func (p *mapper) probe(pr *node, ports map[string]int) *config.Healthcheck {
 			urlPath = "/" + urlPath
 		}
 		url := fmt.Sprintf("%s://%s%s", strings.ToLower(scheme), net.JoinHostPort(orLoopback(host), strconv.Itoa(port)), urlPath)
-		h.Test = config.ProbeTest(config.ProbeHTTP, url)
+		h.Test = probeTest(config.ProbeHTTP, url)
 	default:
 		p.k.fail(p.file, pr.n, pr.path, "a readinessProbe needs exec, tcpSocket or httpGet (grpc is not supported)")
 	}

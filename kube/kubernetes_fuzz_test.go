@@ -29,7 +29,7 @@ func FuzzKubernetes(f *testing.F) {
 				t.Fatalf("warning without file:line: %q", m)
 			}
 		}}
-		sets, files, err := l.ParseFile("k.yaml", []byte(data))
+		sets, files, err := parseWithFiles(l, "k.yaml", []byte(data))
 		if err != nil {
 			for _, line := range strings.Split(err.Error(), "\n") {
 				if !fuzzErrorLineRe.MatchString(line) {

@@ -276,7 +276,7 @@ data: {pw: czNjcjN0}
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			sets, files, err := config.Loader{Manifests: Manifests{}, ConfigDir: "/state/manifest-volumes"}.ParseFile("k.yaml", []byte(c.src))
+			sets, files, err := parseWithFiles(config.Loader{ConfigDir: "/state/manifest-volumes"}, "k.yaml", []byte(c.src))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -429,4 +429,37 @@ func TestKubePullPolicy(t *testing.T) {
 // parseWithManifests reads a file of sets and Kubernetes objects, as up does.
 func parseWithManifests(filename string, data []byte) ([]config.Set, error) {
 	return config.Loader{Manifests: Manifests{}}.Parse(filename, data)
+}
+
+// parseWithFiles is l.Parse with the files the sets' ConfigMap and Secret
+// volumes show, as LoadFiles returns them: Manifests is wrapped to keep
+// what its reading gives the loader.
+func parseWithFiles(l config.Loader, filename string, data []byte) ([]config.Set, []config.ConfigFile, error) {
+	var files []config.ConfigFile
+	l.Manifests = keepFiles{Manifests{}, &files}
+	sets, err := l.Parse(filename, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sets, files, nil
+}
+
+type keepFiles struct {
+	Manifests
+	files *[]config.ConfigFile
+}
+
+func (k keepFiles) Read(l config.Loader) config.ManifestReading {
+	return keptReading{k.Manifests.Read(l), k.files}
+}
+
+type keptReading struct {
+	config.ManifestReading
+	files *[]config.ConfigFile
+}
+
+func (r keptReading) Sets() ([]config.Imported, []config.ConfigFile, []error) {
+	sets, files, errs := r.ManifestReading.Sets()
+	*r.files = files
+	return sets, files, errs
 }

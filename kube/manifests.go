@@ -7,6 +7,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/internal/yamlnode"
 )
 
 // Manifests reads the Kubernetes objects of set files (config.Manifests):
@@ -34,7 +35,7 @@ type reading struct {
 func (r *reading) Add(file string, root *yaml.Node) []error {
 	d, problems := readKubeDoc(file, root)
 	if len(problems) > 0 {
-		return formatProblems(file, problems)
+		return yamlnode.Errors(file, problems)
 	}
 	r.k.docs = append(r.k.docs, d)
 	return nil
@@ -67,68 +68,29 @@ func (r *reading) Sets() ([]config.Imported, []config.ConfigFile, []error) {
 	return sets, r.k.files, errs
 }
 
-// problem is a problem at a line of a manifest, with the path of the field.
-type problem struct {
-	line          int
-	path, message string
+// fileProblemAt is a problem at a line of a file.
+func fileProblemAt(file string, line int, path, message string) yamlnode.FileProblem {
+	return yamlnode.FileProblem{File: file, Problem: yamlnode.Problem{Line: line, Path: path, Message: message}}
 }
 
-type fileProblem struct {
-	file string
-	problem
-}
-
-func (p fileProblem) String() string {
-	if p.path == "" {
-		return fmt.Sprintf("%s:%d: %s", p.file, p.line, p.message)
+// lineOf returns the manifest's line of a set-file path, or of its closest
+// ancestor the manifest gave, or the document's line.
+func (imp importedSet) lineOf(path string) int {
+	if l, ok := yamlnode.LineOf(imp.Lines, path); ok {
+		return l
 	}
-	return fmt.Sprintf("%s:%d: %s: %s", p.file, p.line, p.path, p.message)
-}
-
-// formatProblems writes each problem as "FILE:LINE: path: message", by line.
-func formatProblems(file string, problems []problem) []error {
-	slices.SortStableFunc(problems, func(a, b problem) int { return a.line - b.line })
-	errs := make([]error, 0, len(problems))
-	for _, p := range problems {
-		errs = append(errs, fmt.Errorf("%s", fileProblem{file, p}))
-	}
-	return errs
+	return imp.Doc
 }
 
 // sortProblems orders problems by file (as given) and line.
-func sortProblems(ps []fileProblem) []fileProblem {
-	slices.SortStableFunc(ps, func(a, b fileProblem) int {
-		if a.file != b.file {
+func sortProblems(ps []yamlnode.FileProblem) []yamlnode.FileProblem {
+	slices.SortStableFunc(ps, func(a, b yamlnode.FileProblem) int {
+		if a.File != b.File {
 			return 0
 		}
-		return a.line - b.line
+		return a.Line - b.Line
 	})
 	return ps
-}
-
-// kindName words a YAML node's kind for a message, as the set-file reader
-// does.
-func kindName(k yaml.Kind, value string) string {
-	switch k {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		if value != "" {
-			return fmt.Sprintf("%q", value)
-		}
-		return "a single value"
-	}
-	return "something else"
-}
-
-// joinPath joins a set-file path and a field name.
-func joinPath(parent, field string) string {
-	if parent == "" {
-		return field
-	}
-	return parent + "." + field
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine/state"
+	"github.com/ostset/ostset/internal/suggest"
 )
 
 // revisionTemplate is the template of the named revision, or of the spec
@@ -45,12 +46,12 @@ func hostPorts(ports []config.Port, ordinal int) string {
 // suggestTarget suggests the set, or the replica of a set, that arg most
 // likely misspells: "web-1" for "wbe-1".
 func suggestTarget(arg string, sets []string) string {
-	if best := config.Closest(arg, sets); best != "" {
+	if best := suggest.Closest(arg, sets); best != "" {
 		return fmt.Sprintf(": did you mean %q?", best)
 	}
 	if i := strings.LastIndex(arg, "-"); i > 0 {
 		if _, err := strconv.Atoi(arg[i+1:]); err == nil {
-			if best := config.Closest(arg[:i], sets); best != "" {
+			if best := suggest.Closest(arg[:i], sets); best != "" {
 				return fmt.Sprintf(": did you mean %q?", best+arg[i:])
 			}
 		}

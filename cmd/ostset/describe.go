@@ -10,6 +10,7 @@ import (
 
 	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/engine/state"
+	"github.com/ostset/ostset/internal/present"
 )
 
 // describeEvents is how many recent events describe shows.
@@ -54,9 +55,9 @@ func (a *app) describe(st state.State, s plan.Status, events []state.Event, d da
 		fmt.Fprintln(w, "Paused:          true")
 	}
 	if s.Deleting != nil {
-		fmt.Fprintf(w, "Deleting:        %s\n", deletingNote(s.Name, s.Deleting))
+		fmt.Fprintf(w, "Deleting:        %s\n", present.DeletingNote(s.Name, s.Deleting))
 	}
-	printAdopted(w, "Adopted from:    ", st.AdoptedOwners)
+	present.PrintAdopted(w, "Adopted from:    ", st.AdoptedOwners)
 	fmt.Fprintf(w, "Daemon:          %s\n", d.note())
 
 	fmt.Fprintln(w, "Conditions:")
@@ -77,11 +78,11 @@ func (a *app) describe(st state.State, s plan.Status, events []state.Event, d da
 	printFailures(w, "  ", s.Pending)
 	if len(s.Initializing) > 0 {
 		fmt.Fprintln(w, "Init containers:")
-		printInits(w, "  ", s.Initializing)
+		present.PrintInits(w, "  ", s.Initializing)
 	}
-	printNotReady(w, s.Containers, now)
-	printRemovals(w, "  ", s.Containers)
-	printConflicts(w, "  ", s.ConflictDetails)
+	present.PrintNotReady(w, s.Containers, now)
+	present.PrintRemovals(w, "  ", s.Containers)
+	present.PrintConflicts(w, "  ", s.ConflictDetails)
 	for _, wait := range s.Waiting {
 		fmt.Fprintf(w, "  waiting: %s\n", wait)
 	}

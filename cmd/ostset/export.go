@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/internal/present"
 	"github.com/ostset/ostset/kube"
 )
 
@@ -48,7 +49,7 @@ the same revision. -o yaml writes the set file, -o json the set as JSON.`,
 				_, err = a.stdout.Write(out)
 				return err
 			case "json":
-				return printStructured(a.stdout, "json", s)
+				return present.PrintStructured(a.stdout, "json", s)
 			}
 			opt := kube.ExportOptions{Storage: storage}
 			if rev, ok := st.Revision(st.UpdateRevision); ok {

@@ -15,6 +15,7 @@ import (
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/engine/state"
+	"github.com/ostset/ostset/internal/present"
 )
 
 func newGetCmd(a *app) *cobra.Command {
@@ -149,7 +150,7 @@ func (a *app) printSets(rows []setRow, output string) error {
 		if rows == nil {
 			rows = []setRow{}
 		}
-		return printStructured(a.stdout, output, rows)
+		return present.PrintStructured(a.stdout, output, rows)
 	}
 	if len(rows) == 0 {
 		fmt.Fprintf(a.stderr, "No sets found in %s.\n", a.store().Dir)
@@ -166,7 +167,7 @@ func (a *app) printSets(rows []setRow, output string) error {
 	}
 	for _, r := range rows {
 		if r.Deleting != nil {
-			fmt.Fprintf(a.stderr, "note: %s\n", deletingNote(r.Name, r.Deleting))
+			fmt.Fprintf(a.stderr, "note: %s\n", present.DeletingNote(r.Name, r.Deleting))
 		}
 		if n := len(r.Conflicts); n > 0 {
 			fmt.Fprintf(a.stderr, "%s: %d conflicts (see ostset describe %s)\n", r.Name, n, r.Name)
@@ -177,7 +178,7 @@ func (a *app) printSets(rows []setRow, output string) error {
 
 func (a *app) printReplicas(s plan.Status, st state.State, output string) error {
 	if output == "json" || output == "yaml" {
-		return printStructured(a.stdout, output, s.Containers)
+		return present.PrintStructured(a.stdout, output, s.Containers)
 	}
 	now := time.Now()
 	rows := replicaRows(s, st, now)
@@ -195,14 +196,14 @@ func (a *app) printReplicas(s plan.Status, st state.State, output string) error 
 		return err
 	}
 	if output == "wide" {
-		printInitFailures(a.stdout, "", s.Initializing)
+		present.PrintInitFailures(a.stdout, "", s.Initializing)
 	} else {
 		printFailures(a.stdout, "", s.Pending)
 	}
-	printConflicts(a.stderr, "", s.ConflictDetails)
-	printRemovals(a.stderr, "note: ", s.Containers)
+	present.PrintConflicts(a.stderr, "", s.ConflictDetails)
+	present.PrintRemovals(a.stderr, "note: ", s.Containers)
 	if s.Deleting != nil {
-		fmt.Fprintf(a.stderr, "note: %s\n", deletingNote(s.Name, s.Deleting))
+		fmt.Fprintf(a.stderr, "note: %s\n", present.DeletingNote(s.Name, s.Deleting))
 	}
 	return nil
 }
@@ -270,7 +271,7 @@ func replicaRows(s plan.Status, st state.State, now time.Time) []replicaRow {
 		}
 		if c.CrashLoop != nil {
 			state = "CrashLoopBackOff"
-			reason = strings.TrimPrefix(c.Reason+"; ", "; ") + crashLoopNote(c.CrashLoop, now)
+			reason = strings.TrimPrefix(c.Reason+"; ", "; ") + present.CrashLoopNote(c.CrashLoop, now)
 		}
 		rows = append(rows, replicaRow{name: c.Name, ordinal: c.Ordinal, ready: ready, state: state,
 			health: orDefault(c.Health, "-"), revision: c.Revision, created: c.Created, id: c.ID, reason: reason})
@@ -294,11 +295,6 @@ func replicaRows(s plan.Status, st state.State, now time.Time) []replicaRow {
 		rows[i].ports = orDefault(hostPorts(t.Ports, rows[i].ordinal), "-")
 	}
 	return rows
-}
-
-// crashLoopNote says when a replica in crash-loop back-off is recreated.
-func crashLoopNote(c *plan.CrashLoopStatus, now time.Time) string {
-	return fmt.Sprintf("next try at %s (in %s)", c.NextTry.Local().Format(time.TimeOnly), max(c.NextTry.Sub(now), 0).Round(time.Second))
 }
 
 // completeSets offers the names of known sets.

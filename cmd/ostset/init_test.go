@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/engine/state"
 )
@@ -73,24 +72,5 @@ func TestInitState(t *testing.T) {
 		if got := initState(tt.s); got != tt.want {
 			t.Errorf("initState(%+v) = %s, want %s", tt.s, got, tt.want)
 		}
-	}
-}
-
-// Consecutive pulls (the main image, then init containers') each get their lines.
-func TestPullPrinterSequential(t *testing.T) {
-	var out bytes.Buffer
-	c := &clock{t: time.Unix(1000, 0)}
-	p := newPullPrinter(&out, false, "web", c.now)
-	feed(p, c)
-	p.update(engine.PullProgress{Image: "busybox:1", State: engine.PullStarted})
-	p.update(engine.PullProgress{Image: "busybox:1", State: engine.PullUpToDate})
-	c.advance(time.Second)
-	p.finish(nil)
-	want := "web: pulling reg:5000/app:1\n" +
-		"web: pulled reg:5000/app:1 (2 layers, 4.0MB downloaded) in 1.2s\n" +
-		"web: pulling busybox:1\n" +
-		"web: pulled busybox:1 (up to date) in 1s\n"
-	if out.String() != want {
-		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
 	}
 }

@@ -1,24 +1,21 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	cerrdefs "github.com/containerd/errdefs"
 	"github.com/spf13/cobra"
 
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/engine/state"
+	"github.com/ostset/ostset/internal/logstream"
 )
 
 func newLogsCmd(a *app) *cobra.Command {
@@ -150,164 +147,15 @@ func (a *app) checkInitTarget(t logTarget, init string) error {
 	return invalidf("--init %s: set %s has no init container %s (it has %s)", init, t.set, init, strings.Join(known, ", "))
 }
 
-// printLogs prints the logs of the target's replicas: one after the other in
-// ordinal order, or with follow all at once, interleaved line by line.
-func (a *app) printLogs(parent context.Context, t logTarget, opts logsOptions) error {
-	// ctx also ends when stdout fails, so that every stream stops.
-	ctx, cancel := context.WithCancel(parent)
-	defer cancel()
+// printLogs prints the logs of the target's replicas (see logstream.Print).
+func (a *app) printLogs(ctx context.Context, t logTarget, opts logsOptions) error {
 	rt, err := a.runtime()
 	if err != nil {
 		return err
 	}
-	obs, err := rt.Observe(ctx, t.set, engine.ObserveOptions{})
-	if err != nil {
-		return err
-	}
-	var replicas []plan.Replica // sorted by ordinal, as Observe returns them
-	for _, r := range obs.Replicas {
-		if (t.whole || r.Ordinal == t.ordinal) && opts.init == "" {
-			replicas = append(replicas, r)
-		}
-	}
-	for _, c := range obs.Inits {
-		if c.Ordinal == t.ordinal && c.Init == opts.init && opts.init != "" {
-			replicas = append(replicas, plan.Replica{ID: c.ID, Name: c.Name, Ordinal: c.Ordinal})
-		}
-	}
-	if len(replicas) == 0 && opts.init != "" {
-		return fmt.Errorf("replica %s has no init container %s now: init containers are removed once the replica's container exists", t.name, opts.init)
-	}
-	if len(replicas) == 0 {
-		if t.whole {
-			return nil // a set with no containers has no logs
-		}
-		return fmt.Errorf("replica %s of set %s has no container", t.name, t.set)
-	}
-
-	width := 0
-	for _, r := range replicas {
-		width = max(width, len(r.Name))
-	}
-	out := &lineWriter{w: a.stdout, failed: cancel}
-	stream := func(r plan.Replica) error {
-		rc, err := rt.Logs(ctx, t.set, r.ID, opts.follow, opts.tail)
-		if err != nil {
-			if t.whole && cerrdefs.IsNotFound(err) {
-				return nil // removed since Observe (e.g. mid-rollout): nothing to print
-			}
-			return err
-		}
-		defer func() { _ = rc.Close() }()
-		stop := context.AfterFunc(ctx, func() { _ = rc.Close() }) // unblock a pending read on Ctrl-C
-		defer stop()
-		prefix := ""
-		if !opts.noPrefix {
-			prefix = logPrefix(r, width, opts.color)
-		}
-		return out.copyLines(rc, prefix)
-	}
-
-	var errs []error
-	if !opts.follow {
-		for _, r := range replicas {
-			if ctx.Err() != nil {
-				break
-			}
-			if err := stream(r); err != nil {
-				errs = append(errs, err)
-			}
-		}
-	} else {
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		for _, r := range replicas {
-			wg.Go(func() {
-				if err := stream(r); err != nil {
-					mu.Lock()
-					errs = append(errs, err)
-					mu.Unlock()
-				}
-			})
-		}
-		wg.Wait()
-	}
-	if err := out.failure(); err != nil {
-		return err
-	}
-	if parent.Err() != nil {
-		return nil // interrupted (Ctrl-C): a clean stop
-	}
-	return errors.Join(errs...)
-}
-
-// logPalette is compose's: cyan, yellow, green, magenta, blue, then the bright ones.
-var logPalette = []string{"36", "33", "32", "35", "34", "36;1", "33;1", "32;1", "35;1", "34;1"}
-
-// logPrefix is "name<padding> | ", coloured by ordinal when asked.
-func logPrefix(r plan.Replica, width int, color bool) string {
-	p := fmt.Sprintf("%-*s |", width, r.Name)
-	if color {
-		n := len(logPalette)
-		p = "\x1b[" + logPalette[((r.Ordinal%n)+n)%n] + "m" + p + "\x1b[0m"
-	}
-	return p + " "
-}
-
-// lineWriter writes whole lines, each in one Write under its lock, so lines of
-// concurrent streams never interleave mid-line. After a failed write it keeps
-// the error, calls failed and drops everything else.
-type lineWriter struct {
-	w      io.Writer
-	failed func()
-
-	mu  sync.Mutex
-	buf []byte
-	err error
-}
-
-func (lw *lineWriter) failure() error {
-	lw.mu.Lock()
-	defer lw.mu.Unlock()
-	return lw.err
-}
-
-// copyLines copies r to the writer line by line, each with the prefix, keeping
-// long lines whole; a last line without a newline gets one. It returns nil at
-// the end of r, and the read error otherwise.
-func (lw *lineWriter) copyLines(r io.Reader, prefix string) error {
-	br := bufio.NewReaderSize(r, 64*1024)
-	for {
-		line, err := br.ReadString('\n')
-		if line != "" {
-			if werr := lw.writeLine(prefix, line); werr != nil {
-				return nil // reported once, by printLogs
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-func (lw *lineWriter) writeLine(prefix, line string) error {
-	lw.mu.Lock()
-	defer lw.mu.Unlock()
-	if lw.err != nil {
-		return lw.err
-	}
-	lw.buf = append(append(lw.buf[:0], prefix...), line...)
-	if !strings.HasSuffix(line, "\n") {
-		lw.buf = append(lw.buf, '\n')
-	}
-	if _, err := lw.w.Write(lw.buf); err != nil {
-		lw.err = fmt.Errorf("write logs: %w", err)
-		lw.failed()
-	}
-	return lw.err
+	return logstream.Print(ctx, rt, a.stdout,
+		logstream.Target{Set: t.set, Whole: t.whole, Ordinal: t.ordinal, Name: t.name, Init: opts.init},
+		logstream.Options{Follow: opts.follow, Tail: opts.tail, NoPrefix: opts.noPrefix, Color: opts.color})
 }
 
 // isTerminal reports whether w is a character device (a terminal).

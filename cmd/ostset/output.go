@@ -9,52 +9,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
 
-	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/internal/present"
 )
-
-// deletingNote says that a set's delete did not finish, and the two ways on.
-func deletingNote(name string, d *plan.DeleteIntent) string {
-	volumes := "kept"
-	if d.Volumes {
-		volumes = "to be removed"
-	}
-	return fmt.Sprintf("%s is being deleted (an 'ostset down' did not finish; volumes %s): run 'ostset down %s' to finish, or 'ostset up -f FILE' to cancel the delete", name, volumes, name)
-}
-
-// printRemovals says, for each replica whose removal a pass recorded and did
-// not finish (State.Removing), that it is on its way out.
-func printRemovals(w io.Writer, prefix string, containers []plan.ContainerStatus) {
-	for _, c := range containers {
-		if c.RemovalPending != nil {
-			fmt.Fprintf(w, "%s%s is being removed (recorded %s ago; the removal did not finish): the next pass of any ostset command or the daemon removes it\n",
-				prefix, c.Name, age(*c.RemovalPending, time.Now()))
-		}
-	}
-}
-
-// printStructured writes v as JSON or YAML (through JSON, so field names match).
-func printStructured(w io.Writer, format string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	if format == "json" {
-		_, err = fmt.Fprintf(w, "%s\n", data)
-		return err
-	}
-	var generic any
-	if err := json.Unmarshal(data, &generic); err != nil {
-		return err
-	}
-	out, err := yaml.Marshal(generic)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(out)
-	return err
-}
 
 func checkFormat(format string, allowed ...string) error {
 	for _, f := range allowed {
@@ -67,22 +24,8 @@ func checkFormat(format string, allowed ...string) error {
 
 func table(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 4, 3, ' ', 0) }
 
-// age renders a duration like kubectl: 12s, 5m, 3h, 2d.
-func age(since, now time.Time) string {
-	if since.IsZero() {
-		return "<unknown>"
-	}
-	d := now.Sub(since)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
-}
+// age renders a duration like kubectl (see present.Age).
+func age(since, now time.Time) string { return present.Age(since, now) }
 
 // printStructuredLine writes v as one line of JSON.
 func printStructuredLine(w io.Writer, v any) error {

@@ -13,6 +13,7 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/engine/state"
+	"github.com/ostset/ostset/internal/present"
 )
 
 func newRolloutCmd(a *app) *cobra.Command {
@@ -130,13 +131,13 @@ func newRolloutHistoryCmd(a *app) *cobra.Command {
 			if revision > 0 {
 				for _, r := range st.Revisions {
 					if r.Number == revision {
-						return printStructured(a.stdout, orDefault(output, "yaml"), r)
+						return present.PrintStructured(a.stdout, orDefault(output, "yaml"), r)
 					}
 				}
 				return invalidf("set %s has no revision %d", args[0], revision)
 			}
 			if output != "" {
-				return printStructured(a.stdout, output, st.History())
+				return present.PrintStructured(a.stdout, output, st.History())
 			}
 			w := table(a.stdout)
 			fmt.Fprintln(w, "REVISION\tNAME\tCREATED\tCHANGE-CAUSE\tCHANGES")
@@ -144,7 +145,7 @@ func newRolloutHistoryCmd(a *app) *cobra.Command {
 			for i, r := range history {
 				changes := "-"
 				if i > 0 {
-					changes = orDefault(strings.Join(revisionChanges(history[i-1].Spec, r.Spec), "; "), "-")
+					changes = orDefault(strings.Join(present.RevisionChanges(history[i-1].Spec, r.Spec), "; "), "-")
 				}
 				mark := ""
 				switch r.Name {

@@ -79,3 +79,10 @@ func (a *app) preflightChange(ctx context.Context, name, what string, change fun
 	}
 	return nil
 }
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

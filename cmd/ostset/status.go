@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/internal/present"
 )
 
 func newStatusCmd(a *app) *cobra.Command {
@@ -29,7 +30,7 @@ func newStatusCmd(a *app) *cobra.Command {
 				return err
 			}
 			if output != "" {
-				return printStructured(a.stdout, output, struct {
+				return present.PrintStructured(a.stdout, output, struct {
 					plan.Status
 					Daemon daemonInfo `json:"daemon"`
 				}{s, a.daemon()})
@@ -41,11 +42,11 @@ func newStatusCmd(a *app) *cobra.Command {
 				fmt.Fprintf(a.stdout, "waiting: %s\n", strings.Join(s.Waiting, "; "))
 			}
 			if s.Deleting != nil {
-				fmt.Fprintf(a.stdout, "deleting: %s\n", deletingNote(s.Name, s.Deleting))
+				fmt.Fprintf(a.stdout, "deleting: %s\n", present.DeletingNote(s.Name, s.Deleting))
 			}
 			printFailures(a.stdout, "", s.Pending)
-			printConflicts(a.stdout, "", s.ConflictDetails)
-			printRemovals(a.stdout, "removing: ", s.Containers)
+			present.PrintConflicts(a.stdout, "", s.ConflictDetails)
+			present.PrintRemovals(a.stdout, "removing: ", s.Containers)
 			fmt.Fprintln(a.stdout, a.daemon().note())
 			return nil
 		},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/internal/present"
 )
 
 func newVolumesCmd(a *app) *cobra.Command {
@@ -46,7 +47,7 @@ ordinal to come back to.`,
 				if rows == nil {
 					rows = []volumeRow{}
 				}
-				return printStructured(a.stdout, output, rows)
+				return present.PrintStructured(a.stdout, output, rows)
 			}
 			if len(rows) == 0 {
 				fmt.Fprintln(a.stderr, "No volumes found.")

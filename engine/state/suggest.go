@@ -3,7 +3,7 @@ package state
 import (
 	"fmt"
 
-	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/internal/suggest"
 )
 
 // didYouMean suggests the known set that name most likely misspells, as
@@ -13,7 +13,7 @@ func (s Store) didYouMean(name string) string {
 	if err != nil || len(names) == 0 {
 		return ""
 	}
-	if best := config.Closest(name, names); best != "" {
+	if best := suggest.Closest(name, names); best != "" {
 		return fmt.Sprintf(": did you mean %q?", best)
 	}
 	return ""

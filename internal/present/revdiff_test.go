@@ -1,4 +1,4 @@
-package main
+package present
 
 import (
 	"slices"
@@ -16,14 +16,14 @@ func TestRevisionChanges(t *testing.T) {
 	v2.Template.Env = map[string]string{"VERSION": "2"}
 	v2.Template.Args = []string{"serve"}
 	want := []string{`args ["serve"] (added)`, "env.MODE x (removed)", "env.VERSION 1 -> 2", "image ostset/web:1 -> :2"}
-	if got := revisionChanges(v1, v2); !slices.Equal(got, want) {
+	if got := RevisionChanges(v1, v2); !slices.Equal(got, want) {
 		t.Errorf("changes:\n%q\nwant:\n%q", got, want)
 	}
 	rebuilt := v1
 	rebuilt.ImageID = "sha256:ccc"
 	rebuilt.RestartedAt = "2026-01-01T00:00:00Z"
 	want = []string{"image ostset/web:1 rebuilt (aaa -> ccc)", "restarted"}
-	if got := revisionChanges(v1, rebuilt); !slices.Equal(got, want) {
+	if got := RevisionChanges(v1, rebuilt); !slices.Equal(got, want) {
 		t.Errorf("changes:\n%q\nwant:\n%q", got, want)
 	}
 }

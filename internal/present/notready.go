@@ -1,6 +1,7 @@
-package main
+package present
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -9,21 +10,21 @@ import (
 	"github.com/ostset/ostset/engine/plan"
 )
 
-// printNotReady says, for each replica that is not ready, why: the short
+// PrintNotReady says, for each replica that is not ready, why: the short
 // reason, the last healthcheck output in full and its last log lines.
-func printNotReady(w io.Writer, containers []plan.ContainerStatus, now time.Time) {
+func PrintNotReady(w io.Writer, containers []plan.ContainerStatus, now time.Time) {
 	for _, c := range containers {
 		d := c.NotReady
 		if c.Ready || (d == nil && c.CrashLoop == nil) {
 			continue
 		}
-		fmt.Fprintf(w, "  %s not ready: %s\n", c.Name, orDefault(c.Reason, c.State))
+		fmt.Fprintf(w, "  %s not ready: %s\n", c.Name, cmp.Or(c.Reason, c.State))
 		if cl := c.CrashLoop; cl != nil {
 			times := fmt.Sprintf("%d times", cl.Recreations)
 			if cl.Recreations == 1 {
 				times = "once"
 			}
-			fmt.Fprintf(w, "    CrashLoopBackOff: exited and recreated %s in a row; %s\n", times, crashLoopNote(cl, now))
+			fmt.Fprintf(w, "    CrashLoopBackOff: exited and recreated %s in a row; %s\n", times, CrashLoopNote(cl, now))
 		}
 		if d == nil {
 			continue

@@ -1,9 +1,9 @@
-package config
+// Package suggest finds the word a user most likely meant: an unknown field
+// of a set file, an unknown set name, a missing image tag. It imports nothing
+// of ostset.
+package suggest
 
-import (
-	"slices"
-	"strings"
-)
+import "strings"
 
 // Closest is the candidate that name most likely misspells: one that differs
 // in case only, or by at most two letters (and by fewer letters than name
@@ -24,12 +24,23 @@ func Closest(name string, candidates []string) string {
 	return best
 }
 
-// closestKey is Closest over a map's keys.
-func closestKey[V any](name string, m map[string]V) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
 	}
-	slices.Sort(keys)
-	return Closest(name, keys)
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

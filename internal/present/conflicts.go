@@ -1,4 +1,4 @@
-package main
+package present
 
 import (
 	"fmt"
@@ -8,8 +8,8 @@ import (
 	"github.com/ostset/ostset/engine/plan"
 )
 
-// printConflicts writes one line per conflict, then each distinct way out once.
-func printConflicts(w io.Writer, indent string, cs []plan.Conflict) {
+// PrintConflicts writes one line per conflict, then each distinct way out once.
+func PrintConflicts(w io.Writer, indent string, cs []plan.Conflict) {
 	var ways []string
 	for _, c := range cs {
 		fmt.Fprintf(w, "%sconflict: %s\n", indent, c.Message)
@@ -22,8 +22,8 @@ func printConflicts(w io.Writer, indent string, cs []plan.Conflict) {
 	}
 }
 
-// printAdopted names the owners whose objects a set adopted on purpose.
-func printAdopted(w io.Writer, label string, owners []plan.Owner) {
+// PrintAdopted names the owners whose objects a set adopted on purpose.
+func PrintAdopted(w io.Writer, label string, owners []plan.Owner) {
 	for _, o := range owners {
 		dir := o.Dir
 		if dir == "" {

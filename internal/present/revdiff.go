@@ -1,4 +1,4 @@
-package main
+package present
 
 import (
 	"encoding/json"
@@ -10,10 +10,10 @@ import (
 	"github.com/ostset/ostset/config"
 )
 
-// revisionChanges says what changed from revision prev to cur, field by
+// RevisionChanges says what changed from revision prev to cur, field by
 // field: "image ostset/web:1 -> :2", "env.VERSION 1 -> 2", "args added".
 // Fields of the template are named without "template.".
-func revisionChanges(prev, cur config.RevisionSpec) []string {
+func RevisionChanges(prev, cur config.RevisionSpec) []string {
 	a, b := flatSpec(prev), flatSpec(cur)
 	keys := slices.Sorted(maps.Keys(a))
 	for k := range b {
