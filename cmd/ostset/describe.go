@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/internal/live"
 )
 
 // describeEvents is how many recent events describe shows.
@@ -44,7 +45,7 @@ func (a *app) describe(st engine.State, s engine.Status, events []engine.Event, 
 	w := a.stdout
 	fmt.Fprintf(w, "Name:            %s\n", s.Name)
 	fmt.Fprintf(w, "Source:          %s\n", st.Spec.Source)
-	fmt.Fprintf(w, "Created:         %s (%s ago)\n", st.Created.Local().Format(time.DateTime), age(st.Created, now))
+	fmt.Fprintf(w, "Created:         %s (%s ago)\n", st.Created.Local().Format(time.DateTime), live.Age(st.Created, now))
 	fmt.Fprintf(w, "Replicas:        %d desired | %d ready | %d available | %d current | %d updated\n",
 		s.Replicas, s.ReadyReplicas, s.AvailableReplicas, s.CurrentReplicas, s.UpdatedReplicas)
 	fmt.Fprintf(w, "Revisions:       current %s, update %s\n", orDefault(s.CurrentRevision, "none yet"), s.UpdateRevision)
@@ -69,8 +70,8 @@ func (a *app) describe(st engine.State, s engine.Status, events []engine.Event, 
 	fmt.Fprintln(w, "Replicas:")
 	t = table(w)
 	fmt.Fprintln(t, "  NAME\tSTATE\tHEALTH\tREVISION\tAGE")
-	for _, r := range replicaRows(s, st, now) {
-		fmt.Fprintf(t, "  %s\t%s\t%s\t%s\t%s\n", r.name, r.state, r.health, r.revision, r.age(now))
+	for _, r := range live.ReplicaRows(s, st, now) {
+		fmt.Fprintf(t, "  %s\t%s\t%s\t%s\t%s\n", r.Name, r.State, r.Health, r.Revision, r.Age(now))
 	}
 	_ = t.Flush()
 	printFailures(w, "  ", s.Pending)
@@ -106,7 +107,7 @@ func (a *app) describe(st engine.State, s engine.Status, events []engine.Event, 
 		fmt.Fprintln(w, "  <none>")
 	}
 	for _, e := range events[max(0, len(events)-describeEvents):] {
-		fmt.Fprintf(w, "  %s ago\t%s\n", age(e.Time, now), e.Message)
+		fmt.Fprintf(w, "  %s ago\t%s\n", live.Age(e.Time, now), e.Message)
 	}
 	return nil
 }

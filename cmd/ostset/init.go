@@ -7,15 +7,6 @@ import (
 	"github.com/ostset/ostset/engine"
 )
 
-// initState is the STATE of an ordinal whose init containers run, as kubectl
-// shows a pod's: Init:1/2 while they run, Init:ExitCode:N when one failed.
-func initState(s engine.InitStatus) string {
-	if s.State == engine.InitFailed {
-		return fmt.Sprintf("Init:ExitCode:%d", s.ExitCode)
-	}
-	return fmt.Sprintf("Init:%d/%d", s.Succeeded, s.Total)
-}
-
 // initSummary says where an ordinal's init containers are.
 func initSummary(s engine.InitStatus) string {
 	done := fmt.Sprintf("%d of %d succeeded", s.Succeeded, s.Total)
@@ -58,13 +49,4 @@ func printOutput(w io.Writer, indent string, s engine.InitStatus) {
 	for _, l := range s.Logs {
 		fmt.Fprintf(w, "%s  %s\n", indent, l)
 	}
-}
-
-// initReason is the REASON column of an initializing ordinal: which init
-// container failed, and how.
-func initReason(s engine.InitStatus) string {
-	if s.State == engine.InitFailed {
-		return fmt.Sprintf("init %s: exit %d", s.Init, s.ExitCode)
-	}
-	return "-"
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/internal/live"
 )
 
 // printNotReady says, for each replica that is not ready, why: the short
@@ -23,7 +24,7 @@ func printNotReady(w io.Writer, containers []engine.ContainerStatus, now time.Ti
 			if cl.Recreations == 1 {
 				times = "once"
 			}
-			fmt.Fprintf(w, "    CrashLoopBackOff: exited and recreated %s in a row; %s\n", times, crashLoopNote(cl, now))
+			fmt.Fprintf(w, "    CrashLoopBackOff: exited and recreated %s in a row; %s\n", times, live.CrashLoopNote(cl, now))
 		}
 		if d == nil {
 			continue

@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/internal/live"
 )
 
 // deletingNote says that a set's delete did not finish, and the two ways on.
@@ -29,7 +30,7 @@ func printRemovals(w io.Writer, prefix string, containers []engine.ContainerStat
 	for _, c := range containers {
 		if c.RemovalPending != nil {
 			fmt.Fprintf(w, "%s%s is being removed (recorded %s ago; the removal did not finish): the next pass of any ostset command or the daemon removes it\n",
-				prefix, c.Name, age(*c.RemovalPending, time.Now()))
+				prefix, c.Name, live.Age(*c.RemovalPending, time.Now()))
 		}
 	}
 }
@@ -66,23 +67,6 @@ func checkFormat(format string, allowed ...string) error {
 }
 
 func table(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 4, 3, ' ', 0) }
-
-// age renders a duration like kubectl: 12s, 5m, 3h, 2d.
-func age(since, now time.Time) string {
-	if since.IsZero() {
-		return "<unknown>"
-	}
-	d := now.Sub(since)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
-}
 
 // printStructuredLine writes v as one line of JSON.
 func printStructuredLine(w io.Writer, v any) error {

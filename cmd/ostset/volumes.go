@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/internal/live"
 )
 
 func newVolumesCmd(a *app) *cobra.Command {
@@ -59,7 +60,7 @@ ordinal to come back to.`,
 				if r.Size != nil {
 					size = units.HumanSize(float64(*r.Size))
 				}
-				printCells(w, []string{r.Name, r.Set, r.Claim, strconv.Itoa(r.Ordinal), size, orDefault(r.UsedBy, "kept"), age(r.Created, now)})
+				printCells(w, []string{r.Name, r.Set, r.Claim, strconv.Itoa(r.Ordinal), size, orDefault(r.UsedBy, "kept"), live.Age(r.Created, now)})
 			}
 			return w.Flush()
 		},
