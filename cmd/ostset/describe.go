@@ -44,7 +44,9 @@ func (a *app) describe(st engine.State, s engine.Status, events []engine.Event, 
 	now := time.Now()
 	w := a.stdout
 	fmt.Fprintf(w, "Name:            %s\n", s.Name)
-	fmt.Fprintf(w, "Source:          %s\n", st.Spec.Source)
+	if st.Spec.Source != "" {
+		fmt.Fprintf(w, "Source:          %s\n", st.Spec.Source)
+	}
 	fmt.Fprintf(w, "Created:         %s (%s ago)\n", st.Created.Local().Format(time.DateTime), live.Age(st.Created, now))
 	fmt.Fprintf(w, "Replicas:        %d desired | %d ready | %d available | %d current | %d updated\n",
 		s.Replicas, s.ReadyReplicas, s.AvailableReplicas, s.CurrentReplicas, s.UpdatedReplicas)
@@ -59,13 +61,15 @@ func (a *app) describe(st engine.State, s engine.Status, events []engine.Event, 
 	printAdopted(w, "Adopted from:    ", st.AdoptedOwners)
 	fmt.Fprintf(w, "Daemon:          %s\n", d.note())
 
-	fmt.Fprintln(w, "Conditions:")
 	t := table(w)
-	fmt.Fprintln(t, "  TYPE\tSTATUS\tREASON\tMESSAGE")
-	for _, c := range s.Conditions {
-		fmt.Fprintf(t, "  %s\t%s\t%s\t%s\n", c.Type, c.Status, c.Reason, c.Message)
+	if len(s.Conditions) > 0 {
+		fmt.Fprintln(w, "Conditions:")
+		fmt.Fprintln(t, "  TYPE\tSTATUS\tREASON\tMESSAGE")
+		for _, c := range s.Conditions {
+			fmt.Fprintf(t, "  %s\t%s\t%s\t%s\n", c.Type, c.Status, c.Reason, c.Message)
+		}
+		_ = t.Flush()
 	}
-	_ = t.Flush()
 
 	fmt.Fprintln(w, "Replicas:")
 	t = table(w)
@@ -86,15 +90,22 @@ func (a *app) describe(st engine.State, s engine.Status, events []engine.Event, 
 		fmt.Fprintf(w, "  waiting: %s\n", wait)
 	}
 
-	fmt.Fprintln(w, "Revision history:")
 	t = table(w)
+	if len(st.History()) > 0 {
+		fmt.Fprintln(w, "Revision history:")
+	}
 	for _, r := range st.History() {
 		fmt.Fprintf(t, "  %d\t%s\t%s\n", r.Number, r.Name, r.ChangeCause)
 	}
 	_ = t.Flush()
 
 	fmt.Fprintln(w, "Spec:")
-	spec, err := yaml.Marshal(st.Spec)
+	var node yaml.Node
+	if err := node.Encode(st.Spec); err != nil {
+		return err
+	}
+	dropEmpty(&node)
+	spec, err := yaml.Marshal(&node)
 	if err != nil {
 		return err
 	}
@@ -110,4 +121,33 @@ func (a *app) describe(st engine.State, s engine.Status, events []engine.Event, 
 		fmt.Fprintf(w, "  %s ago\t%s\n", live.Age(e.Time, now), e.Message)
 	}
 	return nil
+}
+
+// dropEmpty leaves out of a YAML mapping the fields without a value: "",
+// null, [] and {}, and a mapping that has nothing left. Zeros and false stay:
+// they are values.
+func dropEmpty(n *yaml.Node) bool {
+	switch n.Kind {
+	case yaml.MappingNode:
+		kept := n.Content[:0]
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if !dropEmpty(n.Content[i+1]) {
+				kept = append(kept, n.Content[i], n.Content[i+1])
+			}
+		}
+		n.Content = kept
+		return len(kept) == 0
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			dropEmpty(c)
+		}
+		return len(n.Content) == 0
+	case yaml.ScalarNode:
+		return n.Tag == "!!null" || (n.Tag == "!!str" && n.Value == "")
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			dropEmpty(c)
+		}
+	}
+	return false
 }
