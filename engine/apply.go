@@ -94,11 +94,12 @@ func (c *Controller) Images(ctx context.Context, s config.Set, progress func(Pul
 
 // ApplyImages is Apply with the images already resolved.
 func (c *Controller) ApplyImages(ctx context.Context, s config.Set, ids ImageIDs, cause string) (ApplyResult, error) {
-	declared, err := c.Runtime.ImageVolumes(ctx, ids.Main)
+	image, err := c.Runtime.ImageConfig(ctx, ids.Main)
 	if err != nil {
 		return ApplyResult{}, err
 	}
-	warnings := uncoveredImageVolumes(s.Template, s.VolumeClaimTemplates, declared)
+	warnings := uncoveredImageVolumes(s.Template, s.VolumeClaimTemplates, image.Volumes)
+	warnings = append(warnings, unexposedPorts(s, image.ExposedPorts)...)
 	var res ApplyResult
 	st, err := c.Store.Update(ctx, s.Name, func(st *State, exists bool) error {
 		var err error
