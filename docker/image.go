@@ -114,7 +114,7 @@ func pullError(ctx context.Context, ref string, creds registryCreds, err error) 
 	}
 	msg := daemonMessage(err)
 	if unreachable(msg) {
-		return fmt.Errorf("pull %s: the registry cannot be reached: %s", ref, msg)
+		return &engine.RegistryError{Image: ref, Err: errors.New(msg)}
 	}
 	if creds.auth == "" && authFailure(msg) {
 		msg += fmt.Sprintf(" (no credentials for %s in %s)", creds.host, creds.config)
