@@ -35,7 +35,7 @@ func (r *Runtime) ImageConfig(ctx context.Context, imageID string) (engine.Image
 			ic.Volumes = append(ic.Volumes, p)
 		}
 		for p := range res.Config.ExposedPorts {
-			ic.ExposedPorts = append(ic.ExposedPorts, string(p))
+			ic.ExposedPorts = append(ic.ExposedPorts, p)
 		}
 	}
 	slices.Sort(ic.Volumes)

@@ -18,7 +18,7 @@ network: {{NET}}
 terminationGracePeriodSeconds: 1
 template:
   image: {{IMAGE}}
-  command: ["sh", "-c", "i=0; while true; do echo tick $i; i=$((i+1)); sleep 1; done"]
+  command: ["sh", "-c", "while true; do date +%s; sleep 1; done"]
 `
 
 // ostset view under tmux on the real engine: the logs pane follows the
@@ -39,7 +39,7 @@ func TestLwViewFollowsLogs(t *testing.T) {
 	tmux("new-session", "-d", "-s", session, "-x", "200", "-y", "50",
 		"env", "OSTSET_STATE_DIR="+h.stateDir, ostsetBin, "view", h.set)
 	defer func() { _ = exec.Command("tmux", "kill-session", "-t", session).Run() }()
-	tick := regexp.MustCompile(`(?m)^  tick (\d+)\s*$`)
+	tick := regexp.MustCompile(`(?m)^  (\d{10})\s*$`)
 	last := func(screen string) int {
 		if !strings.Contains(screen, "logs of "+h.name(0)) {
 			return -1

@@ -184,7 +184,7 @@ func (b *Block) lines() []string {
 	for _, name := range b.order {
 		s := b.sets[name]
 		if s.desired > 0 || s.updated > 0 || s.ready > 0 {
-			out = append(out, fmt.Sprintf("%s %s updated %d/%d, ready %d/%d  %s", name, Bar(s.updated, s.ready, s.desired, 20),
+			out = append(out, fmt.Sprintf("%s %s updated %d/%d, ready %d/%d  %s", name, bar(s.updated, s.ready, s.desired, 20),
 				s.updated, s.desired, s.ready, s.desired, s.note))
 		} else if s.note != "" {
 			out = append(out, name+": "+s.note)
@@ -196,9 +196,9 @@ func (b *Block) lines() []string {
 	return out
 }
 
-// Bar draws ready (█) and updated but not ready (▒) against desired, width
+// bar draws ready (█) and updated but not ready (▒) against desired, width
 // cells wide.
-func Bar(updated, ready, desired, width int) string {
+func bar(updated, ready, desired, width int) string {
 	if desired <= 0 {
 		return "[" + strings.Repeat(" ", width) + "]"
 	}

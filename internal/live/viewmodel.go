@@ -645,7 +645,7 @@ func (m viewModel) renderSets(b *strings.Builder, now time.Time) {
 		}
 		rows = append(rows, []string{r.Name, fmt.Sprintf("%d/%d", r.ReadyReplicas, r.Replicas),
 			strconv.Itoa(r.UpdatedReplicas), strconv.Itoa(r.AvailableReplicas), orDefault(r.CurrentRevision, "-"),
-			orDefault(r.UpdateRevision, "-"), policy, Bar(r.UpdatedReplicas, r.UpdatedReplicas, r.Replicas, 10), Age(r.Created, now)}) // the rollout: updated of desired
+			orDefault(r.UpdateRevision, "-"), policy, bar(r.UpdatedReplicas, r.UpdatedReplicas, r.Replicas, 10), Age(r.Created, now)}) // the rollout: updated of desired
 	}
 	writeTable(b, rows, m.cursor)
 }
