@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"time"
@@ -49,10 +48,11 @@ type ImageIDs struct {
 }
 
 // Image pulls the set's image per its imagePullPolicy and returns its local ID.
-// A problem with the image is an *ImageError, wrapped with the set's file line.
+// A problem with the image is an *ImageError, a registry that cannot be
+// reached a *RegistryError, either wrapped with the set's file line.
 func (c *Controller) Image(ctx context.Context, s config.Set, progress func(PullProgress)) (string, error) {
 	imageID, err := c.Runtime.EnsureImage(ctx, s.Template.Image, s.Template.PullPolicy(), progress)
-	if ie := (*ImageError)(nil); errors.As(err, &ie) {
+	if imageProblem(err) {
 		return "", fmt.Errorf("%s: template.image: %w", s.FieldSource("template.image"), err)
 	}
 	return imageID, err
@@ -75,7 +75,7 @@ func (c *Controller) Images(ctx context.Context, s config.Set, progress func(Pul
 		id, ok := done[key]
 		if !ok {
 			id, err = c.Runtime.EnsureImage(ctx, ic.Image, ic.PullPolicy(), progress)
-			if ie := (*ImageError)(nil); errors.As(err, &ie) {
+			if imageProblem(err) {
 				field := fmt.Sprintf("template.initContainers[%d].image", i)
 				return ImageIDs{}, fmt.Errorf("%s: %s: %w", s.FieldSource(field), field, err)
 			}
@@ -94,11 +94,12 @@ func (c *Controller) Images(ctx context.Context, s config.Set, progress func(Pul
 
 // ApplyImages is Apply with the images already resolved.
 func (c *Controller) ApplyImages(ctx context.Context, s config.Set, ids ImageIDs, cause string) (ApplyResult, error) {
-	declared, err := c.Runtime.ImageVolumes(ctx, ids.Main)
+	image, err := c.Runtime.ImageConfig(ctx, ids.Main)
 	if err != nil {
 		return ApplyResult{}, err
 	}
-	warnings := uncoveredImageVolumes(s.Template, s.VolumeClaimTemplates, declared)
+	warnings := uncoveredImageVolumes(s.Template, s.VolumeClaimTemplates, image.Volumes)
+	warnings = append(warnings, unexposedPorts(s, image.ExposedPorts)...)
 	var res ApplyResult
 	st, err := c.Store.Update(ctx, s.Name, func(st *State, exists bool) error {
 		var err error

@@ -97,7 +97,7 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Act
 		}
 		c.emit(set, a.Name, "%s started", a.Name)
 	case ActDelete:
-		if a.Failed {
+		if a.Exited {
 			c.keepPrevious(ctx, set, a)
 		}
 		if err := c.Runtime.RemoveReplica(ctx, set, a.ID, st.Spec.GracePeriod()); err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -61,6 +62,32 @@ func (s Store) savePrevious(p Previous) error {
 		return err
 	}
 	return writeFileAtomicTold(s.previousFile(p.Replica), data, nil)
+}
+
+// forgetPrevious removes what was kept of the set's replicas' previous
+// containers: the set is gone, and a set of the same name made later is
+// another.
+func (s Store) forgetPrevious(set string) error {
+	entries, err := os.ReadDir(filepath.Join(s.Dir, "previous"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("previous logs of %s: %w", set, err)
+	}
+	for _, e := range entries {
+		replica, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok {
+			continue
+		}
+		if _, ok := ParseReplicaName(set, replica); !ok {
+			continue
+		}
+		if err := os.Remove(s.previousFile(replica)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("previous logs of %s: %w", replica, err)
+		}
+	}
+	return nil
 }
 
 // keepPrevious keeps the last lines of a failed replica container before it

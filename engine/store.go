@@ -264,7 +264,7 @@ func (s Store) Delete(name string) error {
 	if err := removeFileDurable(s.file(name)); err != nil {
 		return fmt.Errorf("delete state of %s: %w", name, err)
 	}
-	return nil
+	return s.forgetPrevious(name)
 }
 
 // List returns the names of the sets in the store, sorted.

@@ -37,6 +37,8 @@ type Runtime struct {
 	Crashing map[string]bool
 	// ImageVolumesOf holds the VOLUME mount points of images, by image ID.
 	ImageVolumesOf map[string][]string
+	// ImagePortsOf holds the EXPOSEd ports of images ("6379/tcp"), by image ID.
+	ImagePortsOf map[string][]string
 	// FailRemove makes removing the named container fail once.
 	FailRemove string
 	// FailCreate makes the n-th CreateReplica call fail (1-based; 0: never).
@@ -312,11 +314,12 @@ func (r *Runtime) RemoveVolume(ctx context.Context, _, name string) error {
 	return nil
 }
 
-// ImageVolumes implements engine.Runtime: ImageVolumesOf[imageID].
-func (r *Runtime) ImageVolumes(_ context.Context, imageID string) ([]string, error) {
+// ImageConfig implements engine.Runtime: ImageVolumesOf[imageID] and
+// ImagePortsOf[imageID].
+func (r *Runtime) ImageConfig(_ context.Context, imageID string) (engine.ImageConfig, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.ImageVolumesOf[imageID], nil
+	return engine.ImageConfig{Volumes: r.ImageVolumesOf[imageID], ExposedPorts: r.ImagePortsOf[imageID]}, nil
 }
 
 // EnsureImage implements engine.Runtime on Local and Registry. A pull is
