@@ -45,6 +45,11 @@ type Project struct {
 	Name string
 	// Sets are in dependency order: a set comes after the sets it depends on.
 	Sets []config.Set
+	// Jobs are the services others wait for with
+	// service_completed_successfully: each runs to completion once per up,
+	// before the first set that waits for it (as a set of one replica that is
+	// not kept running; see Dep).
+	Jobs []config.Set
 	// Deps are the dependencies of each set (by set name) that order 'up'.
 	Deps map[string][]Dep
 	// Builds are the images to build before the sets are applied.
@@ -59,7 +64,7 @@ type Project struct {
 // Dep is a dependency of a set on another set of the project.
 type Dep struct {
 	Set       string // the set depended on
-	Condition string // service_started or service_healthy
+	Condition string // service_started, service_healthy or service_completed_successfully (Set is a job)
 	Restart   bool   // re-roll the dependent when the dependency is rolled
 }
 
@@ -135,9 +140,6 @@ func Map(p *types.Project, lines *Lines) (*Project, error) {
 	oneShots := oneShotServices(p)
 	var problems []string
 	for _, name := range order {
-		if oneShots[name] {
-			continue // runs as an init container of each service that waits for it
-		}
 		svc := p.Services[name]
 		m := mapper{p: p, svc: svc, lines: lines, oneShots: oneShots}
 		s := m.mapSet()
@@ -147,7 +149,13 @@ func Map(p *types.Project, lines *Lines) (*Project, error) {
 		// As the set file loader does: the engine takes a set with its
 		// defaults (an update strategy left empty would roll nothing).
 		s.ApplyDefaults()
-		out.Sets = append(out.Sets, s)
+		if oneShots[name] {
+			s.Replicas = new(1)
+			s.Template.RestartPolicy = "no"
+			out.Jobs = append(out.Jobs, s)
+		} else {
+			out.Sets = append(out.Sets, s)
+		}
 		out.Deps[s.Name] = m.deps
 		if m.build != nil {
 			out.Builds = append(out.Builds, *m.build)
@@ -197,7 +205,7 @@ func dependencyOrder(p *types.Project) ([]string, error) {
 }
 
 // oneShotServices are the services another waits for with
-// service_completed_successfully: they run to completion, as init containers.
+// service_completed_successfully: they run to completion, as jobs.
 func oneShotServices(p *types.Project) map[string]bool {
 	out := map[string]bool{}
 	for _, svc := range p.Services {

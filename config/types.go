@@ -34,10 +34,13 @@ const (
 
 // Set is one StatefulSet-like replica set, after defaults are applied.
 type Set struct {
-	Name                                 string                `yaml:"name" json:"name"`
-	Replicas                             *int                  `yaml:"replicas" json:"replicas"`
-	ServiceName                          string                `yaml:"serviceName" json:"serviceName"`
-	Network                              string                `yaml:"network" json:"network"`
+	Name        string `yaml:"name" json:"name"`
+	Replicas    *int   `yaml:"replicas" json:"replicas"`
+	ServiceName string `yaml:"serviceName" json:"serviceName"`
+	Network     string `yaml:"network" json:"network"`
+	// Networks, when given, are all the networks the replicas join, Network
+	// first, each with DNS aliases of its own (see NetworkAttachment).
+	Networks                             []NetworkAttachment   `yaml:"networks" json:"networks,omitempty"`
 	PodManagementPolicy                  string                `yaml:"podManagementPolicy" json:"podManagementPolicy"`
 	UpdateStrategy                       UpdateStrategy        `yaml:"updateStrategy" json:"updateStrategy"`
 	MinReadySeconds                      int                   `yaml:"minReadySeconds" json:"minReadySeconds"`

@@ -140,8 +140,11 @@ type ReplicaSpec struct {
 	WorkingDir  string
 	User        string
 	Labels      map[string]string // user labels plus the io.ostset.* labels
-	Network     string            // network name
+	Network     string            // network name: the container is created on it
 	Aliases     []string
+	// OtherNetworks are joined after the create and before the start (the
+	// engine's create takes one network at API 1.41).
+	OtherNetworks []NetworkJoin
 	Ports       []PortBinding
 	Healthcheck *Healthcheck // nil: the image's own
 	Mounts      []Mount
@@ -151,6 +154,12 @@ type ReplicaSpec struct {
 	Restart     string // no, always, unless-stopped, on-failure[:N]
 	StopTimeout time.Duration
 	ContainerSettings
+}
+
+// NetworkJoin is a network a container joins with its DNS aliases.
+type NetworkJoin struct {
+	Name    string
+	Aliases []string
 }
 
 // PortBinding publishes one container port.
