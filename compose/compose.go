@@ -35,6 +35,10 @@ type Options struct {
 	ProjectName string   // -p; else name: of the file, else the directory
 	EnvFiles    []string // --env-file; else .env of the project directory
 	Profiles    []string // --profile
+	// EngineAPI is the API version of the engine ("1.41"), which decides
+	// whether healthcheck.start_interval can be mapped (1.44 and later);
+	// "" when unknown: it is listed.
+	EngineAPI string
 	// Warn, if set, is told the loader's warnings (a variable not set...),
 	// one line each.
 	Warn func(string)
@@ -120,7 +124,7 @@ func Load(ctx context.Context, opt Options) (*Project, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Map(p, newLines(opt.Files))
+	return mapProject(p, newLines(opt.Files), opt.EngineAPI)
 }
 
 // SetName is the name of the set of a service: "<project>-<service>", so that
@@ -131,7 +135,9 @@ func SetName(project, service string) string {
 
 // Map maps a loaded project onto sets. lines finds where a field is written,
 // for the list of what is not mapped (nil: files only).
-func Map(p *types.Project, lines *Lines) (*Project, error) {
+func Map(p *types.Project, lines *Lines) (*Project, error) { return mapProject(p, lines, "") }
+
+func mapProject(p *types.Project, lines *Lines, engineAPI string) (*Project, error) {
 	out := &Project{Name: p.Name, Deps: map[string][]Dep{}}
 	order, err := dependencyOrder(p)
 	if err != nil {
@@ -141,7 +147,7 @@ func Map(p *types.Project, lines *Lines) (*Project, error) {
 	var problems []string
 	for _, name := range order {
 		svc := p.Services[name]
-		m := mapper{p: p, svc: svc, lines: lines, oneShots: oneShots}
+		m := mapper{p: p, svc: svc, lines: lines, oneShots: oneShots, engineAPI: engineAPI}
 		s := m.mapSet()
 		if err := s.Validate(); err != nil {
 			problems = append(problems, fmt.Sprintf("%s: services.%s: %v", lines.file(name), name, err))

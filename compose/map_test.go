@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ostset/ostset/config"
 )
@@ -211,10 +212,10 @@ func TestResourcesWithoutDeploy(t *testing.T) {
 
 func TestHealthcheck(t *testing.T) {
 	for _, tc := range []struct{ hc, want string }{
-		{`{test: ["CMD", "pg_isready"], interval: 2s, timeout: 1s, retries: 3, start_period: 10s}`, `{Test:[CMD pg_isready] Interval:2s Timeout:1s Retries:3 StartPeriod:10s}`},
-		{`{test: "curl -f localhost"}`, `{Test:[CMD-SHELL curl -f localhost] Interval:0s Timeout:0s Retries:0 StartPeriod:0s}`},
-		{`{disable: true}`, `{Test:[NONE] Interval:0s Timeout:0s Retries:0 StartPeriod:0s}`},
-		{`{test: ["NONE"]}`, `{Test:[NONE] Interval:0s Timeout:0s Retries:0 StartPeriod:0s}`},
+		{`{test: ["CMD", "pg_isready"], interval: 2s, timeout: 1s, retries: 3, start_period: 10s}`, `{Test:[CMD pg_isready] Interval:2s Timeout:1s Retries:3 StartPeriod:10s StartInterval:0s}`},
+		{`{test: "curl -f localhost"}`, `{Test:[CMD-SHELL curl -f localhost] Interval:0s Timeout:0s Retries:0 StartPeriod:0s StartInterval:0s}`},
+		{`{disable: true}`, `{Test:[NONE] Interval:0s Timeout:0s Retries:0 StartPeriod:0s StartInterval:0s}`},
+		{`{test: ["NONE"]}`, `{Test:[NONE] Interval:0s Timeout:0s Retries:0 StartPeriod:0s StartInterval:0s}`},
 	} {
 		p := mustLoad(t, "services:\n  a:\n    image: x\n    healthcheck: "+tc.hc+"\n")
 		if got := fmtHC(only(t, p).Template.Healthcheck); got != tc.want {
@@ -506,5 +507,31 @@ func TestFixtures(t *testing.T) {
 				t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 			}
 		})
+	}
+}
+
+// healthcheck.start_interval maps when the engine takes it (API 1.44), and is
+// listed, naming the engine's version, when it does not.
+func TestStartInterval(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "compose.yaml")
+	text := "name: demo\nservices:\n  a:\n    image: x\n    healthcheck:\n      test: [CMD, ok]\n      start_period: 30s\n      start_interval: 1s\n"
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old, err := Load(context.Background(), Options{Files: []string{file}, EngineAPI: "1.41"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := file + ":8: services.a.healthcheck.start_interval: the engine API has it from 1.44 (Docker 25), this engine speaks 1.41: without it, the interval applies during the start period too"
+	if len(old.Unmapped) != 1 || old.Unmapped[0] != want || old.Sets[0].Template.Healthcheck.StartInterval != 0 {
+		t.Errorf("on 1.41: unmapped %q, healthcheck %+v; want\n%s", old.Unmapped, old.Sets[0].Template.Healthcheck, want)
+	}
+	recent, err := Load(context.Background(), Options{Files: []string{file}, EngineAPI: "1.44"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recent.Unmapped) != 0 || recent.Sets[0].Template.Healthcheck.StartInterval != config.Duration(time.Second) {
+		t.Errorf("on 1.44: unmapped %q, healthcheck %+v; want start interval 1s", recent.Unmapped, recent.Sets[0].Template.Healthcheck)
 	}
 }

@@ -35,6 +35,8 @@ type mapper struct {
 	svc      types.ServiceConfig
 	lines    *Lines
 	oneShots map[string]bool
+	// engineAPI: see Options.EngineAPI.
+	engineAPI string
 
 	set      config.Set
 	deps     []Dep
@@ -184,7 +186,11 @@ func (m *mapper) healthcheck() {
 		h.Retries = int(*hc.Retries)
 	}
 	if hc.StartInterval != nil {
-		m.unmap("ostset's healthcheck has no start interval (the engine API has it from 1.44): the interval applies during the start period too", "healthcheck", "start_interval")
+		if apiAtLeast144(m.engineAPI) {
+			h.StartInterval = config.Duration(*hc.StartInterval)
+		} else {
+			m.unmap(startIntervalWhy(m.engineAPI), "healthcheck", "start_interval")
+		}
 	}
 	if len(h.Test) == 0 && h.Interval == 0 && h.Timeout == 0 && h.StartPeriod == 0 && h.Retries == 0 {
 		return
@@ -584,4 +590,22 @@ func unmappedWhy(field string) string {
 		return "replicas reach each other by DNS name on the project's network"
 	}
 	return "not mapped"
+}
+
+// apiAtLeast144 tells whether an engine API version takes a healthcheck's
+// start interval.
+func apiAtLeast144(version string) bool {
+	var major, minor int
+	if _, err := fmt.Sscanf(version, "%d.%d", &major, &minor); err != nil {
+		return false
+	}
+	return major > 1 || major == 1 && minor >= 44
+}
+
+func startIntervalWhy(version string) string {
+	why := "the engine API has it from 1.44 (Docker 25)"
+	if version != "" {
+		why += ", this engine speaks " + version
+	}
+	return why + ": without it, the interval applies during the start period too"
 }

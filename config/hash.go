@@ -139,6 +139,8 @@ type hashHealthcheck struct {
 	Timeout     string   `json:"timeout,omitempty"`
 	Retries     int      `json:"retries,omitempty"`
 	StartPeriod string   `json:"startPeriod,omitempty"`
+	// StartInterval came after v2.
+	StartInterval string `json:"startInterval,omitempty"`
 }
 
 type hashNetwork struct {
@@ -196,11 +198,12 @@ func (r RevisionSpec) canonical() hashSpec {
 	}
 	if hc := t.Healthcheck; hc != nil {
 		h.Template.Healthcheck = &hashHealthcheck{
-			Test:        hc.Test,
-			Interval:    durationKey(hc.Interval),
-			Timeout:     durationKey(hc.Timeout),
-			Retries:     hc.Retries,
-			StartPeriod: durationKey(hc.StartPeriod),
+			Test:          hc.Test,
+			Interval:      durationKey(hc.Interval),
+			Timeout:       durationKey(hc.Timeout),
+			Retries:       hc.Retries,
+			StartPeriod:   durationKey(hc.StartPeriod),
+			StartInterval: durationKey(hc.StartInterval),
 		}
 	}
 	for _, m := range t.VolumeMounts {

@@ -267,7 +267,7 @@ func TestHashCoversEveryField(t *testing.T) {
 			"StopSignal", "ShmSize", "Ulimits", "Sysctls", "Tmpfs", "CapAdd", "CapDrop", "Init", "ExtraHosts", "InitContainers"},
 		reflect.TypeFor[InitContainer]():       {"Name", "Image", "Command", "Args", "Env", "WorkingDir", "User", "VolumeMounts", "Resources"},
 		reflect.TypeFor[Ulimit]():              {"Soft", "Hard"},
-		reflect.TypeFor[Healthcheck]():         {"Test", "Interval", "Timeout", "Retries", "StartPeriod"},
+		reflect.TypeFor[Healthcheck]():         {"Test", "Interval", "Timeout", "Retries", "StartPeriod", "StartInterval"},
 		reflect.TypeFor[Resources]():           {"CPUs", "Memory"},
 		reflect.TypeFor[NetworkAttachment]():   {"Name", "Aliases"},
 		reflect.TypeFor[Port]():                {"ContainerPort", "HostPort", "HostIP", "Protocol"},

@@ -148,6 +148,9 @@ type Healthcheck struct {
 	Timeout     Duration `yaml:"timeout" json:"timeout,omitempty"`
 	Retries     int      `yaml:"retries" json:"retries,omitempty"`
 	StartPeriod Duration `yaml:"startPeriod" json:"startPeriod,omitempty"`
+	// StartInterval is the interval during the start period; it needs the
+	// engine's API 1.44 (Docker 25).
+	StartInterval Duration `yaml:"startInterval" json:"startInterval,omitempty"`
 }
 
 // Duration is a time.Duration written as "2s" in YAML and JSON.

@@ -280,7 +280,7 @@ func (v *validator) healthcheck(h Healthcheck) {
 	for _, d := range []struct {
 		field string
 		value Duration
-	}{{"interval", h.Interval}, {"timeout", h.Timeout}, {"startPeriod", h.StartPeriod}} {
+	}{{"interval", h.Interval}, {"timeout", h.Timeout}, {"startPeriod", h.StartPeriod}, {"startInterval", h.StartInterval}} {
 		// Docker refuses 0 < d < 1ms; 0 means Docker's default.
 		if d.value < 0 || (d.value > 0 && d.value < Duration(1e6)) {
 			v.add(p+"."+d.field, "must be 0 or at least 1ms, got %s", d.value)

@@ -29,6 +29,10 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (e
 	if err != nil {
 		return engine.CreateResult{}, err
 	}
+	if h := spec.Healthcheck; h != nil && h.StartInterval > 0 && !r.HasStartInterval() {
+		// Below 1.44 the engine drops the field without a word.
+		return engine.CreateResult{}, &engine.PermanentError{Replica: spec.Name, Err: fmt.Errorf("%s: %s", spec.Name, StartIntervalUnsupported(r.APIVersion()))}
+	}
 	reused, fresh, err := r.ensureVolumes(ctx, spec)
 	if err != nil {
 		return engine.CreateResult{}, classifyStart(spec.Name, fmt.Errorf("%s: %w", spec.Name, err))

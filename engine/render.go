@@ -141,11 +141,12 @@ func healthcheck(h *config.Healthcheck) *Healthcheck {
 		return nil
 	}
 	return &Healthcheck{
-		Test:        h.Test,
-		Interval:    time.Duration(h.Interval),
-		Timeout:     time.Duration(h.Timeout),
-		Retries:     h.Retries,
-		StartPeriod: time.Duration(h.StartPeriod),
+		Test:          h.Test,
+		Interval:      time.Duration(h.Interval),
+		Timeout:       time.Duration(h.Timeout),
+		Retries:       h.Retries,
+		StartPeriod:   time.Duration(h.StartPeriod),
+		StartInterval: time.Duration(h.StartInterval),
 	}
 }
 

@@ -148,3 +148,44 @@ func TestCxComposeCompletedOncePerUp(t *testing.T) {
 		t.Errorf("up with a failing job: exit %d, stderr %s", r.code, r.stderr)
 	}
 }
+
+const cxStartInterval = `
+name: {{PROJECT}}
+services:
+  db:
+    image: ostset-test/debian:bookworm
+    entrypoint: ["sleep", "infinity"]
+    stop_grace_period: 1s
+    healthcheck:
+      test: ["CMD", "true"]
+      interval: 1s
+      start_period: 10s
+      start_interval: 500ms
+`
+
+// healthcheck.start_interval on an engine below API 1.44 (which would drop
+// it without a word) is listed with the reason, an error unless --lenient;
+// in a set file it is an error naming its line.
+func TestCxStartIntervalOnAnOldEngine(t *testing.T) {
+	h, project, file := cxProject(t, cxStartInterval)
+	if v := h.docker("version", "-f", "{{.Server.APIVersion}}"); v != "1.41" {
+		t.Skipf("the engine speaks API %s; this test is for one below 1.44", v)
+	}
+	r := h.ostset("up", "-f", file, "--timeout", "1m")
+	if r.code != 2 || !strings.Contains(r.stderr, "services.db.healthcheck.start_interval: the engine API has it from 1.44 (Docker 25), this engine speaks 1.41") {
+		t.Errorf("up: %s", r)
+	}
+	r = h.mustOstset("up", "-f", file, "--lenient", "--timeout", "1m")
+	if !strings.Contains(r.stderr, "start_interval") || !strings.Contains(r.stderr, "(ignored)") {
+		t.Errorf("up --lenient did not warn:\n%s", r)
+	}
+	set := filepath.Join(h.dir, "set.yaml")
+	spec := "name: " + project + "-si\ntemplate:\n  image: ostset-test/debian:bookworm\n  healthcheck:\n    test: [CMD, 'true']\n    startInterval: 1s\n"
+	if err := os.WriteFile(set, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = h.ostset("up", "-f", set, "--timeout", "1m")
+	if r.code != 2 || !strings.Contains(r.stderr, "set.yaml:6: template.healthcheck.startInterval: healthcheck start interval needs the engine API 1.44 (Docker 25); this engine speaks 1.41") {
+		t.Errorf("up of a set file with startInterval: %s", r)
+	}
+}

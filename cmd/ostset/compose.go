@@ -59,6 +59,9 @@ func composeFiles(files []string) (bool, error) {
 // each field on its line, or with lenient a warning each.
 func (a *app) loadCompose(ctx context.Context, files []string, f composeFlags, lenient bool) (*compose.Project, error) {
 	opt := f.options(files)
+	if rt, err := a.runtime(); err == nil { // start_interval maps when the engine takes it
+		opt.EngineAPI = rt.APIVersion()
+	}
 	opt.Warn = a.warn
 	p, err := compose.Load(ctx, opt)
 	if err != nil {
