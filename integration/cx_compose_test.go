@@ -189,3 +189,31 @@ func TestCxStartIntervalOnAnOldEngine(t *testing.T) {
 		t.Errorf("up of a set file with startInterval: %s", r)
 	}
 }
+
+// A build: whose FROM is on a registry that needs credentials pulls its base
+// image with those of the Docker config, as docker build does.
+func TestCxComposeBuildPullsWithCredentials(t *testing.T) {
+	h := newHarnessPrefix(t, "cx")
+	reg := startRegistry(t, "cx", "cx-secret")
+	base, _ := h.pushImage(reg, "base", "a")
+	h.env = append(h.env, "DOCKER_CONFIG="+reg.config)
+	project := h.set
+	t.Cleanup(func() { // before the harness's own cleanup, which removes the images by label
+		h.ostset("down", "-p", project)
+		h.dockerQuiet("image", "rm", project+"-app")
+	})
+	ctxDir := filepath.Join(h.dir, "app")
+	if err := os.MkdirAll(ctxDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(ctxDir, "Dockerfile"), "FROM "+base+"\nLABEL io.ostset.test.built=yes\n")
+	file := filepath.Join(h.dir, "compose.yaml")
+	writeFile(t, file, "name: "+project+"\nservices:\n  app:\n    build: ./app\n")
+	r := h.mustOstset("up", "-f", file, "--timeout", "2m")
+	if !strings.Contains(r.stdout, project+"-app: built "+project+"-app") {
+		t.Errorf("up did not build the image:\n%s", r)
+	}
+	if got := h.docker("inspect", "-f", `{{index .Config.Labels "io.ostset.test.built"}}`, project+"-app-0"); got != "yes" {
+		t.Errorf("replica runs an image labelled %q, want the built one", got)
+	}
+}
