@@ -150,7 +150,7 @@ type Healthcheck struct {
 	StartPeriod Duration `yaml:"startPeriod" json:"startPeriod,omitempty"`
 	// StartInterval is the interval during the start period; it needs the
 	// engine's API 1.44 (Docker 25).
-	StartInterval Duration `yaml:"startInterval" json:"startInterval,omitempty"`
+	StartInterval Duration `yaml:"startInterval,omitempty" json:"startInterval,omitempty"`
 }
 
 // Duration is a time.Duration written as "2s" in YAML and JSON.

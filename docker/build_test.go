@@ -68,7 +68,7 @@ func TestBuildSendsRegistryCredentials(t *testing.T) {
 		w.Header().Set("Api-Version", "1.41")
 	}))
 	defer srv.Close()
-	cli, err := client.New(client.WithHost("tcp://"+strings.TrimPrefix(srv.URL, "http://")), client.WithVersion("1.41"))
+	cli, err := client.New(client.WithHost("tcp://"+strings.TrimPrefix(srv.URL, "http://")), client.WithAPIVersion("1.41"))
 	if err != nil {
 		t.Fatal(err)
 	}
