@@ -118,7 +118,10 @@ volumes:
 // not run it again, a second up does, and a failing run stops the up.
 func TestCxComposeCompletedOncePerUp(t *testing.T) {
 	h, project, file := cxProject(t, cxJob)
-	t.Cleanup(func() { h.dockerQuiet("volume", "rm", project+"_shared") })
+	t.Cleanup(func() { // before cxProject's: the volume goes once the replicas are gone
+		h.ostset("down", "-p", project)
+		h.dockerQuiet("volume", "rm", project+"_shared")
+	})
 	r := h.mustOstset("up", "-f", file, "--timeout", "2m")
 	ran, created := strings.Index(r.stdout, project+"-migrate: completed"), strings.Index(r.stdout, project+"-app: created")
 	if ran < 0 || created < ran {
