@@ -76,3 +76,25 @@ func (r *Runtime) Ping(ctx context.Context) error {
 func (r *Runtime) DaemonHost() string {
 	return r.cli.DaemonHost()
 }
+
+// APIVersion is the API version the client speaks with the engine (negotiated
+// by Ping).
+func (r *Runtime) APIVersion() string { return r.cli.ClientVersion() }
+
+// HasStartInterval tells whether the engine takes a healthcheck's start
+// interval (API 1.44, Docker 25): below, it drops the field without a word.
+func (r *Runtime) HasStartInterval() bool { return !apiBelow(r.APIVersion(), 1, 44) }
+
+// StartIntervalUnsupported says why a start interval cannot be applied.
+func StartIntervalUnsupported(version string) string {
+	return fmt.Sprintf("healthcheck start interval needs the engine API 1.44 (Docker 25); this engine speaks %s", version)
+}
+
+// apiBelow compares an API version "MAJOR.MINOR" with major.minor.
+func apiBelow(version string, major, minor int) bool {
+	var ma, mi int
+	if _, err := fmt.Sscanf(version, "%d.%d", &ma, &mi); err != nil {
+		return true
+	}
+	return ma < major || ma == major && mi < minor
+}

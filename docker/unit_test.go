@@ -417,3 +417,14 @@ func TestDiedSets(t *testing.T) {
 		t.Errorf("another set's = %v, want [c]", ids)
 	}
 }
+
+func TestAPIBelow(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		below   bool
+	}{{"1.41", true}, {"1.43", true}, {"1.44", false}, {"1.52", false}, {"2.0", false}, {"", true}} {
+		if got := apiBelow(tc.version, 1, 44); got != tc.below {
+			t.Errorf("apiBelow(%q, 1.44) = %v, want %v", tc.version, got, tc.below)
+		}
+	}
+}

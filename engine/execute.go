@@ -224,7 +224,7 @@ func (c *Controller) removeSet(ctx context.Context, st State, obs Observed) erro
 		c.emit(spec.Name, "", "volumes kept: %s", strings.Join(names, ", "))
 	}
 	c.leftAlone(spec.Name, obs.OwnedElsewhere)
-	for _, n := range append([]string{spec.Network}, st.LeftNetworks...) {
+	for _, n := range append(spec.NetworkNames(), st.LeftNetworks...) {
 		if _, err := c.removeNetwork(ctx, spec.Name, n); err != nil {
 			return err
 		}
@@ -283,7 +283,7 @@ func (c *Controller) removeNetwork(ctx context.Context, set, network string) (bo
 
 // createNetworks names the networks the creates among actions (a delete's
 // Recreate included) attach to, each
-// once: that of each one's revision, which is the set's own unless a replica
+// once: those of each one's revision, which is the set's own unless a replica
 // is created at an older revision (below the partition).
 func createNetworks(st State, actions []Action) []string {
 	var out []string
@@ -295,12 +295,14 @@ func createNetworks(st State, actions []Action) []string {
 		case a.Kind != ActCreate && a.Kind != ActCreateInit:
 			continue
 		}
-		name := st.Spec.Network
+		names := st.Spec.NetworkNames()
 		if rev, ok := st.Revision(rev); ok {
-			name = rev.Spec.Network
+			names = rev.Spec.NetworkNames()
 		}
-		if !slices.Contains(out, name) {
-			out = append(out, name)
+		for _, name := range names {
+			if !slices.Contains(out, name) {
+				out = append(out, name)
+			}
 		}
 	}
 	return out

@@ -53,19 +53,22 @@ func (c *Controller) releaseNetworks(ctx context.Context, st *State, obs Observe
 	if len(st.LeftNetworks) == 0 {
 		return false, nil
 	}
-	nets := revisionNetworks(*st)
+	nets := make(map[string][]string, len(st.Revisions))
+	for _, r := range st.Revisions {
+		nets[r.Name] = r.Spec.NetworkNames()
+	}
 	used := func(n string) bool {
 		for _, r := range obs.Replicas {
-			if nets[r.Revision] == n || slices.Contains(r.Networks, n) {
+			if slices.Contains(nets[r.Revision], n) || slices.Contains(r.Networks, n) {
 				return true
 			}
 		}
-		return slices.ContainsFunc(obs.Inits, func(x InitContainer) bool { return nets[x.Revision] == n })
+		return slices.ContainsFunc(obs.Inits, func(x InitContainer) bool { return slices.Contains(nets[x.Revision], n) })
 	}
 	kept := st.LeftNetworks[:0:0]
 	var errs []error
 	for _, n := range st.LeftNetworks {
-		if n == st.Spec.Network || used(n) {
+		if slices.Contains(st.Spec.NetworkNames(), n) || used(n) {
 			kept = append(kept, n)
 			continue
 		}

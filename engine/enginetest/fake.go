@@ -155,7 +155,7 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (e
 		return engine.CreateResult{ID: id, ReusedVolumes: reused}, nil
 	}
 	c := engine.Replica{ID: id, Name: spec.Name, Ordinal: spec.Ordinal, Revision: spec.Revision,
-		State: engine.StateRunning, Created: time.Now(), Owner: engine.OwnerOf(spec.Labels), Networks: []string{spec.Network}}
+		State: engine.StateRunning, Created: time.Now(), Owner: engine.OwnerOf(spec.Labels), Networks: networks(spec)}
 	if r.Unhealthy[spec.Image] {
 		c.Health = engine.HealthUnhealthy
 	}
@@ -430,4 +430,13 @@ func (r *Runtime) AddVolume(v engine.Volume) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.volumes[v.Name] = v
+}
+
+// networks are the networks a replica created from spec is on.
+func networks(spec engine.ReplicaSpec) []string {
+	out := []string{spec.Network}
+	for _, n := range spec.OtherNetworks {
+		out = append(out, n.Name)
+	}
+	return out
 }
