@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -27,6 +28,10 @@ const parallelLimit = 64
 // one replica step, Parallel plans run concurrently. It records in st which
 // volumes were handed over or released. observed are the set's own volumes as
 // the pass observed them (see VolumeSpec.Observed).
+// recreateBound bounds the create that replaces a removed exited replica,
+// which runs on even when the caller's context has ended.
+const recreateBound = 2 * time.Minute
+
 func (c *Controller) execute(ctx context.Context, st *State, actions []Action, observed []Volume) error {
 	if len(actions) == 0 {
 		return nil
@@ -44,7 +49,12 @@ func (c *Controller) execute(ctx context.Context, st *State, actions []Action, o
 		g.Go(func() error {
 			errs[i] = c.apply(gctx, st, &mu, a, observed)
 			if errs[i] == nil && a.Kind == ActDelete && a.Recreate != "" {
-				errs[i] = c.apply(gctx, st, &mu, Action{Kind: ActCreate, Ordinal: a.Ordinal, Name: a.Name, Revision: a.Recreate, Reason: "exited; recreated"}, observed)
+				// The replacement is half of one step: a wait that ends (its
+				// timeout, Ctrl-C) after the removal must not leave the
+				// ordinal without a replica until some later pass.
+				rctx, cancel := context.WithTimeout(context.WithoutCancel(gctx), recreateBound)
+				errs[i] = c.apply(rctx, st, &mu, Action{Kind: ActCreate, Ordinal: a.Ordinal, Name: a.Name, Revision: a.Recreate, Reason: "exited; recreated"}, observed)
+				cancel()
 			}
 			return nil
 		})

@@ -41,6 +41,8 @@ type Runtime struct {
 	ImagePortsOf map[string][]string
 	// FailRemove makes removing the named container fail once.
 	FailRemove string
+	// OnRemove, when set, is called with the name of each replica removed.
+	OnRemove func(name string)
 	// FailCreate makes the n-th CreateReplica call fail (1-based; 0: never).
 	FailCreate int
 	// Refuse makes every create of the named containers fail with the given
@@ -122,6 +124,9 @@ func (r *Runtime) RemoveNetwork(_ context.Context, name string) (bool, error) {
 
 // CreateReplica implements engine.Runtime.
 func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+	if err := ctx.Err(); err != nil { // as the Docker client refuses a call on an ended context
+		return engine.CreateResult{}, err
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.creates++
@@ -224,6 +229,9 @@ func (r *Runtime) RemoveReplica(ctx context.Context, _, id string, _ time.Durati
 			}
 			delete(r.containers, name)
 			r.record("remove %s", name)
+			if r.OnRemove != nil {
+				r.OnRemove(name)
+			}
 		}
 	}
 	for name, c := range r.inits {
