@@ -24,8 +24,9 @@ type Runtime struct {
 	callTimeout time.Duration
 	// networks caches network IDs by name (see EnsureNetwork).
 	networks sync.Map
-	// died holds the containers whose die a Watch saw (see diedSets).
-	died diedSets
+	// died holds the containers whose die a Watch saw, for the next
+	// observation of their set to inspect.
+	died engine.Dies
 }
 
 // CallTimeout is how long one operation on the engine (an observation, a

@@ -2,9 +2,7 @@ package daemon
 
 import (
 	"context"
-	"maps"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/ostset/ostset/engine"
@@ -15,7 +13,7 @@ type Changes struct {
 	// C receives the names of the sets that may have changed; "" means
 	// every set. It is never closed.
 	C    <-chan string
-	died *diedWatch
+	died *engine.Dies
 }
 
 // WatchChanges tells a watcher (get -w, view) which sets may have changed:
@@ -54,13 +52,13 @@ func WatchChanges(ctx context.Context, store engine.Store, src engine.EventSourc
 	if err := sw.run(ctx, send, onErr); err != nil {
 		return nil, err
 	}
-	died := &diedWatch{sets: map[string]map[string]uint64{}}
+	died := &engine.Dies{}
 	go func() {
 		backoff := time.Duration(0)
 		for {
 			opened := time.Now()
 			for e := range events {
-				died.event(e)
+				died.Saw(e)
 				send(e.Set)
 			}
 			if ctx.Err() != nil {
@@ -92,82 +90,20 @@ func (c *Changes) Runtime(rt engine.Runtime) engine.Runtime {
 	return diedRuntime{Runtime: rt, d: c.died}
 }
 
-// maxDied bounds the dies kept per set: a set that no watcher observes (get
-// -w SET watches one) still has its dies noted, and a destroy forgets only
-// one container. The oldest go first.
-const maxDied = 256
-
-// diedWatch holds, per set, the containers whose die event was seen and no
-// observation begun after it has succeeded, with the sequence number of the
-// event.
-type diedWatch struct {
-	mu   sync.Mutex
-	seq  uint64
-	sets map[string]map[string]uint64
-}
-
-func (d *diedWatch) event(e engine.SetEvent) {
-	if e.ID == "" {
-		return
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	switch e.Action {
-	case "die":
-		ids := d.sets[e.Set]
-		if ids == nil {
-			ids = map[string]uint64{}
-			d.sets[e.Set] = ids
-		}
-		d.seq++
-		ids[e.ID] = d.seq
-		if len(ids) > maxDied {
-			oldest := slices.MinFunc(slices.Collect(maps.Keys(ids)), func(a, b string) int { return int(ids[a]) - int(ids[b]) })
-			delete(ids, oldest)
-		}
-	case "destroy": // gone: nothing to inspect
-		delete(d.sets[e.Set], e.ID)
-		if len(d.sets[e.Set]) == 0 {
-			delete(d.sets, e.Set)
-		}
-	}
-}
-
-// begin returns the set's containers that died, sorted, and a mark for answered.
-func (d *diedWatch) begin(set string) ([]string, uint64) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return slices.Sorted(maps.Keys(d.sets[set])), d.seq
-}
-
-// answered forgets the set's dies seen by mark.
-func (d *diedWatch) answered(set string, mark uint64) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for id, seq := range d.sets[set] {
-		if seq <= mark {
-			delete(d.sets[set], id)
-		}
-	}
-	if len(d.sets[set]) == 0 {
-		delete(d.sets, set)
-	}
-}
-
 type diedRuntime struct {
 	engine.Runtime
-	d *diedWatch
+	d *engine.Dies
 }
 
 func (r diedRuntime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
-	died, mark := r.d.begin(set)
+	died, mark := r.d.Pending(set)
 	if len(died) == 0 {
 		return r.Runtime.Observe(ctx, set, opts)
 	}
 	opts.Died = append(slices.Clone(opts.Died), died...)
 	obs, err := r.Runtime.Observe(ctx, set, opts)
 	if err == nil {
-		r.d.answered(set, mark)
+		r.d.Answered(set, mark)
 	}
 	return obs, err
 }
