@@ -35,6 +35,10 @@ type Options struct {
 	ProjectName string   // -p; else name: of the file, else the directory
 	EnvFiles    []string // --env-file; else .env of the project directory
 	Profiles    []string // --profile
+	// EngineAPI is the API version of the engine ("1.41"), which decides
+	// whether healthcheck.start_interval can be mapped (1.44 and later);
+	// "" when unknown: it is listed.
+	EngineAPI string
 	// Warn, if set, is told the loader's warnings (a variable not set...),
 	// one line each.
 	Warn func(string)
@@ -45,6 +49,11 @@ type Project struct {
 	Name string
 	// Sets are in dependency order: a set comes after the sets it depends on.
 	Sets []config.Set
+	// Jobs are the services others wait for with
+	// service_completed_successfully: each runs to completion once per up,
+	// before the first set that waits for it (as a set of one replica that is
+	// not kept running; see Dep).
+	Jobs []config.Set
 	// Deps are the dependencies of each set (by set name) that order 'up'.
 	Deps map[string][]Dep
 	// Builds are the images to build before the sets are applied.
@@ -59,7 +68,7 @@ type Project struct {
 // Dep is a dependency of a set on another set of the project.
 type Dep struct {
 	Set       string // the set depended on
-	Condition string // service_started or service_healthy
+	Condition string // service_started, service_healthy or service_completed_successfully (Set is a job)
 	Restart   bool   // re-roll the dependent when the dependency is rolled
 }
 
@@ -115,7 +124,7 @@ func Load(ctx context.Context, opt Options) (*Project, error) {
 	if err != nil {
 		return nil, err
 	}
-	return mapProject(p, newLines(opt.Files))
+	return mapProject(p, newLines(opt.Files), opt.EngineAPI)
 }
 
 // SetName is the name of the set of a service: "<project>-<service>", so that
@@ -126,7 +135,7 @@ func SetName(project, service string) string {
 
 // mapProject maps a loaded project onto sets. lines finds where a field is written,
 // for the list of what is not mapped (nil: files only).
-func mapProject(p *types.Project, lines *fieldLines) (*Project, error) {
+func mapProject(p *types.Project, lines *fieldLines, engineAPI string) (*Project, error) {
 	out := &Project{Name: p.Name, Deps: map[string][]Dep{}}
 	order, err := dependencyOrder(p)
 	if err != nil {
@@ -135,11 +144,8 @@ func mapProject(p *types.Project, lines *fieldLines) (*Project, error) {
 	oneShots := oneShotServices(p)
 	var problems []string
 	for _, name := range order {
-		if oneShots[name] {
-			continue // runs as an init container of each service that waits for it
-		}
 		svc := p.Services[name]
-		m := mapper{p: p, svc: svc, lines: lines, oneShots: oneShots}
+		m := mapper{p: p, svc: svc, lines: lines, oneShots: oneShots, engineAPI: engineAPI}
 		s := m.mapSet()
 		if err := s.Validate(); err != nil {
 			problems = append(problems, fmt.Sprintf("%s: services.%s: %v", lines.file(name), name, err))
@@ -147,7 +153,13 @@ func mapProject(p *types.Project, lines *fieldLines) (*Project, error) {
 		// As the set file loader does: the engine takes a set with its
 		// defaults (an update strategy left empty would roll nothing).
 		s.ApplyDefaults()
-		out.Sets = append(out.Sets, s)
+		if oneShots[name] {
+			s.Replicas = new(1)
+			s.Template.RestartPolicy = "no"
+			out.Jobs = append(out.Jobs, s)
+		} else {
+			out.Sets = append(out.Sets, s)
+		}
 		out.Deps[s.Name] = m.deps
 		if m.build != nil {
 			out.Builds = append(out.Builds, *m.build)
@@ -197,7 +209,7 @@ func dependencyOrder(p *types.Project) ([]string, error) {
 }
 
 // oneShotServices are the services another waits for with
-// service_completed_successfully: they run to completion, as init containers.
+// service_completed_successfully: they run to completion, as jobs.
 func oneShotServices(p *types.Project) map[string]bool {
 	out := map[string]bool{}
 	for _, svc := range p.Services {

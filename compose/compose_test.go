@@ -2,6 +2,7 @@ package compose
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -48,10 +49,11 @@ func TestMapPostgresProject(t *testing.T) {
 	if app.PodManagementPolicy != config.Parallel || app.Template.Ports[0].HostPort != 8080 {
 		t.Errorf("app: %+v", app)
 	}
-	if len(app.Template.InitContainers) != 1 || app.Template.InitContainers[0].Image != "migrate:1" {
-		t.Errorf("app init containers: %+v", app.Template.InitContainers)
+	if len(app.Template.InitContainers) != 0 || len(p.Jobs) != 1 || p.Jobs[0].Name != "shop-migrate" || p.Jobs[0].Template.Image != "migrate:1" {
+		t.Errorf("app init containers %+v, jobs %+v: want migrate as a job", app.Template.InitContainers, p.Jobs)
 	}
-	if d := p.Deps["shop-app"]; len(d) != 1 || d[0] != (Dep{Set: "shop-db", Condition: "service_healthy", Restart: true}) {
+	want := []Dep{{Set: "shop-db", Condition: "service_healthy", Restart: true}, {Set: "shop-migrate", Condition: "service_completed_successfully"}}
+	if d := p.Deps["shop-app"]; !reflect.DeepEqual(d, want) {
 		t.Errorf("app deps: %+v", d)
 	}
 	t.Log(strings.Join(p.Unmapped, "\n"))

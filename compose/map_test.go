@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ostset/ostset/config"
 )
@@ -211,10 +212,10 @@ func TestResourcesWithoutDeploy(t *testing.T) {
 
 func TestHealthcheck(t *testing.T) {
 	for _, tc := range []struct{ hc, want string }{
-		{`{test: ["CMD", "pg_isready"], interval: 2s, timeout: 1s, retries: 3, start_period: 10s}`, `{Test:[CMD pg_isready] Interval:2s Timeout:1s Retries:3 StartPeriod:10s}`},
-		{`{test: "curl -f localhost"}`, `{Test:[CMD-SHELL curl -f localhost] Interval:0s Timeout:0s Retries:0 StartPeriod:0s}`},
-		{`{disable: true}`, `{Test:[NONE] Interval:0s Timeout:0s Retries:0 StartPeriod:0s}`},
-		{`{test: ["NONE"]}`, `{Test:[NONE] Interval:0s Timeout:0s Retries:0 StartPeriod:0s}`},
+		{`{test: ["CMD", "pg_isready"], interval: 2s, timeout: 1s, retries: 3, start_period: 10s}`, `{Test:[CMD pg_isready] Interval:2s Timeout:1s Retries:3 StartPeriod:10s StartInterval:0s}`},
+		{`{test: "curl -f localhost"}`, `{Test:[CMD-SHELL curl -f localhost] Interval:0s Timeout:0s Retries:0 StartPeriod:0s StartInterval:0s}`},
+		{`{disable: true}`, `{Test:[NONE] Interval:0s Timeout:0s Retries:0 StartPeriod:0s StartInterval:0s}`},
+		{`{test: ["NONE"]}`, `{Test:[NONE] Interval:0s Timeout:0s Retries:0 StartPeriod:0s StartInterval:0s}`},
 	} {
 		p := mustLoad(t, "services:\n  a:\n    image: x\n    healthcheck: "+tc.hc+"\n")
 		if got := fmtHC(only(t, p).Template.Healthcheck); got != tc.want {
@@ -316,11 +317,35 @@ networks:
 	if a.Network != "demo_back" || a.Template.Labels[LabelAliases] != "api,api.internal" {
 		t.Errorf("a: network %s labels %v", a.Network, a.Template.Labels)
 	}
-	if b.Network != "demo_back" {
-		t.Errorf("b: network %s", b.Network)
+	if a.Networks != nil {
+		t.Errorf("a: one network written as networks %v: its revision would change", a.Networks)
 	}
-	if len(p.Unmapped) != 1 || !strings.Contains(p.Unmapped[0], "services.b.networks.front: a set joins one network; it is on back") {
+	want := []config.NetworkAttachment{{Name: "demo_back"}, {Name: "shared-front"}}
+	if b.Network != "demo_back" || !reflect.DeepEqual(b.Networks, want) {
+		t.Errorf("b: network %s, networks %+v, want %+v", b.Network, b.Networks, want)
+	}
+	if len(p.Unmapped) != 0 {
 		t.Errorf("unmapped %q", p.Unmapped)
+	}
+}
+
+// Each network of a service keeps its own aliases; the highest priority comes
+// first, and the set is created on it.
+func TestNetworksAliasesAndPriority(t *testing.T) {
+	p := mustLoad(t, `
+name: demo
+services:
+  a:
+    image: x
+    networks:
+      back: {aliases: [store]}
+      front: {aliases: [www], priority: 10}
+networks: {back: {}, front: {}}
+`)
+	a := only(t, p)
+	want := []config.NetworkAttachment{{Name: "demo_front", Aliases: []string{"www"}}, {Name: "demo_back", Aliases: []string{"store"}}}
+	if a.Network != "demo_front" || !reflect.DeepEqual(a.Networks, want) || a.Template.Labels[LabelAliases] != "" {
+		t.Errorf("network %s, networks %+v, aliases label %q; want %+v and no label", a.Network, a.Networks, a.Template.Labels[LabelAliases], want)
 	}
 }
 
@@ -335,7 +360,7 @@ func TestServiceNameNotADNSLabel(t *testing.T) {
 }
 
 // depends_on orders the sets; service_completed_successfully makes the
-// dependency an init container of the dependent; a cycle is an error.
+// dependency a job, run once per up; a cycle is an error.
 func TestDependsOn(t *testing.T) {
 	p := mustLoad(t, `
 name: demo
@@ -364,11 +389,14 @@ services:
 		t.Errorf("order %s", got)
 	}
 	api := p.Sets[1]
-	want := []config.InitContainer{{Name: "migrate", Image: "api", Args: []string{"migrate", "up"}, Env: map[string]string{"DB": "db"}}}
-	if !reflect.DeepEqual(api.Template.InitContainers, want) {
-		t.Errorf("init containers %+v", api.Template.InitContainers)
+	if len(api.Template.InitContainers) != 0 || len(p.Jobs) != 1 {
+		t.Fatalf("init containers %+v, jobs %+v: want migrate as a job, run once per up", api.Template.InitContainers, p.Jobs)
 	}
-	if !reflect.DeepEqual(p.Deps["demo-api"], []Dep{{Set: "demo-db", Condition: "service_healthy", Restart: true}}) ||
+	job := p.Jobs[0]
+	if job.Name != "demo-migrate" || *job.Replicas != 1 || job.Template.RestartPolicy != "no" || !reflect.DeepEqual(job.Template.Args, []string{"migrate", "up"}) || job.Template.Env["DB"] != "db" {
+		t.Errorf("job %+v", job)
+	}
+	if !reflect.DeepEqual(p.Deps["demo-api"], []Dep{{Set: "demo-db", Condition: "service_healthy", Restart: true}, {Set: "demo-migrate", Condition: "service_completed_successfully"}}) ||
 		!reflect.DeepEqual(p.Deps["demo-web"], []Dep{{Set: "demo-api", Condition: "service_started"}}) {
 		t.Errorf("deps %+v", p.Deps)
 	}
@@ -442,15 +470,18 @@ func TestMappedSetIsValidated(t *testing.T) {
 var update = flag.Bool("update", false, "rewrite the golden files of the fixtures")
 
 // Each fixture loads, and what it uses that ostset cannot map is listed
-// exactly as in its golden file.
+// exactly as in its golden file: the compose files of public projects
+// (testdata/public, each with its SOURCE and LICENSE) and ostset's own.
 func TestFixtures(t *testing.T) {
 	dirs, err := filepath.Glob("testdata/fixtures/*/compose.yaml")
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("fixtures: %v", err)
+	public, _ := filepath.Glob("testdata/public/*/compose.yaml")
+	if err != nil || len(dirs) == 0 || len(public) < 5 {
+		t.Fatalf("fixtures: %v, %d of ostset's own, %d public", err, len(dirs), len(public))
 	}
+	dirs = append(dirs, public...)
 	for _, file := range dirs {
 		dir := filepath.Dir(file)
-		t.Run(filepath.Base(dir), func(t *testing.T) {
+		t.Run(filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir), func(t *testing.T) {
 			p, err := Load(context.Background(), Options{Files: []string{file}})
 			if err != nil {
 				t.Fatal(err)
@@ -476,5 +507,31 @@ func TestFixtures(t *testing.T) {
 				t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 			}
 		})
+	}
+}
+
+// healthcheck.start_interval maps when the engine takes it (API 1.44), and is
+// listed, naming the engine's version, when it does not.
+func TestStartInterval(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "compose.yaml")
+	text := "name: demo\nservices:\n  a:\n    image: x\n    healthcheck:\n      test: [CMD, ok]\n      start_period: 30s\n      start_interval: 1s\n"
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old, err := Load(context.Background(), Options{Files: []string{file}, EngineAPI: "1.41"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := file + ":8: services.a.healthcheck.start_interval: the engine API has it from 1.44 (Docker 25), this engine speaks 1.41: without it, the interval applies during the start period too"
+	if len(old.Unmapped) != 1 || old.Unmapped[0] != want || old.Sets[0].Template.Healthcheck.StartInterval != 0 {
+		t.Errorf("on 1.41: unmapped %q, healthcheck %+v; want\n%s", old.Unmapped, old.Sets[0].Template.Healthcheck, want)
+	}
+	recent, err := Load(context.Background(), Options{Files: []string{file}, EngineAPI: "1.44"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recent.Unmapped) != 0 || recent.Sets[0].Template.Healthcheck.StartInterval != config.Duration(time.Second) {
+		t.Errorf("on 1.44: unmapped %q, healthcheck %+v; want start interval 1s", recent.Unmapped, recent.Sets[0].Template.Healthcheck)
 	}
 }

@@ -35,6 +35,8 @@ type mapper struct {
 	svc      types.ServiceConfig
 	lines    *fieldLines
 	oneShots map[string]bool
+	// engineAPI: see Options.EngineAPI.
+	engineAPI string
 
 	set      config.Set
 	deps     []Dep
@@ -184,7 +186,11 @@ func (m *mapper) healthcheck() {
 		h.Retries = int(*hc.Retries)
 	}
 	if hc.StartInterval != nil {
-		m.unmap("ostset's healthcheck has no start interval (the engine API has it from 1.44): the interval applies during the start period too", "healthcheck", "start_interval")
+		if apiAtLeast144(m.engineAPI) {
+			h.StartInterval = config.Duration(*hc.StartInterval)
+		} else {
+			m.unmap(startIntervalWhy(m.engineAPI), "healthcheck", "start_interval")
+		}
 	}
 	if len(h.Test) == 0 && h.Interval == 0 && h.Timeout == 0 && h.StartPeriod == 0 && h.Retries == 0 {
 		return
@@ -393,21 +399,28 @@ func (m *mapper) resources() {
 	}
 }
 
-// network joins the set to the project's network the service uses. A set
-// is on one network: a second one, and aliases, are listed.
+// network joins the set to the project's networks the service uses, in
+// compose's order (priority, then name), each with its aliases. A service on
+// one network keeps the form it had before sets could join several: the
+// network, and its aliases in a label, so that its revision stays the same.
 func (m *mapper) network() {
 	svc := m.svc
 	if svc.NetworkMode != "" {
 		m.unmap(fmt.Sprintf("network_mode %q: a set's replicas are on a bridge network", svc.NetworkMode), "network_mode")
 	}
-	names := slices.Sorted(maps.Keys(svc.Networks))
-	key := "default"
-	if len(names) > 0 {
-		// compose attaches by priority first; ostset joins the first only.
-		slices.SortStableFunc(names, func(a, b string) int { return prio(svc.Networks[b]) - prio(svc.Networks[a]) })
-		key = names[0]
-		for _, other := range names[1:] {
-			m.unmap("a set joins one network; it is on "+key, "networks", other)
+	keys := slices.Sorted(maps.Keys(svc.Networks))
+	slices.SortStableFunc(keys, func(a, b string) int { return prio(svc.Networks[b]) - prio(svc.Networks[a]) })
+	if len(keys) == 0 {
+		keys = []string{"default"}
+	}
+	var nets []config.NetworkAttachment
+	for _, key := range keys {
+		n := config.NetworkAttachment{Name: m.p.Name + "_" + key}
+		if pn, ok := m.p.Networks[key]; ok && pn.Name != "" {
+			n.Name = pn.Name
+			if pn.Driver != "" && pn.Driver != "bridge" || len(pn.DriverOpts) > 0 || pn.Ipam.Driver != "" || len(pn.Ipam.Config) > 0 {
+				m.unmap("the network's driver, options and IPAM: ostset creates a plain bridge", "networks", key)
+			}
 		}
 		if c := svc.Networks[key]; c != nil {
 			for _, a := range c.Aliases {
@@ -415,11 +428,18 @@ func (m *mapper) network() {
 					m.unmap(fmt.Sprintf("alias %q: a DNS name of labels of letters, digits and '-'", a), "networks", key, "aliases")
 				}
 			}
-			m.aliases = append(m.aliases, c.Aliases...)
+			n.Aliases = c.Aliases
 			if c.Ipv4Address != "" || c.Ipv6Address != "" || c.MacAddress != "" || len(c.LinkLocalIPs) > 0 {
 				m.unmap("fixed addresses: each replica needs its own", "networks", key)
 			}
 		}
+		nets = append(nets, n)
+	}
+	m.set.Network = nets[0].Name
+	if len(nets) == 1 {
+		m.aliases = nets[0].Aliases
+	} else {
+		m.set.Networks = nets
 	}
 	if m.set.ServiceName != svc.Name {
 		// compose's name as written ("Backend", "my_service") still answers.
@@ -427,14 +447,6 @@ func (m *mapper) network() {
 	}
 	if len(m.aliases) > 0 {
 		m.set.Template.Labels[LabelAliases] = strings.Join(m.aliases, ",")
-	}
-	if n, ok := m.p.Networks[key]; ok && n.Name != "" {
-		m.set.Network = n.Name
-		if n.Driver != "" && n.Driver != "bridge" || len(n.DriverOpts) > 0 || n.Ipam.Driver != "" || len(n.Ipam.Config) > 0 {
-			m.unmap("the network's driver, options and IPAM: ostset creates a plain bridge", "networks", key)
-		}
-	} else {
-		m.set.Network = m.p.Name + "_" + key
 	}
 }
 
@@ -454,62 +466,26 @@ func prio(c *types.ServiceNetworkConfig) int {
 }
 
 // dependsOn records the order of 'up'. A dependency waited for with
-// service_completed_successfully runs as an init container of this service.
+// service_completed_successfully is a job (Project.Jobs), run once per up.
 func (m *mapper) dependsOn() {
 	var names []string
 	for _, dep := range slices.Sorted(maps.Keys(m.svc.DependsOn)) {
 		d := m.svc.DependsOn[dep]
-		target, ok := m.p.Services[dep]
-		if !ok {
+		if _, ok := m.p.Services[dep]; !ok {
 			continue
 		}
-		if m.oneShots[dep] {
-			if d.Condition != types.ServiceConditionCompletedSuccessfully {
-				m.unmap("a service that another waits to complete runs as an init container, so it cannot also be waited for as started or healthy", "depends_on", dep)
-				continue
-			}
-			m.initContainer(target)
+		if m.oneShots[dep] != (d.Condition == types.ServiceConditionCompletedSuccessfully) {
+			m.unmap("a service that another waits to complete runs once per up, so it cannot also be waited for as started or healthy", "depends_on", dep)
 			continue
 		}
-		names = append(names, SetName(m.p.Name, dep))
 		m.deps = append(m.deps, Dep{Set: SetName(m.p.Name, dep), Condition: d.Condition, Restart: d.Restart})
+		if !m.oneShots[dep] {
+			names = append(names, SetName(m.p.Name, dep))
+		}
 	}
 	if len(names) > 0 {
 		m.set.Template.Labels[LabelDependsOn] = strings.Join(names, ",")
 	}
-}
-
-func (m *mapper) initContainer(svc types.ServiceConfig) {
-	c := config.InitContainer{
-		Name:       svc.Name,
-		Image:      svc.Image,
-		Command:    []string(svc.Entrypoint),
-		Args:       []string(svc.Command),
-		WorkingDir: svc.WorkingDir,
-		User:       svc.User,
-	}
-	for k, v := range svc.Environment {
-		if v != nil {
-			if c.Env == nil {
-				c.Env = map[string]string{}
-			}
-			c.Env[k] = *v
-		}
-	}
-	for _, v := range svc.Volumes {
-		switch v.Type {
-		case types.VolumeTypeBind:
-			c.VolumeMounts = append(c.VolumeMounts, config.VolumeMount{Source: v.Source, Target: v.Target, ReadOnly: v.ReadOnly})
-		case types.VolumeTypeVolume:
-			if vol, ok := m.p.Volumes[v.Source]; ok && vol.Name != "" {
-				c.VolumeMounts = append(c.VolumeMounts, config.VolumeMount{Source: vol.Name, Target: v.Target, ReadOnly: v.ReadOnly})
-			}
-		}
-	}
-	if svc.Build != nil && svc.Image == "" {
-		c.Image = defaultImage(m.p.Name, svc.Name)
-	}
-	m.set.Template.InitContainers = append(m.set.Template.InitContainers, c)
 }
 
 // defaultImage is the name compose gives an image it builds.
@@ -614,4 +590,22 @@ func unmappedWhy(field string) string {
 		return "replicas reach each other by DNS name on the project's network"
 	}
 	return "not mapped"
+}
+
+// apiAtLeast144 tells whether an engine API version takes a healthcheck's
+// start interval.
+func apiAtLeast144(version string) bool {
+	var major, minor int
+	if _, err := fmt.Sscanf(version, "%d.%d", &major, &minor); err != nil {
+		return false
+	}
+	return major > 1 || major == 1 && minor >= 44
+}
+
+func startIntervalWhy(version string) string {
+	why := "the engine API has it from 1.44 (Docker 25)"
+	if version != "" {
+		why += ", this engine speaks " + version
+	}
+	return why + ": without it, the interval applies during the start period too"
 }

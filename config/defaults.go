@@ -28,6 +28,9 @@ func (s *Set) ApplyDefaults() {
 	if s.ServiceName == "" {
 		s.ServiceName = s.Name
 	}
+	if s.Network == "" && len(s.Networks) > 0 {
+		s.Network = s.Networks[0].Name
+	}
 	if s.Network == "" {
 		s.Network = DefaultNetwork
 	}
@@ -89,6 +92,7 @@ func (s Set) Clone() Set {
 		s.TerminationGracePeriodSeconds = ptr(*s.TerminationGracePeriodSeconds)
 	}
 	s.Template = s.Template.clone()
+	s.Networks = cloneNetworks(s.Networks)
 	s.VolumeClaimTemplates = cloneClaims(s.VolumeClaimTemplates)
 	s.Kubernetes = s.Kubernetes.clone()
 	return s

@@ -18,6 +18,7 @@ type RevisionSpec struct {
 	VolumeClaimTemplates []VolumeClaimTemplate `json:"volumeClaimTemplates,omitempty"`
 	ServiceName          string                `json:"serviceName"`
 	Network              string                `json:"network"`
+	Networks             []NetworkAttachment   `json:"networks,omitempty"`    // Set.Networks
 	RestartedAt          string                `json:"restartedAt,omitempty"` // rollout restart stamp
 	// InitImageIDs are the init containers' images resolved to IDs, by init
 	// container name; a name missing here runs (and hashes) its reference.
@@ -37,6 +38,7 @@ func (s Set) RevisionSpec(imageID string) RevisionSpec {
 		VolumeClaimTemplates: s.VolumeClaimTemplates,
 		ServiceName:          s.ServiceName,
 		Network:              s.Network,
+		Networks:             s.Networks,
 	}
 }
 
@@ -71,7 +73,9 @@ type hashSpec struct {
 	VolumeClaimTemplates []hashClaim  `json:"volumeClaimTemplates,omitempty"`
 	ServiceName          string       `json:"serviceName"`
 	Network              string       `json:"network"`
-	RestartedAt          string       `json:"restartedAt,omitempty"`
+	// Networks came after v2: see hashNetworks.
+	Networks    []hashNetwork `json:"networks,omitempty"`
+	RestartedAt string        `json:"restartedAt,omitempty"`
 }
 
 type hashTemplate struct {
@@ -135,6 +139,13 @@ type hashHealthcheck struct {
 	Timeout     string   `json:"timeout,omitempty"`
 	Retries     int      `json:"retries,omitempty"`
 	StartPeriod string   `json:"startPeriod,omitempty"`
+	// StartInterval came after v2.
+	StartInterval string `json:"startInterval,omitempty"`
+}
+
+type hashNetwork struct {
+	Name    string   `json:"name"`
+	Aliases []string `json:"aliases,omitempty"`
 }
 
 type hashMount struct {
@@ -176,6 +187,7 @@ func (r RevisionSpec) canonical() hashSpec {
 		},
 		ServiceName: r.ServiceName,
 		Network:     r.Network,
+		Networks:    hashNetworks(r.Networks),
 		RestartedAt: r.RestartedAt,
 	}
 	// The conversions below stop compiling when the model gains a field, so
@@ -186,11 +198,12 @@ func (r RevisionSpec) canonical() hashSpec {
 	}
 	if hc := t.Healthcheck; hc != nil {
 		h.Template.Healthcheck = &hashHealthcheck{
-			Test:        hc.Test,
-			Interval:    durationKey(hc.Interval),
-			Timeout:     durationKey(hc.Timeout),
-			Retries:     hc.Retries,
-			StartPeriod: durationKey(hc.StartPeriod),
+			Test:          hc.Test,
+			Interval:      durationKey(hc.Interval),
+			Timeout:       durationKey(hc.Timeout),
+			Retries:       hc.Retries,
+			StartPeriod:   durationKey(hc.StartPeriod),
+			StartInterval: durationKey(hc.StartInterval),
 		}
 	}
 	for _, m := range t.VolumeMounts {

@@ -267,12 +267,13 @@ func TestHashCoversEveryField(t *testing.T) {
 			"StopSignal", "ShmSize", "Ulimits", "Sysctls", "Tmpfs", "CapAdd", "CapDrop", "Init", "ExtraHosts", "InitContainers"},
 		reflect.TypeFor[InitContainer]():       {"Name", "Image", "Command", "Args", "Env", "WorkingDir", "User", "VolumeMounts", "Resources"},
 		reflect.TypeFor[Ulimit]():              {"Soft", "Hard"},
-		reflect.TypeFor[Healthcheck]():         {"Test", "Interval", "Timeout", "Retries", "StartPeriod"},
+		reflect.TypeFor[Healthcheck]():         {"Test", "Interval", "Timeout", "Retries", "StartPeriod", "StartInterval"},
 		reflect.TypeFor[Resources]():           {"CPUs", "Memory"},
+		reflect.TypeFor[NetworkAttachment]():   {"Name", "Aliases"},
 		reflect.TypeFor[Port]():                {"ContainerPort", "HostPort", "HostIP", "Protocol"},
 		reflect.TypeFor[VolumeMount]():         {"Source", "Target", "ReadOnly"},
 		reflect.TypeFor[VolumeClaimTemplate](): {"Name", "MountPath", "Driver", "DriverOpts", "Owner"},
-		reflect.TypeFor[RevisionSpec]():        {"Template", "ImageID", "VolumeClaimTemplates", "ServiceName", "Network", "RestartedAt", "InitImageIDs"},
+		reflect.TypeFor[RevisionSpec]():        {"Template", "ImageID", "VolumeClaimTemplates", "ServiceName", "Network", "Networks", "RestartedAt", "InitImageIDs"},
 	}
 	for typ, want := range hashed {
 		var got []string

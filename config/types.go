@@ -34,10 +34,13 @@ const (
 
 // Set is one StatefulSet-like replica set, after defaults are applied.
 type Set struct {
-	Name                                 string                `yaml:"name" json:"name"`
-	Replicas                             *int                  `yaml:"replicas" json:"replicas"`
-	ServiceName                          string                `yaml:"serviceName" json:"serviceName"`
-	Network                              string                `yaml:"network" json:"network"`
+	Name        string `yaml:"name" json:"name"`
+	Replicas    *int   `yaml:"replicas" json:"replicas"`
+	ServiceName string `yaml:"serviceName" json:"serviceName"`
+	Network     string `yaml:"network" json:"network"`
+	// Networks, when given, are all the networks the replicas join, Network
+	// first, each with DNS aliases of its own (see NetworkAttachment).
+	Networks                             []NetworkAttachment   `yaml:"networks" json:"networks,omitempty"`
 	PodManagementPolicy                  string                `yaml:"podManagementPolicy" json:"podManagementPolicy"`
 	UpdateStrategy                       UpdateStrategy        `yaml:"updateStrategy" json:"updateStrategy"`
 	MinReadySeconds                      int                   `yaml:"minReadySeconds" json:"minReadySeconds"`
@@ -145,6 +148,9 @@ type Healthcheck struct {
 	Timeout     Duration `yaml:"timeout" json:"timeout,omitempty"`
 	Retries     int      `yaml:"retries" json:"retries,omitempty"`
 	StartPeriod Duration `yaml:"startPeriod" json:"startPeriod,omitempty"`
+	// StartInterval is the interval during the start period; it needs the
+	// engine's API 1.44 (Docker 25).
+	StartInterval Duration `yaml:"startInterval,omitempty" json:"startInterval,omitempty"`
 }
 
 // Duration is a time.Duration written as "2s" in YAML and JSON.

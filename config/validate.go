@@ -82,13 +82,7 @@ func (s Set) validate() []FieldError {
 	if s.ServiceName != s.Name { // a defaulted service name would repeat the name's error
 		v.dnsLabel("serviceName", s.ServiceName)
 	}
-	switch {
-	case !dockerNameRe.MatchString(s.Network):
-		v.add("network", "%q is not a valid Docker network name (letters, digits, '_', '.', '-')", s.Network)
-	case s.Network == "bridge" || s.Network == "host" || s.Network == "none":
-		// Only user-defined networks give replicas DNS names.
-		v.add("network", "%q is a predefined Docker network; use a user-defined network such as %q", s.Network, DefaultNetwork)
-	}
+	v.networks(s)
 	v.nonNegative("replicas", replicas)
 	v.atMost("replicas", replicas, MaxReplicas)
 	v.oneOf("podManagementPolicy", s.PodManagementPolicy, OrderedReady, Parallel)
@@ -286,7 +280,7 @@ func (v *validator) healthcheck(h Healthcheck) {
 	for _, d := range []struct {
 		field string
 		value Duration
-	}{{"interval", h.Interval}, {"timeout", h.Timeout}, {"startPeriod", h.StartPeriod}} {
+	}{{"interval", h.Interval}, {"timeout", h.Timeout}, {"startPeriod", h.StartPeriod}, {"startInterval", h.StartInterval}} {
 		// Docker refuses 0 < d < 1ms; 0 means Docker's default.
 		if d.value < 0 || (d.value > 0 && d.value < Duration(1e6)) {
 			v.add(p+"."+d.field, "must be 0 or at least 1ms, got %s", d.value)

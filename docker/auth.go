@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"slices"
 
 	"github.com/cpuguy83/dockercfg"
 	"github.com/distribution/reference"
@@ -46,19 +48,54 @@ func credentialsFor(ref string) (registryCreds, error) {
 		// Docker CLI asks only a helper the config names.
 		return c, nil
 	}
-	user, secret, err := cfg.GetRegistryCredentials(c.host)
-	if err != nil {
-		return c, fmt.Errorf("credentials for %s (from %s): %w", c.host, c.config, err)
-	}
-	if user == "" && secret == "" {
-		return c, nil
-	}
-	ac := registry.AuthConfig{Username: user, Password: secret, ServerAddress: c.host}
-	if user == "" { // the secret is an identity token
-		ac = registry.AuthConfig{IdentityToken: secret, ServerAddress: c.host}
+	ac, ok, err := authFor(&cfg, c.host, c.config)
+	if err != nil || !ok {
+		return c, err
 	}
 	if c.auth, err = authconfig.Encode(ac); err != nil {
 		return c, fmt.Errorf("credentials for %s: %w", c.host, err)
 	}
 	return c, nil
+}
+
+// authFor asks the config for host's credentials; ok is false when it has none.
+func authFor(cfg *dockercfg.Config, host, file string) (registry.AuthConfig, bool, error) {
+	user, secret, err := cfg.GetRegistryCredentials(host)
+	if err != nil {
+		return registry.AuthConfig{}, false, fmt.Errorf("credentials for %s (from %s): %w", host, file, err)
+	}
+	if user == "" && secret == "" {
+		return registry.AuthConfig{}, false, nil
+	}
+	if user == "" { // the secret is an identity token
+		return registry.AuthConfig{IdentityToken: secret, ServerAddress: host}, true, nil
+	}
+	return registry.AuthConfig{Username: user, Password: secret, ServerAddress: host}, true, nil
+}
+
+// buildAuthConfigs are the credentials a build may pull its base images with,
+// by registry, as 'docker build' sends them (X-Registry-Config): those of
+// every registry the Docker config names in auths or credHelpers. The
+// Dockerfile's FROM lines are not read: the engine picks what it needs. A
+// registry whose helper fails is left out, as the pull would then go anonymous.
+func buildAuthConfigs() (map[string]registry.AuthConfig, error) {
+	file, err := dockercfg.ConfigPath()
+	if err != nil {
+		return nil, err
+	}
+	var cfg dockercfg.Config
+	if err := dockercfg.FromFile(file, &cfg); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("read the Docker config %s: %w", file, err)
+	}
+	hosts := slices.Collect(maps.Keys(cfg.AuthConfigs))
+	hosts = slices.AppendSeq(hosts, maps.Keys(cfg.CredentialHelpers))
+	out := map[string]registry.AuthConfig{}
+	for _, host := range hosts {
+		if ac, ok, err := authFor(&cfg, host, file); err == nil && ok {
+			out[host] = ac
+		}
+	}
+	return out, nil
 }

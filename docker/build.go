@@ -55,9 +55,14 @@ func (r *Runtime) BuildImage(ctx context.Context, opt BuildOptions, progress fun
 		return "", fmt.Errorf("build %s: context %s: %w", opt.Image, opt.Context, err)
 	}
 	defer func() { _ = tar.Close() }()
+	auths, err := buildAuthConfigs()
+	if err != nil {
+		return "", fmt.Errorf("build %s: %w", opt.Image, err)
+	}
 	res, err := r.cli.ImageBuild(ctx, tar, client.ImageBuildOptions{
 		Tags: []string{opt.Image}, Dockerfile: filepath.ToSlash(opt.Dockerfile), BuildArgs: opt.Args,
 		Target: opt.Target, Labels: opt.Labels, NoCache: opt.NoCache, PullParent: opt.Pull, Remove: true,
+		AuthConfigs: auths,
 	})
 	if err != nil {
 		return "", fmt.Errorf("build %s: %s", opt.Image, daemonMessage(err))

@@ -1,11 +1,20 @@
 package docker
 
 import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/moby/moby/api/types/registry"
+	"github.com/moby/moby/client"
 )
 
 // The context sent to the engine leaves out what .dockerignore excludes, but
@@ -42,5 +51,44 @@ func TestReadBuild(t *testing.T) {
 `), nil)
 	if err == nil || err.Error() != "pull access denied" {
 		t.Errorf("err %v, want the engine's words", err)
+	}
+}
+
+// A build sends the credentials of the Docker config (X-Registry-Config), so
+// that a FROM on a private registry pulls as 'docker build' would.
+func TestBuildSendsRegistryCredentials(t *testing.T) {
+	dockerConfig(t, `{"auths": {"127.0.0.1:31700": {"auth": "`+base64.StdEncoding.EncodeToString([]byte("cx:secret"))+`"}}}`)
+	sent := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if strings.HasSuffix(req.URL.Path, "/build") {
+			sent <- req.Header.Get("X-Registry-Config")
+			_, _ = io.WriteString(w, `{"aux":{"ID":"sha256:1"}}`+"\n")
+			return
+		}
+		w.Header().Set("Api-Version", "1.41")
+	}))
+	defer srv.Close()
+	cli, err := client.New(client.WithHost("tcp://"+strings.TrimPrefix(srv.URL, "http://")), client.WithAPIVersion("1.41"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte("FROM 127.0.0.1:31700/base\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := &Runtime{cli: cli}
+	if _, err := r.BuildImage(context.Background(), BuildOptions{Image: "x", Context: dir, Dockerfile: "Dockerfile"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := base64.URLEncoding.DecodeString(<-sent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]registry.AuthConfig
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatal(err)
+	}
+	if a := got["127.0.0.1:31700"]; a.Username != "cx" || a.Password != "secret" {
+		t.Errorf("X-Registry-Config %s: want the config's credentials for 127.0.0.1:31700", raw)
 	}
 }

@@ -24,8 +24,9 @@ type Runtime struct {
 	callTimeout time.Duration
 	// networks caches network IDs by name (see EnsureNetwork).
 	networks sync.Map
-	// died holds the containers whose die a Watch saw (see diedSets).
-	died diedSets
+	// died holds the containers whose die a Watch saw, for the next
+	// observation of their set to inspect.
+	died engine.Dies
 }
 
 // CallTimeout is how long one operation on the engine (an observation, a
@@ -75,4 +76,26 @@ func (r *Runtime) Ping(ctx context.Context) error {
 // DaemonHost is the address of the engine, for messages.
 func (r *Runtime) DaemonHost() string {
 	return r.cli.DaemonHost()
+}
+
+// APIVersion is the API version the client speaks with the engine (negotiated
+// by Ping).
+func (r *Runtime) APIVersion() string { return r.cli.ClientVersion() }
+
+// HasStartInterval tells whether the engine takes a healthcheck's start
+// interval (API 1.44, Docker 25): below, it drops the field without a word.
+func (r *Runtime) HasStartInterval() bool { return !apiBelow(r.APIVersion(), 1, 44) }
+
+// StartIntervalUnsupported says why a start interval cannot be applied.
+func StartIntervalUnsupported(version string) string {
+	return fmt.Sprintf("healthcheck start interval needs the engine API 1.44 (Docker 25); this engine speaks %s", version)
+}
+
+// apiBelow compares an API version "MAJOR.MINOR" with major.minor.
+func apiBelow(version string, major, minor int) bool {
+	var ma, mi int
+	if _, err := fmt.Sscanf(version, "%d.%d", &ma, &mi); err != nil {
+		return true
+	}
+	return ma < major || ma == major && mi < minor
 }

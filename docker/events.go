@@ -3,9 +3,6 @@ package docker
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/moby/moby/api/types/events"
@@ -33,9 +30,7 @@ var watchedActions = []string{
 func (r *Runtime) Watch(ctx context.Context, set string) (<-chan struct{}, error) {
 	out := make(chan struct{}, 1)
 	err := r.readEvents(ctx, plan.LabelSet+"="+set, func() { close(out) }, func(e engine.SetEvent) bool {
-		if e.Action == "die" {
-			r.died.note(set, e.ID)
-		}
+		r.died.Saw(e)
 		select {
 		case out <- struct{}{}:
 		default:
@@ -46,53 +41,6 @@ func (r *Runtime) Watch(ctx context.Context, set string) (<-chan struct{}, error
 		return nil, fmt.Errorf("watch set %s: %w", set, err)
 	}
 	return out, nil
-}
-
-// diedSets holds, per set, the containers whose die event a Watch of the set
-// saw and no observation has answered yet. A waiting command's loop observes
-// as soon as Watch wakes it, when Docker's list may still show such a
-// container running: Observe adds them to ObserveOptions.Died, so that it
-// inspects them. (The daemon does the same from its own subscription.)
-type diedSets struct {
-	mu   sync.Mutex
-	seq  uint64
-	sets map[string]map[string]uint64 // set -> container ID -> seq of its die
-}
-
-func (d *diedSets) note(set, id string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.sets == nil {
-		d.sets = map[string]map[string]uint64{}
-	}
-	if d.sets[set] == nil {
-		d.sets[set] = map[string]uint64{}
-	}
-	d.seq++
-	d.sets[set][id] = d.seq
-}
-
-// pending returns the set's containers that died, sorted, and a mark for answered.
-func (d *diedSets) pending(set string) ([]string, uint64) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	ids := slices.Sorted(maps.Keys(d.sets[set]))
-	return ids, d.seq
-}
-
-// answered forgets the set's containers whose die was seen by the mark, once
-// an observation that began after it succeeded.
-func (d *diedSets) answered(set string, mark uint64) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for id, seq := range d.sets[set] {
-		if seq <= mark {
-			delete(d.sets[set], id)
-		}
-	}
-	if len(d.sets[set]) == 0 {
-		delete(d.sets, set)
-	}
 }
 
 // WatchSets streams the events of every container that carries the set label,

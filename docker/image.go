@@ -22,20 +22,25 @@ func (r *Runtime) EnsureImage(ctx context.Context, ref, policy string, progress 
 	return ensureImage(ctx, engineImages{r.cli}, ref, policy, progress)
 }
 
-// ImageVolumes implements engine.Runtime: the image's VOLUME mount points.
-func (r *Runtime) ImageVolumes(ctx context.Context, imageID string) ([]string, error) {
+// ImageConfig implements engine.Runtime: the image's VOLUME mount points
+// and EXPOSEd ports.
+func (r *Runtime) ImageConfig(ctx context.Context, imageID string) (engine.ImageConfig, error) {
 	res, err := r.cli.ImageInspect(ctx, imageID)
 	if err != nil {
-		return nil, fmt.Errorf("inspect image %s: %w", imageID, err)
+		return engine.ImageConfig{}, fmt.Errorf("inspect image %s: %w", imageID, err)
 	}
-	var paths []string
+	var ic engine.ImageConfig
 	if res.Config != nil {
 		for p := range res.Config.Volumes {
-			paths = append(paths, p)
+			ic.Volumes = append(ic.Volumes, p)
+		}
+		for p := range res.Config.ExposedPorts {
+			ic.ExposedPorts = append(ic.ExposedPorts, p)
 		}
 	}
-	slices.Sort(paths)
-	return paths, nil
+	slices.Sort(ic.Volumes)
+	slices.Sort(ic.ExposedPorts)
+	return ic, nil
 }
 
 // images is the part of the engine EnsureImage needs, so that its logic can
@@ -109,7 +114,7 @@ func pullError(ctx context.Context, ref string, creds registryCreds, err error) 
 	}
 	msg := daemonMessage(err)
 	if unreachable(msg) {
-		return fmt.Errorf("pull %s: the registry cannot be reached: %s", ref, msg)
+		return &engine.RegistryError{Image: ref, Err: errors.New(msg)}
 	}
 	if creds.auth == "" && authFailure(msg) {
 		msg += fmt.Sprintf(" (no credentials for %s in %s)", creds.host, creds.config)

@@ -38,7 +38,7 @@ import (
 func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (plan.Observed, error) {
 	ctx, cancel := r.bound(ctx, 0)
 	defer cancel()
-	watched, mark := r.died.pending(set)
+	watched, mark := r.died.Pending(set)
 	if len(watched) > 0 {
 		opts.Died = slices.Clone(opts.Died)
 	}
@@ -115,7 +115,7 @@ func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOp
 	}
 	obs.Volumes = volumes
 	if len(watched) > 0 {
-		r.died.answered(set, mark)
+		r.died.Answered(set, mark)
 	}
 	slices.SortFunc(obs.Replicas, func(a, b plan.Replica) int {
 		return cmp.Or(cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(a.Name, b.Name))

@@ -9,6 +9,7 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 
 	"github.com/ostset/ostset/engine"
@@ -28,6 +29,10 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 	opts, err := createOptions(spec)
 	if err != nil {
 		return engine.CreateResult{}, err
+	}
+	if h := spec.Healthcheck; h != nil && h.StartInterval > 0 && !r.HasStartInterval() {
+		// Below 1.44 the engine drops the field without a word.
+		return engine.CreateResult{}, &engine.PermanentError{Replica: spec.Name, Err: fmt.Errorf("%s: %s", spec.Name, StartIntervalUnsupported(r.APIVersion()))}
 	}
 	reused, fresh, err := r.ensureVolumes(ctx, spec)
 	if err != nil {
@@ -57,14 +62,41 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 	if err := r.ownVolumes(ctx, created.ID, spec, fresh); err != nil {
 		return engine.CreateResult{}, r.discard(ctx, spec.Name, created.ID, err)
 	}
+	if err := r.joinNetworks(ctx, created.ID, spec); err != nil {
+		return engine.CreateResult{}, classifyStart(spec.Name, r.discard(ctx, spec.Name, created.ID, err))
+	}
 	if _, err := r.cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
 		// At API 1.41 a create with the ID of a network removed since it was
 		// cached succeeds; only the start fails ("network … not found"). The
 		// retry looks the network up again.
 		r.forgetNetwork(spec.Network)
+		for _, n := range spec.OtherNetworks {
+			r.forgetNetwork(n.Name)
+		}
 		return engine.CreateResult{}, r.explainPort(ctx, classifyStart(spec.Name, r.discard(ctx, spec.Name, created.ID, err)))
 	}
 	return engine.CreateResult{ID: created.ID, ReusedVolumes: reused}, nil
+}
+
+// joinNetworks connects a created container to the spec's other networks,
+// each with its aliases: at API 1.41 a create takes one network. A network
+// the container is on already (a create adopted by adoptCreated) is left as
+// it is.
+func (r *Runtime) joinNetworks(ctx context.Context, id string, spec plan.ReplicaSpec) error {
+	for _, n := range spec.OtherNetworks {
+		netID, err := r.EnsureNetwork(ctx, n.Name)
+		if err != nil {
+			return fmt.Errorf("%s: %w", spec.Name, err)
+		}
+		_, err = r.cli.NetworkConnect(ctx, netID, client.NetworkConnectOptions{Container: id, EndpointConfig: &network.EndpointSettings{Aliases: n.Aliases}})
+		if err != nil && !strings.Contains(err.Error(), "already exists in network") {
+			if cerrdefs.IsNotFound(err) {
+				r.forgetNetwork(n.Name)
+			}
+			return fmt.Errorf("connect container %s to network %s: %w", spec.Name, n.Name, err)
+		}
+	}
+	return nil
 }
 
 // adoptCreated handles a create refused because the name is taken. A container
@@ -214,4 +246,23 @@ func containerName(c container.InspectResponse, fallback string) string {
 		return n
 	}
 	return fallback
+}
+
+// WaitExit waits until a container of the set has stopped and returns its
+// exit code: how a compose job (a service others wait for with
+// service_completed_successfully) is run to completion.
+func (r *Runtime) WaitExit(ctx context.Context, set, id string) (int, error) {
+	if _, err := r.ownContainer(ctx, "wait for", set, id); err != nil {
+		return 0, err
+	}
+	res := r.cli.ContainerWait(ctx, id, client.ContainerWaitOptions{Condition: container.WaitConditionNotRunning})
+	select {
+	case w := <-res.Result:
+		if w.Error != nil && w.Error.Message != "" {
+			return int(w.StatusCode), fmt.Errorf("wait for %s: %s", id, w.Error.Message)
+		}
+		return int(w.StatusCode), nil
+	case err := <-res.Error:
+		return 0, fmt.Errorf("wait for %s: %w", id, err)
+	}
 }

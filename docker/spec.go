@@ -99,11 +99,12 @@ func healthConfig(h *plan.Healthcheck) *container.HealthConfig {
 		return nil
 	}
 	return &container.HealthConfig{
-		Test:        h.Test,
-		Interval:    h.Interval,
-		Timeout:     h.Timeout,
-		StartPeriod: h.StartPeriod,
-		Retries:     h.Retries,
+		Test:          h.Test,
+		Interval:      h.Interval,
+		Timeout:       h.Timeout,
+		StartPeriod:   h.StartPeriod,
+		StartInterval: h.StartInterval,
+		Retries:       h.Retries,
 	}
 }
 

@@ -20,20 +20,6 @@ type StatsSample struct {
 	At          time.Time
 }
 
-// CPUPercent is the container's CPU use between two samples, in percent of
-// one CPU, as docker stats reports it; ok is false when it cannot be told.
-func CPUPercent(prev, cur StatsSample) (float64, bool) {
-	dc, ds := float64(cur.CPU)-float64(prev.CPU), float64(cur.System)-float64(prev.System)
-	if prev.At.IsZero() || ds <= 0 || dc < 0 {
-		return 0, false
-	}
-	cpus := float64(cur.OnlineCPUs)
-	if cpus == 0 {
-		cpus = 1
-	}
-	return dc / ds * cpus * 100, true
-}
-
 // Stats reads one sample of a container of the set (Docker's one-shot stats:
 // no second sample, so it answers at once).
 func (r *Runtime) Stats(ctx context.Context, set, id string) (StatsSample, error) {

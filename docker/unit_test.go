@@ -398,23 +398,13 @@ func TestClassifyNetworks(t *testing.T) {
 	}
 }
 
-// The containers whose die a Watch saw go with every observation of their set
-// until one that began after the die succeeds.
-func TestDiedSets(t *testing.T) {
-	var d diedSets
-	d.note("web", "b")
-	d.note("web", "a")
-	d.note("db", "c")
-	ids, mark := d.pending("web")
-	if !slices.Equal(ids, []string{"a", "b"}) {
-		t.Fatalf("pending = %v, want [a b]", ids)
-	}
-	d.note("web", "d") // while the engine answers
-	d.answered("web", mark)
-	if ids, _ := d.pending("web"); !slices.Equal(ids, []string{"d"}) {
-		t.Errorf("after the observation pending = %v, want [d]", ids)
-	}
-	if ids, _ := d.pending("db"); !slices.Equal(ids, []string{"c"}) {
-		t.Errorf("another set's = %v, want [c]", ids)
+func TestAPIBelow(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		below   bool
+	}{{"1.41", true}, {"1.43", true}, {"1.44", false}, {"1.52", false}, {"2.0", false}, {"", true}} {
+		if got := apiBelow(tc.version, 1, 44); got != tc.below {
+			t.Errorf("apiBelow(%q, 1.44) = %v, want %v", tc.version, got, tc.below)
+		}
 	}
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/ostset/ostset/config"
@@ -23,10 +22,11 @@ func (c *Controller) Apply(ctx context.Context, s config.Set, cause string, prog
 }
 
 // Image pulls the set's image per its imagePullPolicy and returns its local ID.
-// A problem with the image is an *ImageError, wrapped with the set's file line.
+// A problem with the image is an *ImageError, a registry that cannot be
+// reached a *RegistryError, either wrapped with the set's file line.
 func (c *Controller) Image(ctx context.Context, s config.Set, progress func(PullProgress)) (string, error) {
 	imageID, err := c.Runtime.EnsureImage(ctx, s.Template.Image, s.Template.PullPolicy(), progress)
-	if ie := (*ImageError)(nil); errors.As(err, &ie) {
+	if imageProblem(err) {
 		return "", fmt.Errorf("%s: template.image: %w", s.FieldSource("template.image"), err)
 	}
 	return imageID, err
@@ -49,7 +49,7 @@ func (c *Controller) Images(ctx context.Context, s config.Set, progress func(Pul
 		id, ok := done[key]
 		if !ok {
 			id, err = c.Runtime.EnsureImage(ctx, ic.Image, ic.PullPolicy(), progress)
-			if ie := (*ImageError)(nil); errors.As(err, &ie) {
+			if imageProblem(err) {
 				field := fmt.Sprintf("template.initContainers[%d].image", i)
 				return state.ImageIDs{}, fmt.Errorf("%s: %s: %w", s.FieldSource(field), field, err)
 			}
@@ -68,11 +68,12 @@ func (c *Controller) Images(ctx context.Context, s config.Set, progress func(Pul
 
 // ApplyImages is Apply with the images already resolved.
 func (c *Controller) ApplyImages(ctx context.Context, s config.Set, ids state.ImageIDs, cause string) (state.ApplyResult, error) {
-	declared, err := c.Runtime.ImageVolumes(ctx, ids.Main)
+	image, err := c.Runtime.ImageConfig(ctx, ids.Main)
 	if err != nil {
 		return state.ApplyResult{}, err
 	}
-	warnings := volumes.UncoveredImageVolumes(s.Template, s.VolumeClaimTemplates, declared)
+	warnings := volumes.UncoveredImageVolumes(s.Template, s.VolumeClaimTemplates, image.Volumes)
+	warnings = append(warnings, unexposedPorts(s, image.ExposedPorts)...)
 	var res state.ApplyResult
 	st, err := c.Store.Update(ctx, s.Name, func(st *state.State, exists bool) error {
 		var err error

@@ -566,3 +566,25 @@ func TestUnfinishedDeleteIsSaid(t *testing.T) {
 		t.Errorf("events %q: the resumed delete is not said before a volume is removed", *events)
 	}
 }
+
+// A wait that ends while an exited replica is being recreated (up's timeout,
+// Ctrl-C) still creates the replacement: the ordinal is not left empty until
+// some later pass.
+func TestRecreateOutlivesTheEndOfTheWait(t *testing.T) {
+	rt := enginetest.New()
+	c, _ := newController(t, rt, 2, "v1")
+	converge(t, c)
+	rt.Exit("web-1")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rt.OnRemove = func(name string) {
+		if name == "web-1" {
+			cancel()
+		}
+	}
+	rt.Log = nil
+	_ = c.Converge(ctx, "web")
+	if want := []string{"remove web-1", "create web-1"}; len(rt.Log) < 2 || !prefixes(rt.Log[:2], want) {
+		t.Fatalf("log %v, want it to start with %v", rt.Log, want)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -29,6 +30,10 @@ const parallelLimit = 64
 // one replica step, Parallel plans run concurrently. It records in st which
 // volumes were handed over or released. observed are the set's own volumes as
 // the pass observed them (see VolumeSpec.Observed).
+// recreateBound bounds the create that replaces a removed exited replica,
+// which runs on even when the caller's context has ended.
+const recreateBound = 2 * time.Minute
+
 func (c *Controller) execute(ctx context.Context, st *state.State, actions []plan.Action, observed []plan.Volume) error {
 	if len(actions) == 0 {
 		return nil
@@ -46,7 +51,12 @@ func (c *Controller) execute(ctx context.Context, st *state.State, actions []pla
 		g.Go(func() error {
 			errs[i] = c.apply(gctx, st, &mu, a, observed)
 			if errs[i] == nil && a.Kind == plan.ActDelete && a.Recreate != "" {
-				errs[i] = c.apply(gctx, st, &mu, plan.Action{Kind: plan.ActCreate, Ordinal: a.Ordinal, Name: a.Name, Revision: a.Recreate, Reason: "exited; recreated"}, observed)
+				// The replacement is half of one step: a wait that ends (its
+				// timeout, Ctrl-C) after the removal must not leave the
+				// ordinal without a replica until some later pass.
+				rctx, cancel := context.WithTimeout(context.WithoutCancel(gctx), recreateBound)
+				errs[i] = c.apply(rctx, st, &mu, plan.Action{Kind: plan.ActCreate, Ordinal: a.Ordinal, Name: a.Name, Revision: a.Recreate, Reason: "exited; recreated"}, observed)
+				cancel()
 			}
 			return nil
 		})
@@ -99,7 +109,7 @@ func (c *Controller) apply(ctx context.Context, st *state.State, mu *sync.Mutex,
 		}
 		c.emit(set, a.Name, "%s started", a.Name)
 	case plan.ActDelete:
-		if a.Failed {
+		if a.Exited {
 			c.keepPrevious(ctx, set, a)
 		}
 		if err := c.Runtime.RemoveReplica(ctx, set, a.ID, st.Spec.GracePeriod()); err != nil {
@@ -226,7 +236,7 @@ func (c *Controller) removeSet(ctx context.Context, st state.State, obs plan.Obs
 		c.emit(spec.Name, "", "volumes kept: %s", strings.Join(names, ", "))
 	}
 	c.leftAlone(spec.Name, obs.OwnedElsewhere)
-	for _, n := range append([]string{spec.Network}, st.LeftNetworks...) {
+	for _, n := range append(spec.NetworkNames(), st.LeftNetworks...) {
 		if _, err := c.removeNetwork(ctx, spec.Name, n); err != nil {
 			return err
 		}
@@ -285,7 +295,7 @@ func (c *Controller) removeNetwork(ctx context.Context, set, network string) (bo
 
 // createNetworks names the networks the creates among actions (a delete's
 // Recreate included) attach to, each
-// once: that of each one's revision, which is the set's own unless a replica
+// once: those of each one's revision, which is the set's own unless a replica
 // is created at an older revision (below the partition).
 func createNetworks(st state.State, actions []plan.Action) []string {
 	var out []string
@@ -297,12 +307,14 @@ func createNetworks(st state.State, actions []plan.Action) []string {
 		case a.Kind != plan.ActCreate && a.Kind != plan.ActCreateInit:
 			continue
 		}
-		name := st.Spec.Network
+		names := st.Spec.NetworkNames()
 		if rev, ok := st.Revision(rev); ok {
-			name = rev.Spec.Network
+			names = rev.Spec.NetworkNames()
 		}
-		if !slices.Contains(out, name) {
-			out = append(out, name)
+		for _, name := range names {
+			if !slices.Contains(out, name) {
+				out = append(out, name)
+			}
 		}
 	}
 	return out

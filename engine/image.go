@@ -49,6 +49,28 @@ type ImageError struct {
 func (e *ImageError) Error() string { return e.Image + ": " + e.Err.Error() }
 func (e *ImageError) Unwrap() error { return e.Err }
 
+// RegistryError is a pull that failed because the image's registry could not
+// be reached (a name that does not resolve, a refused or timed-out
+// connection): a failure of the moment, not a problem with the set's image
+// (exit code 1), though it is told at the image's line.
+type RegistryError struct {
+	Image string
+	Err   error // the engine's words
+}
+
+func (e *RegistryError) Error() string {
+	return "pull " + e.Image + ": the registry cannot be reached: " + e.Err.Error()
+}
+func (e *RegistryError) Unwrap() error { return e.Err }
+
+// imageProblem says whether err is about the image a field names: an
+// *ImageError or a *RegistryError, told at the field's line.
+func imageProblem(err error) bool {
+	var ie *ImageError
+	var re *RegistryError
+	return errors.As(err, &ie) || errors.As(err, &re)
+}
+
 // ErrNeverPull is the reason for a missing image under the Never policy.
 var ErrNeverPull = errors.New("not present locally, and imagePullPolicy is Never: build, load or import it first")
 

@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -36,5 +38,45 @@ func TestApplyWarnsAboutUncoveredImageVolumes(t *testing.T) {
 	}
 	if !strings.Contains(res.Warnings[1], "the mount at /var/lib/db does not cover it") {
 		t.Errorf("warning %q does not say that the parent's claim does not cover it", res.Warnings[1])
+	}
+}
+
+// up warns about a containerPort the image does not expose when it exposes
+// another, naming the file and line; not when the image exposes nothing.
+func TestApplyWarnsAboutUnexposedContainerPorts(t *testing.T) {
+	rt := enginetest.New()
+	rt.ImagePortsOf = map[string][]string{"sha256:redis": {"6379/tcp"}}
+	c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}}
+	file := filepath.Join(t.TempDir(), "cache.yaml")
+	data := "name: cache\ntemplate:\n  image: redis:7\n  ports:\n    - containerPort: 6379\n    - containerPort: 6380\n      hostPort: 16380\n    - containerPort: 6379\n      protocol: udp\n"
+	if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sets, err := config.Load(file, func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sets[0]
+	res, err := c.ApplyImages(context.Background(), s, state.ImageIDs{Main: "sha256:redis"}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		file + ":6: template.ports[1].containerPort: 6380/tcp is not a port that image redis:7 exposes (it exposes 6379/tcp)",
+		file + ":8: template.ports[2].containerPort: 6379/udp is not a port that image redis:7 exposes",
+	}
+	if len(res.Warnings) != len(want) {
+		t.Fatalf("warnings %q, want %d", res.Warnings, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(res.Warnings[i], w) {
+			t.Errorf("warning %q, want it to begin %q", res.Warnings[i], w)
+		}
+	}
+	// An image that exposes nothing says nothing of its ports.
+	s.Template.Image = "busybox"
+	res, err = c.ApplyImages(context.Background(), s, state.ImageIDs{Main: "sha256:busybox"}, "test")
+	if err != nil || len(res.Warnings) != 0 {
+		t.Errorf("an image without EXPOSE: %q, %v", res.Warnings, err)
 	}
 }

@@ -46,19 +46,22 @@ func (c *Controller) releaseNetworks(ctx context.Context, st *state.State, obs p
 	if len(st.LeftNetworks) == 0 {
 		return false, nil
 	}
-	nets := st.RevisionNetworks()
+	nets := make(map[string][]string, len(st.Revisions))
+	for _, r := range st.Revisions {
+		nets[r.Name] = r.Spec.NetworkNames()
+	}
 	used := func(n string) bool {
 		for _, r := range obs.Replicas {
-			if nets[r.Revision] == n || slices.Contains(r.Networks, n) {
+			if slices.Contains(nets[r.Revision], n) || slices.Contains(r.Networks, n) {
 				return true
 			}
 		}
-		return slices.ContainsFunc(obs.Inits, func(x plan.InitContainer) bool { return nets[x.Revision] == n })
+		return slices.ContainsFunc(obs.Inits, func(x plan.InitContainer) bool { return slices.Contains(nets[x.Revision], n) })
 	}
 	kept := st.LeftNetworks[:0:0]
 	var errs []error
 	for _, n := range st.LeftNetworks {
-		if n == st.Spec.Network || used(n) {
+		if slices.Contains(st.Spec.NetworkNames(), n) || used(n) {
 			kept = append(kept, n)
 			continue
 		}

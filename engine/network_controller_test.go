@@ -97,3 +97,29 @@ func TestNetworkChangeOnDeleteReplacesNothing(t *testing.T) {
 		t.Fatalf("OnDelete: log %v, networks removed %v", rt.Log, rt.NetworksRemoved)
 	}
 }
+
+// Leaving one of several networks rolls the set, and the network left is
+// released once no replica is on it; the networks kept stay.
+func TestNetworkLeftOfSeveralIsReleased(t *testing.T) {
+	rt := enginetest.New()
+	c, _ := newController(t, rt, 2, "v1")
+	applyNetwork(t, c.Store, 2, "", func(s *config.Set) {
+		s.Network, s.Networks = "front", []config.NetworkAttachment{{Name: "front"}, {Name: "back"}}
+	})
+	converge(t, c)
+	if n := len(rt.Created); n != 2 || len(rt.Created[1].OtherNetworks) != 1 || rt.Created[1].OtherNetworks[0].Name != "back" {
+		t.Fatalf("created %+v, want 2 replicas joining back", rt.Created)
+	}
+	rt.Log = nil
+	applyNetwork(t, c.Store, 2, "front", nil)
+	converge(t, c)
+	if want := []string{"remove web-1", "create web-1", "remove web-0", "create web-0"}; !prefixes(rt.Log, want) {
+		t.Fatalf("log %v, want %v", rt.Log, want)
+	}
+	if _, err := c.Pass(context.Background(), "web"); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rt.NetworksRemoved, []string{"ostset", "back"}) || leftNetworks(t, c) != nil {
+		t.Fatalf("networks removed %v, still recorded %v; want ostset (left by the first apply) and back removed once", rt.NetworksRemoved, leftNetworks(t, c))
+	}
+}

@@ -18,6 +18,15 @@ import (
 	"github.com/ostset/ostset/engine/plan"
 )
 
+// ImageConfig is what an image declares that the engine checks a template
+// against (Runtime.ImageConfig).
+type ImageConfig struct {
+	// Volumes are the mount points it declares (VOLUME), sorted.
+	Volumes []string
+	// ExposedPorts are the ports it declares (EXPOSE), as "6379/tcp", sorted.
+	ExposedPorts []string
+}
+
 // ObserveOptions tunes an observation.
 type ObserveOptions struct {
 	// Timings asks for Replica.ReadySince (costs one inspect per ready container).
@@ -65,8 +74,9 @@ type Runtime interface {
 	// reports its steps to progress (which may be nil). A missing image under Never, or a
 	// pull that fails, is an *ImageError.
 	EnsureImage(ctx context.Context, ref, policy string, progress func(PullProgress)) (string, error)
-	// ImageVolumes returns the mount points a local image declares (VOLUME), sorted.
-	ImageVolumes(ctx context.Context, imageID string) ([]string, error)
+	// ImageConfig returns what a local image declares that the engine checks
+	// a template against: its VOLUMEs and EXPOSEd ports.
+	ImageConfig(ctx context.Context, imageID string) (ImageConfig, error)
 	// LogTail returns the last lines (at most n) of the output, stdout and stderr, of
 	// a container of the set.
 	LogTail(ctx context.Context, set, id string, n int) ([]string, error)

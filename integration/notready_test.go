@@ -59,7 +59,9 @@ func (h *harness) awaitReason(want string) notReadyStatus {
 func TestNotReadyUnhealthySaysWhy(t *testing.T) {
 	h := newHarness(t)
 	spec := h.writeSpec(notReadySpec, imageV1, "{ENV}", `{UNHEALTHY: "1"}`)
-	r := h.ostset("up", "-f", spec, "--timeout", "5s")
+	// The wait's budget covers the create, the start and the first failed
+	// healthcheck, which take seconds on a loaded machine.
+	r := h.ostset("up", "-f", spec, "--timeout", "15s")
 	const output = `"web: health: 503 Service Unavailable"`
 	if r.code != 3 || !strings.Contains(r.stdout, h.name(0)+" not ready (health: unhealthy: "+output+")") ||
 		!strings.Contains(r.stderr, "waiting for "+h.name(0)+" not ready (health: unhealthy: "+output+")") {

@@ -183,6 +183,10 @@ func (e *exporter) statefulSet() kubeObject {
 		e.unexpressed("network", "%q: pods share the cluster's network; the headless Service gives the DNS names", s.Network)
 		e.keep(s.Network, "network")
 	}
+	if len(s.Networks) > 0 {
+		e.unexpressed("networks", "pods share the cluster's network")
+		e.keep(s.Networks, "networks")
+	}
 	spec := kubeStatefulSetSpec{
 		ServiceName:                          s.ServiceName,
 		Replicas:                             s.DesiredReplicas(),

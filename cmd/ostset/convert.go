@@ -50,6 +50,9 @@ yaml, as set files.`,
 					return err
 				}
 				sets = p.Sets
+				for _, j := range p.Jobs {
+					a.warn(j.Name + ": runs once per up (service_completed_successfully), not as a set: left out")
+				}
 			} else if sets, err = a.loadFiles(files, lenient); err != nil {
 				return err
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/engine/state"
+	"github.com/ostset/ostset/internal/live"
 	"github.com/ostset/ostset/internal/present"
 )
 
@@ -45,8 +46,10 @@ func (a *app) describe(st state.State, s plan.Status, events []state.Event, d da
 	now := time.Now()
 	w := a.stdout
 	fmt.Fprintf(w, "Name:            %s\n", s.Name)
-	fmt.Fprintf(w, "Source:          %s\n", st.Spec.Source)
-	fmt.Fprintf(w, "Created:         %s (%s ago)\n", st.Created.Local().Format(time.DateTime), age(st.Created, now))
+	if st.Spec.Source != "" {
+		fmt.Fprintf(w, "Source:          %s\n", st.Spec.Source)
+	}
+	fmt.Fprintf(w, "Created:         %s (%s ago)\n", st.Created.Local().Format(time.DateTime), present.Age(st.Created, now))
 	fmt.Fprintf(w, "Replicas:        %d desired | %d ready | %d available | %d current | %d updated\n",
 		s.Replicas, s.ReadyReplicas, s.AvailableReplicas, s.CurrentReplicas, s.UpdatedReplicas)
 	fmt.Fprintf(w, "Revisions:       current %s, update %s\n", orDefault(s.CurrentRevision, "none yet"), s.UpdateRevision)
@@ -60,19 +63,21 @@ func (a *app) describe(st state.State, s plan.Status, events []state.Event, d da
 	present.PrintAdopted(w, "Adopted from:    ", st.AdoptedOwners)
 	fmt.Fprintf(w, "Daemon:          %s\n", d.note())
 
-	fmt.Fprintln(w, "Conditions:")
 	t := table(w)
-	fmt.Fprintln(t, "  TYPE\tSTATUS\tREASON\tMESSAGE")
-	for _, c := range s.Conditions {
-		fmt.Fprintf(t, "  %s\t%s\t%s\t%s\n", c.Type, c.Status, c.Reason, c.Message)
+	if len(s.Conditions) > 0 {
+		fmt.Fprintln(w, "Conditions:")
+		fmt.Fprintln(t, "  TYPE\tSTATUS\tREASON\tMESSAGE")
+		for _, c := range s.Conditions {
+			fmt.Fprintf(t, "  %s\t%s\t%s\t%s\n", c.Type, c.Status, c.Reason, c.Message)
+		}
+		_ = t.Flush()
 	}
-	_ = t.Flush()
 
 	fmt.Fprintln(w, "Replicas:")
 	t = table(w)
 	fmt.Fprintln(t, "  NAME\tSTATE\tHEALTH\tREVISION\tAGE")
-	for _, r := range replicaRows(s, st, now) {
-		fmt.Fprintf(t, "  %s\t%s\t%s\t%s\t%s\n", r.name, r.state, r.health, r.revision, r.age(now))
+	for _, r := range live.ReplicaRows(s, st, now) {
+		fmt.Fprintf(t, "  %s\t%s\t%s\t%s\t%s\n", r.Name, r.State, r.Health, r.Revision, r.Age(now))
 	}
 	_ = t.Flush()
 	printFailures(w, "  ", s.Pending)
@@ -87,15 +92,22 @@ func (a *app) describe(st state.State, s plan.Status, events []state.Event, d da
 		fmt.Fprintf(w, "  waiting: %s\n", wait)
 	}
 
-	fmt.Fprintln(w, "Revision history:")
 	t = table(w)
+	if len(st.History()) > 0 {
+		fmt.Fprintln(w, "Revision history:")
+	}
 	for _, r := range st.History() {
 		fmt.Fprintf(t, "  %d\t%s\t%s\n", r.Number, r.Name, r.ChangeCause)
 	}
 	_ = t.Flush()
 
 	fmt.Fprintln(w, "Spec:")
-	spec, err := yaml.Marshal(st.Spec)
+	var node yaml.Node
+	if err := node.Encode(st.Spec); err != nil {
+		return err
+	}
+	dropEmpty(&node)
+	spec, err := yaml.Marshal(&node)
 	if err != nil {
 		return err
 	}
@@ -108,7 +120,36 @@ func (a *app) describe(st state.State, s plan.Status, events []state.Event, d da
 		fmt.Fprintln(w, "  <none>")
 	}
 	for _, e := range events[max(0, len(events)-describeEvents):] {
-		fmt.Fprintf(w, "  %s ago\t%s\n", age(e.Time, now), e.Message)
+		fmt.Fprintf(w, "  %s ago\t%s\n", present.Age(e.Time, now), e.Message)
 	}
 	return nil
+}
+
+// dropEmpty leaves out of a YAML mapping the fields without a value: "",
+// null, [] and {}, and a mapping that has nothing left. Zeros and false stay:
+// they are values.
+func dropEmpty(n *yaml.Node) bool {
+	switch n.Kind {
+	case yaml.MappingNode:
+		kept := n.Content[:0]
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if !dropEmpty(n.Content[i+1]) {
+				kept = append(kept, n.Content[i], n.Content[i+1])
+			}
+		}
+		n.Content = kept
+		return len(kept) == 0
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			dropEmpty(c)
+		}
+		return len(n.Content) == 0
+	case yaml.ScalarNode:
+		return n.Tag == "!!null" || (n.Tag == "!!str" && n.Value == "")
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			dropEmpty(c)
+		}
+	}
+	return false
 }

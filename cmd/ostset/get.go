@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,6 +13,7 @@ import (
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/engine/state"
+	"github.com/ostset/ostset/internal/live"
 	"github.com/ostset/ostset/internal/present"
 )
 
@@ -80,12 +79,12 @@ object per line and per change.`,
 }
 
 // setRows is the status of every set in the state directory, by name.
-func (a *app) setRows(ctx context.Context, c *engine.Controller) ([]setRow, error) {
+func (a *app) setRows(ctx context.Context, c *engine.Controller) ([]live.SetRow, error) {
 	names, err := a.store().List()
 	if err != nil {
 		return nil, err
 	}
-	var rows []setRow
+	var rows []live.SetRow
 	for _, name := range names {
 		status, st, err := c.Status(ctx, name)
 		if errors.Is(err, state.ErrUnknownSet) {
@@ -94,7 +93,7 @@ func (a *app) setRows(ctx context.Context, c *engine.Controller) ([]setRow, erro
 		if err != nil {
 			return nil, err
 		}
-		rows = append(rows, newSetRow(status, st))
+		rows = append(rows, live.NewSetRow(status, st))
 	}
 	return rows, nil
 }
@@ -108,47 +107,10 @@ func (a *app) noteDaemon(output string) {
 	fmt.Fprintf(a.stderr, "note: %s\n", a.daemon().note())
 }
 
-type setRow struct {
-	plan.Status
-	Created time.Time `json:"created"`
-	// Image is the image reference of the update revision, as written.
-	Image string `json:"image,omitempty"`
-	// Deleted marks, in get -o json -w, a set that was deleted.
-	Deleted bool `json:"deleted,omitempty"`
-}
-
-func newSetRow(s plan.Status, st state.State) setRow {
-	return setRow{Status: s, Created: st.Created, Image: st.Spec.Template.Image}
-}
-
-// setHeader and setCells are the columns of the sets table.
-func setHeader(output string) []string {
-	if output == "wide" {
-		return []string{"NAME", "READY", "AGE", "CURRENT", "UPDATED", "CURRENT REVISION", "UPDATE REVISION", "IMAGE"}
-	}
-	return []string{"NAME", "READY", "AGE"}
-}
-
-func setCells(r setRow, output string, now time.Time) []string {
-	ready := fmt.Sprintf("%d/%d", r.ReadyReplicas, r.Replicas)
-	if r.Deleting != nil {
-		ready += " (deleting)"
-	}
-	if r.Paused {
-		ready += " (paused)"
-	}
-	cells := []string{r.Name, ready, age(r.Created, now)}
-	if output == "wide" {
-		cells = append(cells, strconv.Itoa(r.CurrentReplicas), strconv.Itoa(r.UpdatedReplicas),
-			orDefault(r.CurrentRevision, "-"), orDefault(r.UpdateRevision, "-"), orDefault(r.Image, "-"))
-	}
-	return cells
-}
-
-func (a *app) printSets(rows []setRow, output string) error {
+func (a *app) printSets(rows []live.SetRow, output string) error {
 	if output == "json" || output == "yaml" {
 		if rows == nil {
-			rows = []setRow{}
+			rows = []live.SetRow{}
 		}
 		return present.PrintStructured(a.stdout, output, rows)
 	}
@@ -158,9 +120,9 @@ func (a *app) printSets(rows []setRow, output string) error {
 	}
 	now := time.Now()
 	w := table(a.stdout)
-	printCells(w, setHeader(output))
+	printCells(w, live.SetHeader(output))
 	for _, r := range rows {
-		printCells(w, setCells(r, output, now))
+		printCells(w, live.SetCells(r, output, now))
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -181,16 +143,16 @@ func (a *app) printReplicas(s plan.Status, st state.State, output string) error 
 		return present.PrintStructured(a.stdout, output, s.Containers)
 	}
 	now := time.Now()
-	rows := replicaRows(s, st, now)
+	rows := live.ReplicaRows(s, st, now)
 	if len(rows) == 0 {
 		fmt.Fprintf(a.stderr, "No replicas found: %s has replicas: 0.\n", s.Name)
 	}
 	w := table(a.stdout)
 	if len(rows) > 0 {
-		printCells(w, replicaHeader(output))
+		printCells(w, live.ReplicaHeader(output))
 	}
 	for _, r := range rows {
-		printCells(w, replicaCells(r, output, now))
+		printCells(w, live.ReplicaCells(r, output, now))
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -208,40 +170,8 @@ func (a *app) printReplicas(s plan.Status, st state.State, output string) error 
 	return nil
 }
 
-// replicaRow is one line of a set's replicas: a replica container, an
-// ordinal whose init containers run, or a desired ordinal without either.
-type replicaRow struct {
-	name, ready, state, health, revision, id, reason string
-	ports, image                                     string
-	ordinal                                          int
-	created                                          time.Time
-}
-
-// replicaHeader and replicaCells are the columns of a set's replicas.
-func replicaHeader(output string) []string {
-	if output == "wide" {
-		return []string{"NAME", "ORDINAL", "READY", "STATE", "HEALTH", "REVISION", "IMAGE", "PORTS", "AGE", "CONTAINER ID", "REASON"}
-	}
-	return []string{"NAME", "READY", "STATE", "HEALTH", "AGE"}
-}
-
-func replicaCells(r replicaRow, output string, now time.Time) []string {
-	if output == "wide" {
-		return []string{r.name, strconv.Itoa(r.ordinal), r.ready, r.state, r.health, r.revision, r.image, r.ports, r.age(now), r.id, r.reason}
-	}
-	return []string{r.name, r.ready, r.state, r.health, r.age(now)}
-}
-
 func printCells(w io.Writer, cells []string) {
 	fmt.Fprintln(w, strings.Join(cells, "\t"))
-}
-
-// age is the row's age; "-" for an ordinal without a container.
-func (r replicaRow) age(now time.Time) string {
-	if r.created.IsZero() && r.id == "-" {
-		return "-"
-	}
-	return age(r.created, now)
 }
 
 // printFailures says why each pending replica that cannot start cannot.
@@ -251,50 +181,6 @@ func printFailures(w io.Writer, indent string, pending []plan.PendingReplica) {
 			fmt.Fprintf(w, "%s%s: %s\n", indent, p.Name, p.Reason)
 		}
 	}
-}
-
-// replicaRows lists every desired ordinal and every replica, by ordinal, with
-// the image and host ports of the revision each runs (or would run). A
-// replica whose recreation the crash-loop back-off holds back is in state
-// CrashLoopBackOff, as Kubernetes calls it, with the next try (from now) in
-// its reason.
-func replicaRows(s plan.Status, st state.State, now time.Time) []replicaRow {
-	var rows []replicaRow
-	for _, c := range s.Containers {
-		ready := "0/1"
-		if c.Ready {
-			ready = "1/1"
-		}
-		state, reason := c.State, orDefault(c.Reason, "-")
-		if c.RemovalPending != nil {
-			state += " (removal pending)"
-		}
-		if c.CrashLoop != nil {
-			state = "CrashLoopBackOff"
-			reason = strings.TrimPrefix(c.Reason+"; ", "; ") + present.CrashLoopNote(c.CrashLoop, now)
-		}
-		rows = append(rows, replicaRow{name: c.Name, ordinal: c.Ordinal, ready: ready, state: state,
-			health: orDefault(c.Health, "-"), revision: c.Revision, created: c.Created, id: c.ID, reason: reason})
-	}
-	for _, i := range s.Initializing {
-		rows = append(rows, replicaRow{name: i.Replica, ordinal: i.Ordinal, ready: "0/1", state: initState(i),
-			health: "-", revision: i.Revision, created: i.Created, id: orDefault(i.ID, "-"), reason: initReason(i)})
-	}
-	for _, p := range s.Pending { // as kubectl lists a Pending pod
-		state := "pending"
-		if p.Failed {
-			state = "failed"
-		}
-		rows = append(rows, replicaRow{name: p.Name, ordinal: p.Ordinal, ready: "0/1", state: state,
-			health: "-", revision: "-", id: "-", reason: p.Reason})
-	}
-	slices.SortStableFunc(rows, func(a, b replicaRow) int { return a.ordinal - b.ordinal })
-	for i := range rows {
-		t := revisionTemplate(st, rows[i].revision)
-		rows[i].image = orDefault(t.Image, "-")
-		rows[i].ports = orDefault(hostPorts(t.Ports, rows[i].ordinal), "-")
-	}
-	return rows
 }
 
 // completeSets offers the names of known sets.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/internal/live"
 )
 
 // eventingRuntime is the in-memory runtime with an event stream the test
@@ -99,7 +100,7 @@ func TestGetWatchJSONFollowsTheStateDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := waitLines(t, &out, 2)
-	var row setRow
+	var row live.SetRow
 	if err := json.Unmarshal([]byte(lines[1]), &row); err != nil {
 		t.Fatalf("%v: %q", err, lines[1])
 	}

@@ -6,11 +6,8 @@ import (
 	"io"
 	"slices"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/ostset/ostset/internal/present"
 )
 
 func checkFormat(format string, allowed ...string) error {
@@ -23,9 +20,6 @@ func checkFormat(format string, allowed ...string) error {
 }
 
 func table(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 4, 3, ' ', 0) }
-
-// age renders a duration like kubectl (see present.Age).
-func age(since, now time.Time) string { return present.Age(since, now) }
 
 // printStructuredLine writes v as one line of JSON.
 func printStructuredLine(w io.Writer, v any) error {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/ostset/ostset/internal/present"
 )
 
 // printPrevious prints what was kept of a replica's previous container
@@ -23,7 +25,7 @@ func (a *app) printPrevious(t logTarget, opts logsOptions) error {
 		return fmt.Errorf("%s has no previous container: ostset removed none of it after a failure (the logs of a container Docker restarts in place are in 'ostset logs %s')", t.name, t.name)
 	}
 	fmt.Fprintf(a.stderr, "previous container %s of %s (revision %s), removed %s ago: %s\n",
-		p.Container, p.Replica, p.Revision, age(p.Removed, time.Now()), p.Reason)
+		p.Container, p.Replica, p.Revision, present.Age(p.Removed, time.Now()), p.Reason)
 	lines := p.Lines
 	if n, err := strconv.Atoi(opts.tail); err == nil && n < len(lines) {
 		lines = lines[len(lines)-n:]

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -42,5 +43,38 @@ func TestApplyWithPullExitCodes(t *testing.T) {
 		if exitCode(err) != exitInvalid || err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 			t.Errorf("%s %s: exit %d, %v; want exit 2 and %q", tt.image, tt.policy, exitCode(err), err, tt.want)
 		}
+	}
+}
+
+// unreachableRegistry has the images it has locally; a pull finds no registry.
+type unreachableRegistry struct{ *enginetest.Runtime }
+
+func (r unreachableRegistry) EnsureImage(ctx context.Context, ref, policy string, progress func(engine.PullProgress)) (string, error) {
+	if ref == "app:1" {
+		return r.Runtime.EnsureImage(ctx, ref, policy, progress)
+	}
+	return "", &engine.RegistryError{Image: ref, Err: errors.New(`Get "https://registry.example/v2/": dial tcp: lookup registry.example: no such host`)}
+}
+
+// A registry that cannot be reached is a failure of the moment (exit 1), not
+// a mistake in the file, yet it is told at the image: line, with the image
+// the set runs meanwhile.
+func TestApplyWithPullRegistryUnreachable(t *testing.T) {
+	rt := unreachableRegistry{enginetest.New()}
+	a := &app{stdout: &bytes.Buffer{}}
+	c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}}
+	set := func(image string) config.Set {
+		s := config.Set{Name: "web", Source: "set.yaml:1", Lines: map[string]int{"template.image": 4}, Template: config.Template{Image: image}}
+		s.ApplyDefaults()
+		return s
+	}
+	ctx := context.Background()
+	if _, err := a.applyWithPull(ctx, c, set("app:1"), "up"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := a.applyWithPull(ctx, c, set("app:2"), "up")
+	want := `set.yaml:4: template.image: pull app:2: the registry cannot be reached: Get "https://registry.example/v2/": dial tcp: lookup registry.example: no such host (nothing changed: web runs app:1, revision `
+	if exitCode(err) != exitFailure || err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("exit %d, %v\nwant exit 1 and %q", exitCode(err), err, want)
 	}
 }

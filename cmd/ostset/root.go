@@ -16,6 +16,7 @@ import (
 	"github.com/ostset/ostset/docker"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/state"
+	"github.com/ostset/ostset/internal/live"
 )
 
 // app is what every command shares: settings, output streams, and lazily the
@@ -37,8 +38,8 @@ type app struct {
 	made map[string]string
 	// live is the tty progress block (--progress tty), jsonOut the real
 	// stdout under --progress json; nil otherwise.
-	live    *liveBlock
-	jsonOut io.Writer
+	live    *live.Block
+	jsonOut *live.JSONLines
 }
 
 // madeRevision notes that this command made revision the set's update revision.
@@ -176,7 +177,7 @@ func (a *app) controller() (*engine.Controller, error) {
 		Binary:  ownBinary,
 	}
 	if a.live != nil {
-		c.OnPlan = a.live.plan
+		c.OnPlan = a.live.Plan
 	}
 	return c, nil
 }

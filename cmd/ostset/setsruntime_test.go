@@ -68,8 +68,8 @@ func (r *setsRuntime) EnsureImage(ctx context.Context, ref, policy string, progr
 	return r.of("").EnsureImage(ctx, ref, policy, progress)
 }
 
-func (r *setsRuntime) ImageVolumes(ctx context.Context, imageID string) ([]string, error) {
-	return r.of("").ImageVolumes(ctx, imageID)
+func (r *setsRuntime) ImageConfig(ctx context.Context, imageID string) (engine.ImageConfig, error) {
+	return r.of("").ImageConfig(ctx, imageID)
 }
 
 func (r *setsRuntime) LogTail(ctx context.Context, set, id string, n int) ([]string, error) {

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/docker"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/kube"
 )
@@ -181,11 +182,34 @@ func (a *app) preflight(ctx context.Context, sets []config.Set) error {
 	if err != nil {
 		return err
 	}
+	if err := a.checkStartInterval(sets); err != nil {
+		return err
+	}
 	err = c.Preflight(ctx, sets)
 	if he := (*engine.HostError)(nil); errors.As(err, &he) {
 		return invalid(err)
 	}
 	return err
+}
+
+// checkStartInterval refuses a healthcheck startInterval the engine would
+// drop without a word (API below 1.44).
+func (a *app) checkStartInterval(sets []config.Set) error {
+	for _, s := range sets {
+		if h := s.Template.Healthcheck; h == nil || h.StartInterval == 0 {
+			continue
+		}
+		rt, err := a.runtime()
+		if err != nil || rt.HasStartInterval() {
+			return nil // the create reports it
+		}
+		where := s.Source
+		if line := s.Lines["template.healthcheck.startInterval"]; line > 0 {
+			where = fmt.Sprintf("%s:%d", strings.Split(s.Source, ":")[0], line)
+		}
+		return invalidf("%s: template.healthcheck.startInterval: %s", where, docker.StartIntervalUnsupported(rt.APIVersion()))
+	}
+	return nil
 }
 
 // warn writes a warning to stderr, one line.

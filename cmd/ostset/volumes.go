@@ -61,7 +61,7 @@ ordinal to come back to.`,
 				if r.Size != nil {
 					size = units.HumanSize(float64(*r.Size))
 				}
-				printCells(w, []string{r.Name, r.Set, r.Claim, strconv.Itoa(r.Ordinal), size, orDefault(r.UsedBy, "kept"), age(r.Created, now)})
+				printCells(w, []string{r.Name, r.Set, r.Claim, strconv.Itoa(r.Ordinal), size, orDefault(r.UsedBy, "kept"), present.Age(r.Created, now)})
 			}
 			return w.Flush()
 		},

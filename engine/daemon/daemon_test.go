@@ -300,7 +300,7 @@ func (m *countMetrics) get() counts {
 	return c
 }
 
-func (m *countMetrics) Pass(set string, plan plan.Plan, err error) {
+func (m *countMetrics) Pass(set string, pl plan.Plan, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.c.passes++
@@ -308,7 +308,7 @@ func (m *countMetrics) Pass(set string, plan plan.Plan, err error) {
 		m.c.bySet = map[string]int{}
 	}
 	m.c.bySet[set]++
-	m.c.complete = err == nil && plan.Complete && len(plan.Actions) == 0
+	m.c.complete = err == nil && pl.Complete && len(pl.Actions) == 0
 	if err != nil {
 		m.c.failedPasses++
 	}

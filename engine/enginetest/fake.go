@@ -38,8 +38,12 @@ type Runtime struct {
 	Crashing map[string]bool
 	// ImageVolumesOf holds the VOLUME mount points of images, by image ID.
 	ImageVolumesOf map[string][]string
+	// ImagePortsOf holds the EXPOSEd ports of images ("6379/tcp"), by image ID.
+	ImagePortsOf map[string][]string
 	// FailRemove makes removing the named container fail once.
 	FailRemove string
+	// OnRemove, when set, is called with the name of each replica removed.
+	OnRemove func(name string)
 	// FailCreate makes the n-th CreateReplica call fail (1-based; 0: never).
 	FailCreate int
 	// Refuse makes every create of the named containers fail with the given
@@ -121,6 +125,9 @@ func (r *Runtime) RemoveNetwork(_ context.Context, name string) (bool, error) {
 
 // CreateReplica implements engine.Runtime.
 func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
+	if err := ctx.Err(); err != nil { // as the Docker client refuses a call on an ended context
+		return engine.CreateResult{}, err
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.creates++
@@ -154,7 +161,7 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 		return engine.CreateResult{ID: id, ReusedVolumes: reused}, nil
 	}
 	c := plan.Replica{ID: id, Name: spec.Name, Ordinal: spec.Ordinal, Revision: spec.Revision,
-		State: plan.StateRunning, Created: time.Now(), Owner: plan.OwnerOf(spec.Labels), Networks: []string{spec.Network}}
+		State: plan.StateRunning, Created: time.Now(), Owner: plan.OwnerOf(spec.Labels), Networks: networks(spec)}
 	if r.Unhealthy[spec.Image] {
 		c.Health = plan.HealthUnhealthy
 	}
@@ -223,6 +230,9 @@ func (r *Runtime) RemoveReplica(ctx context.Context, _, id string, _ time.Durati
 			}
 			delete(r.containers, name)
 			r.record("remove %s", name)
+			if r.OnRemove != nil {
+				r.OnRemove(name)
+			}
 		}
 	}
 	for name, c := range r.inits {
@@ -313,11 +323,12 @@ func (r *Runtime) RemoveVolume(ctx context.Context, _, name string) error {
 	return nil
 }
 
-// ImageVolumes implements engine.Runtime: ImageVolumesOf[imageID].
-func (r *Runtime) ImageVolumes(_ context.Context, imageID string) ([]string, error) {
+// ImageConfig implements engine.Runtime: ImageVolumesOf[imageID] and
+// ImagePortsOf[imageID].
+func (r *Runtime) ImageConfig(_ context.Context, imageID string) (engine.ImageConfig, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.ImageVolumesOf[imageID], nil
+	return engine.ImageConfig{Volumes: r.ImageVolumesOf[imageID], ExposedPorts: r.ImagePortsOf[imageID]}, nil
 }
 
 // EnsureImage implements engine.Runtime on Local and Registry. A pull is
@@ -428,4 +439,13 @@ func (r *Runtime) AddVolume(v plan.Volume) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.volumes[v.Name] = v
+}
+
+// networks are the networks a replica created from spec is on.
+func networks(spec plan.ReplicaSpec) []string {
+	out := []string{spec.Network}
+	for _, n := range spec.OtherNetworks {
+		out = append(out, n.Name)
+	}
+	return out
 }

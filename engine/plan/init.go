@@ -131,6 +131,9 @@ func RenderInit(set config.Set, revision string, spec config.RevisionSpec, ordin
 		Restart:     "no", // a failure is ostset's to retry, with back-off
 		StopTimeout: set.GracePeriod(),
 	}
+	for _, n := range spec.NetworkNames()[1:] { // on all the replica's networks, with no DNS names
+		r.OtherNetworks = append(r.OtherNetworks, NetworkJoin{Name: n})
+	}
 	for _, claim := range spec.VolumeClaimTemplates {
 		vol := volumes.Name(claim.Name, set.Name, ordinal)
 		r.Volumes = append(r.Volumes, VolumeSpec{Name: vol, Driver: claim.Driver, DriverOpts: claim.DriverOpts, Labels: map[string]string{

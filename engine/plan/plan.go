@@ -71,6 +71,9 @@ type Action struct {
 	// Failed: a delete of a replica that exited, to recreate it, or of an init
 	// container that failed, to run it again.
 	Failed bool
+	// Exited: a delete of a replica that exited, whatever the reason for the
+	// delete (a scale-down too): its last lines are kept (logs --previous).
+	Exited bool
 	// Recreate, on the delete of a replica that exited, is the revision its
 	// replacement is created at as soon as it is removed, by the same pass:
 	// what the next pass would create, without a pass between (the reaction
@@ -274,7 +277,7 @@ func (p *planner) replicaInRange(ord int) bool {
 			p.requeueAt(after)
 			return false
 		}
-		a := Action{Kind: ActDelete, Ordinal: ord, Name: name(), ID: r.ID, Revision: r.Revision, Reason: "exited" + parenthesised(r.waitDetail()) + "; it will be recreated", Failed: true}
+		a := Action{Kind: ActDelete, Ordinal: ord, Name: name(), ID: r.ID, Revision: r.Revision, Reason: "exited" + parenthesised(r.waitDetail()) + "; it will be recreated", Failed: true, Exited: true}
 		if rev := p.revisionFor(ord); len(p.in.InitContainers[rev]) == 0 {
 			a.Recreate = rev
 		}
@@ -369,7 +372,7 @@ func (p *planner) condemned() bool {
 			}
 			continue
 		}
-		p.act(Action{Kind: ActDelete, Ordinal: r.Ordinal, Name: r.Name, ID: r.ID, Revision: r.Revision, Reason: "scale down", Releases: true})
+		p.act(Action{Kind: ActDelete, Ordinal: r.Ordinal, Name: r.Name, ID: r.ID, Revision: r.Revision, Reason: "scale down", Releases: true, Exited: health.Failed(hc(&r))})
 		if p.monotonic {
 			return false
 		}

@@ -35,13 +35,13 @@ func Render(set config.Set, revision string, spec config.RevisionSpec, ordinal i
 		User:        t.User,
 		Labels:      replicaLabels(t.Labels, set.Name, ordinal, revision),
 		Network:     spec.Network,
-		Aliases:     aliases(name, spec.ServiceName, t.Labels, ordinal),
 		Ports:       replicaPorts(t.Ports, ordinal),
 		Healthcheck: healthcheck(t.Healthcheck),
 		Mounts:      userMounts(t.VolumeMounts),
 		Restart:     t.RestartPolicy,
 		StopTimeout: set.GracePeriod(),
 	}
+	r.Aliases, r.OtherNetworks = networkJoins(spec, aliases(name, spec.ServiceName, t.Labels, ordinal))
 	for _, c := range spec.VolumeClaimTemplates {
 		vol := volumes.Name(c.Name, set.Name, ordinal)
 		owner, err := volumes.RootOwner(c)
@@ -77,6 +77,21 @@ func aliases(name, service string, labels map[string]string, ordinal int) []stri
 		out = append(out, strings.Split(extra, ",")...)
 	}
 	return out
+}
+
+// networkJoins gives a replica its DNS names on every network of the
+// revision, each network's own aliases added: the aliases on the first
+// network, and the other networks to join.
+func networkJoins(spec config.RevisionSpec, names []string) (first []string, others []NetworkJoin) {
+	own := map[string][]string{}
+	for _, n := range spec.Networks {
+		own[n.Name] = n.Aliases
+	}
+	nets := spec.NetworkNames()
+	for _, n := range nets[1:] {
+		others = append(others, NetworkJoin{Name: n, Aliases: append(slices.Clone(names), own[n]...)})
+	}
+	return append(names, own[nets[0]]...), others
 }
 
 func replicaEnv(env map[string]string, set string, ordinal int, name, service string) []string {
@@ -125,11 +140,12 @@ func healthcheck(h *config.Healthcheck) *Healthcheck {
 		return nil
 	}
 	return &Healthcheck{
-		Test:        h.Test,
-		Interval:    time.Duration(h.Interval),
-		Timeout:     time.Duration(h.Timeout),
-		Retries:     h.Retries,
-		StartPeriod: time.Duration(h.StartPeriod),
+		Test:          h.Test,
+		Interval:      time.Duration(h.Interval),
+		Timeout:       time.Duration(h.Timeout),
+		Retries:       h.Retries,
+		StartPeriod:   time.Duration(h.StartPeriod),
+		StartInterval: time.Duration(h.StartInterval),
 	}
 }
 

@@ -122,3 +122,34 @@ func TestRenderComposeServiceAliases(t *testing.T) {
 		t.Errorf("aliases %q, want %q", r.Aliases, want)
 	}
 }
+
+// A set on several networks is created on the first and joins the others
+// before it starts, with its DNS names on each and each network's own aliases
+// on that network only.
+func TestRenderSeveralNetworks(t *testing.T) {
+	s := config.Set{Name: "db", Replicas: new(1), Networks: []config.NetworkAttachment{
+		{Name: "front", Aliases: []string{"www"}}, {Name: "back", Aliases: []string{"store"}}, {Name: "admin"},
+	}, Template: config.Template{Image: "postgres:15", InitContainers: []config.InitContainer{{Name: "migrate", Image: "postgres:15"}}}}
+	s.ApplyDefaults()
+	spec := s.RevisionSpec("sha256:img")
+	rev := config.RevisionName(s.Name, spec.Hash())
+	r, err := Render(s, rev, spec, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"db-0", "db-0.db", "db"}
+	if r.Network != "front" || !slices.Equal(r.Aliases, append(slices.Clone(names), "www")) {
+		t.Errorf("created on %s with aliases %q, want front with %q and www", r.Network, r.Aliases, names)
+	}
+	want := []NetworkJoin{{Name: "back", Aliases: append(slices.Clone(names), "store")}, {Name: "admin", Aliases: names}}
+	if !reflect.DeepEqual(r.OtherNetworks, want) {
+		t.Errorf("other networks %+v, want %+v", r.OtherNetworks, want)
+	}
+	init, err := RenderInit(s, rev, spec, 0, "migrate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if init.Network != "front" || !reflect.DeepEqual(init.OtherNetworks, []NetworkJoin{{Name: "back"}, {Name: "admin"}}) {
+		t.Errorf("init container on %s and %+v, want front, back and admin with no aliases", init.Network, init.OtherNetworks)
+	}
+}

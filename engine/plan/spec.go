@@ -17,23 +17,32 @@ type ReplicaSpec struct {
 	Revision string
 	Image    string // image ID
 	// Entrypoint and Cmd are nil when the image defaults apply.
-	Entrypoint  []string
-	Cmd         []string
-	Env         []string // KEY=value, sorted
-	WorkingDir  string
-	User        string
-	Labels      map[string]string // user labels plus the io.ostset.* labels
-	Network     string            // network name
-	Aliases     []string
-	Ports       []PortBinding
-	Healthcheck *Healthcheck // nil: the image's own
-	Mounts      []Mount
-	Volumes     []VolumeSpec // per-ordinal volumes to ensure before creating
-	NanoCPUs    int64
-	MemoryBytes int64
-	Restart     string // no, always, unless-stopped, on-failure[:N]
-	StopTimeout time.Duration
+	Entrypoint []string
+	Cmd        []string
+	Env        []string // KEY=value, sorted
+	WorkingDir string
+	User       string
+	Labels     map[string]string // user labels plus the io.ostset.* labels
+	Network    string            // network name: the container is created on it
+	Aliases    []string
+	// OtherNetworks are joined after the create and before the start (the
+	// engine's create takes one network at API 1.41).
+	OtherNetworks []NetworkJoin
+	Ports         []PortBinding
+	Healthcheck   *Healthcheck // nil: the image's own
+	Mounts        []Mount
+	Volumes       []VolumeSpec // per-ordinal volumes to ensure before creating
+	NanoCPUs      int64
+	MemoryBytes   int64
+	Restart       string // no, always, unless-stopped, on-failure[:N]
+	StopTimeout   time.Duration
 	ContainerSettings
+}
+
+// NetworkJoin is a network a container joins with its DNS aliases.
+type NetworkJoin struct {
+	Name    string
+	Aliases []string
 }
 
 // PortBinding publishes one container port.
@@ -51,6 +60,8 @@ type Healthcheck struct {
 	Timeout     time.Duration
 	Retries     int
 	StartPeriod time.Duration
+	// StartInterval needs API 1.44: the docker runtime refuses it below.
+	StartInterval time.Duration
 }
 
 // Mount is a bind mount (Source is a path) or a named volume (Source is a name).

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // PreviousLines is how many of its last lines are kept of a replica
@@ -60,4 +63,30 @@ func (s Store) SavePrevious(p Previous) error {
 		return err
 	}
 	return writeFileAtomicTold(s.previousFile(p.Replica), data, nil)
+}
+
+// forgetPrevious removes what was kept of the set's replicas' previous
+// containers: the set is gone, and a set of the same name made later is
+// another.
+func (s Store) forgetPrevious(set string) error {
+	entries, err := os.ReadDir(filepath.Join(s.Dir, "previous"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("previous logs of %s: %w", set, err)
+	}
+	for _, e := range entries {
+		replica, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok {
+			continue
+		}
+		if _, ok := plan.ParseReplicaName(set, replica); !ok {
+			continue
+		}
+		if err := os.Remove(s.previousFile(replica)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("previous logs of %s: %w", replica, err)
+		}
+	}
+	return nil
 }

@@ -65,6 +65,7 @@ func (st *State) adopt(spec config.RevisionSpec, cause string, now time.Time) {
 	st.Spec.VolumeClaimTemplates = spec.VolumeClaimTemplates
 	st.Spec.ServiceName = spec.ServiceName
 	st.Spec.Network = spec.Network
+	st.Spec.Networks = spec.Networks
 	if st.SetUpdateRevision(spec, cause, now) {
 		st.Generation++
 	}

@@ -147,10 +147,15 @@ func (st *State) SetUpdateRevision(spec config.RevisionSpec, cause string, now t
 		st.Revisions = append(slices.Delete(st.Revisions, i, i+1), r)
 	}
 	changed := st.UpdateRevision != name
-	if old, ok := st.Revision(st.UpdateRevision); ok && old.Spec.Network != spec.Network && !slices.Contains(st.LeftNetworks, old.Spec.Network) {
-		st.LeftNetworks = append(st.LeftNetworks, old.Spec.Network)
+	nets := spec.NetworkNames()
+	if old, ok := st.Revision(st.UpdateRevision); ok {
+		for _, n := range old.Spec.NetworkNames() {
+			if !slices.Contains(nets, n) && !slices.Contains(st.LeftNetworks, n) {
+				st.LeftNetworks = append(st.LeftNetworks, n)
+			}
+		}
 	}
-	st.LeftNetworks = slices.DeleteFunc(st.LeftNetworks, func(n string) bool { return n == spec.Network })
+	st.LeftNetworks = slices.DeleteFunc(st.LeftNetworks, func(n string) bool { return slices.Contains(nets, n) })
 	st.UpdateRevision = name
 	if changed {
 		st.RollingBackFrom = ""
@@ -260,7 +265,7 @@ func (s Store) Delete(name string) error {
 	if err := removeFileDurable(s.file(name)); err != nil {
 		return fmt.Errorf("delete state of %s: %w", name, err)
 	}
-	return nil
+	return s.forgetPrevious(name)
 }
 
 // List returns the names of the sets in the store, sorted.

@@ -1,7 +1,8 @@
-package main
+package live
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -9,76 +10,24 @@ import (
 	"sync"
 	"time"
 
-	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/engine/state"
 )
 
-// Progress modes (--progress).
-const (
-	progressAuto  = "auto"
-	progressTTY   = "tty"
-	progressPlain = "plain"
-	progressJSON  = "json"
-)
-
-// progressFlag registers --progress on a command that waits for a rollout.
-func progressFlag(cmd *cobra.Command) {
-	cmd.Flags().String("progress", progressAuto, "how to show progress: auto (tty on a terminal, else plain), tty (a block redrawn in place), plain (a line per step) or json (an event per line)")
-}
-
-// setupProgress chooses how the command shows progress, before it runs: in
-// tty mode other output goes above the live block; in json mode every line
-// becomes an object, so that a tool reads one event per line.
-func (a *app) setupProgress(cmd *cobra.Command) error {
-	if cmd.Flags().Lookup("progress") == nil {
-		return nil
-	}
-	mode := a.v.GetString("progress")
-	switch mode {
-	case "", progressAuto:
-		mode = progressPlain
-		if isTerminal(a.stdout) && os.Getenv("TERM") != "dumb" {
-			mode = progressTTY
-		}
-	case progressTTY, progressPlain, progressJSON:
-	default:
-		return invalidf("--progress %q: want auto, tty, plain or json", mode)
-	}
-	switch mode {
-	case progressTTY:
-		b := &liveBlock{out: a.stdout, sets: map[string]*liveSet{}, width: terminalWidth(a.stdout)}
-		a.live = b
-		a.stdout = b
-	case progressJSON:
-		a.jsonOut = a.stdout
-		a.stdout = &jsonLines{out: a.stdout}
-	}
-	return nil
-}
-
-// reportFor is what a controller's Report is in the chosen mode.
-func (a *app) reportFor() func(state.Event) {
-	switch {
-	case a.live != nil:
-		return a.live.event
-	case a.jsonOut != nil:
-		return func(e state.Event) { _ = printStructuredLine(a.jsonOut, e) }
-	}
-	return a.printEvent
-}
-
-// jsonLines turns each line written into an event object, {"time", "set",
-// "message"}, the set taken from a "set: " prefix.
-type jsonLines struct {
+// JSONLines turns each line written into an event object, {"time", "set",
+// "message"}, the set taken from a "set: " prefix (--progress json).
+type JSONLines struct {
 	mu  sync.Mutex
 	out io.Writer
 	buf bytes.Buffer
 }
 
-func (j *jsonLines) Write(p []byte) (int, error) {
+// NewJSONLines writes the objects to out, one a line.
+func NewJSONLines(out io.Writer) *JSONLines { return &JSONLines{out: out} }
+
+func (j *JSONLines) Write(p []byte) (int, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.buf.Write(p)
@@ -92,43 +41,67 @@ func (j *jsonLines) Write(p []byte) (int, error) {
 		if set, msg, ok := strings.Cut(e.Message, ": "); ok && !strings.ContainsAny(set, " \t") {
 			e.Set, e.Message = set, msg
 		}
-		if err := printStructuredLine(j.out, e); err != nil {
+		if err := writeJSONLine(j.out, e); err != nil {
 			return 0, err
 		}
 	}
 }
 
-// liveBlock is the tty progress display: per set a bar of updated and ready
-// replicas against desired and what it waits for, and a line per replica
-// that changed, redrawn in place. Lines written to it (the command's own
-// output) go above the block, which is drawn again below them.
-type liveBlock struct {
+// Event writes e as one object.
+func (j *JSONLines) Event(e state.Event) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	_ = writeJSONLine(j.out, e)
+}
+
+func writeJSONLine(w io.Writer, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", data)
+	return err
+}
+
+// Block is the tty progress display (--progress tty): per set a bar of
+// updated and ready replicas against desired and what it waits for, and a
+// line per replica that changed, redrawn in place at the bottom of the
+// terminal. What the command writes while it is on screen, to stdout or to
+// stderr (Block.Above), goes above it: the block is erased, the lines
+// written, and the block drawn again below them.
+type Block struct {
 	mu    sync.Mutex
 	out   io.Writer
 	width int // of the terminal: a longer line would wrap and spoil the redraw
-	sets  map[string]*liveSet
+	sets  map[string]*blockSet
 	order []string
 	drawn int // lines of the block on screen
 }
 
-type liveSet struct {
+type blockSet struct {
 	desired, updated, ready int
 	note                    string
 	replicas                map[string]string // the last step, by replica
 	order                   []string
 }
 
-func (b *liveBlock) set(name string) *liveSet {
+// NewBlock draws on out, a terminal width columns wide (0: unknown).
+func NewBlock(out io.Writer, width int) *Block {
+	return &Block{out: out, width: width, sets: map[string]*blockSet{}}
+}
+
+func (b *Block) set(name string) *blockSet {
 	s, ok := b.sets[name]
 	if !ok {
-		s = &liveSet{replicas: map[string]string{}}
+		s = &blockSet{replicas: map[string]string{}}
 		b.sets[name] = s
 		b.order = append(b.order, name)
 	}
 	return s
 }
 
-func (b *liveBlock) event(e state.Event) {
+// Event takes a step of the rollout (Controller.Report).
+func (b *Block) Event(e state.Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.set(e.Set)
@@ -143,8 +116,8 @@ func (b *liveBlock) event(e state.Event) {
 	b.redraw()
 }
 
-// plan takes the counts of a pass (Controller.OnPlan).
-func (b *liveBlock) plan(st state.State, p plan.Plan) {
+// Plan takes the counts of a pass (Controller.OnPlan).
+func (b *Block) Plan(st state.State, p plan.Plan) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.set(st.Spec.Name)
@@ -156,28 +129,46 @@ func (b *liveBlock) plan(st state.State, p plan.Plan) {
 }
 
 // Write puts the command's own lines above the block.
-func (b *liveBlock) Write(p []byte) (int, error) {
+func (b *Block) Write(p []byte) (int, error) {
+	return b.above(b.out, p)
+}
+
+// Above returns a writer whose lines go above the block, to w: the command's
+// stderr when it is the same terminal. A line written there straight would
+// land below the block, and the next redraw would erase the wrong lines.
+func (b *Block) Above(w io.Writer) io.Writer {
+	return aboveWriter{b: b, w: w}
+}
+
+type aboveWriter struct {
+	b *Block
+	w io.Writer
+}
+
+func (a aboveWriter) Write(p []byte) (int, error) { return a.b.above(a.w, p) }
+
+func (b *Block) above(w io.Writer, p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.erase()
-	n, err := b.out.Write(p)
+	n, err := w.Write(p)
 	b.draw()
 	return n, err
 }
 
-func (b *liveBlock) erase() {
+func (b *Block) erase() {
 	if b.drawn > 0 {
 		fmt.Fprintf(b.out, "\x1b[%dA\x1b[J", b.drawn)
 		b.drawn = 0
 	}
 }
 
-func (b *liveBlock) redraw() {
+func (b *Block) redraw() {
 	b.erase()
 	b.draw()
 }
 
-func (b *liveBlock) draw() {
+func (b *Block) draw() {
 	lines := b.lines()
 	for _, l := range lines {
 		if r := []rune(l); b.width > 1 && len(r) >= b.width {
@@ -189,7 +180,7 @@ func (b *liveBlock) draw() {
 }
 
 // lines renders the block.
-func (b *liveBlock) lines() []string {
+func (b *Block) lines() []string {
 	var out []string
 	for _, name := range b.order {
 		s := b.sets[name]
@@ -206,7 +197,8 @@ func (b *liveBlock) lines() []string {
 	return out
 }
 
-// bar draws ready (█) and updated but not ready (▒) against desired.
+// bar draws ready (█) and updated but not ready (▒) against desired, width
+// cells wide.
 func bar(updated, ready, desired, width int) string {
 	if desired <= 0 {
 		return "[" + strings.Repeat(" ", width) + "]"
@@ -216,8 +208,8 @@ func bar(updated, ready, desired, width int) string {
 	return "[" + strings.Repeat("█", full) + strings.Repeat("▒", part) + strings.Repeat(" ", width-full-part) + "]"
 }
 
-// terminalWidth is w's width in columns when it is a terminal, else 0.
-func terminalWidth(w io.Writer) int {
+// TerminalWidth is w's width in columns when it is a terminal, else 0.
+func TerminalWidth(w io.Writer) int {
 	f, ok := w.(*os.File)
 	if !ok {
 		return 0

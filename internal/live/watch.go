@@ -1,4 +1,4 @@
-package main
+package live
 
 import (
 	"context"
@@ -16,57 +16,60 @@ import (
 	"github.com/ostset/ostset/engine/state"
 )
 
-// eventSource is what streams the sets' container events: Docker, or in
-// tests the in-memory runtime when it can.
-func (a *app) eventSource() (engine.EventSource, error) {
-	if a.engineRT != nil {
-		if src, ok := a.engineRT.(engine.EventSource); ok {
-			return src, nil
-		}
-		return nil, errors.New("this runtime streams no events")
-	}
-	return a.runtime()
+// Watch is get -w: the table of the sets (or of one set's replicas), then a
+// row for each one that changed, until the context ends.
+type Watch struct {
+	Controller *engine.Controller
+	Events     engine.EventSource
+	// Output is "", "wide" or "json" (one object per line).
+	Output string
+	Out    io.Writer
+	// Err hears of the event stream's failures and reconnections.
+	Err io.Writer
+	// Printed, if set, is called once the first table is out.
+	Printed func()
 }
 
 // watchGet is get -w: the table (or one JSON object per set or replica), then
 // a row for each one that changed, until ctx ends (Ctrl-C), which is exit 0.
 // A row is printed again only when something in it other than its age changed.
-func (a *app) watchGet(ctx context.Context, c *engine.Controller, set, output string) error {
-	src, err := a.eventSource()
-	if err != nil {
-		return err
-	}
-	changes, err := daemon.WatchChanges(ctx, a.store(), src, func(err error) {
-		fmt.Fprintf(a.stderr, "ostset: %v\n", err)
+func (wt Watch) Run(ctx context.Context, set string) error {
+	changes, err := daemon.WatchChanges(ctx, wt.Controller.Store, wt.Events, func(err error) {
+		fmt.Fprintf(wt.Err, "ostset: %v\n", err)
 	})
 	if err != nil {
 		return err
 	}
-	w := &watchWriter{out: a.stdout, json: output == "json", seen: map[string]string{}}
+	c := wt.Controller
+	c.Runtime = changes.Runtime(c.Runtime) // a replica that died shows exited at once
+	output := wt.Output
+	w := &watchWriter{out: wt.Out, json: output == "json", seen: map[string]string{}}
 	if set != "" {
-		w.header = replicaHeader(output)
-		if err := a.watchReplicas(ctx, c, w, set, output); err != nil {
+		w.header = ReplicaHeader(output)
+		if err := watchReplicas(ctx, c, w, set, output); err != nil {
 			return err
 		}
 	} else {
-		w.header = setHeader(output)
-		if err := a.watchSets(ctx, c, w, nil, output); err != nil {
+		w.header = SetHeader(output)
+		if err := watchSets(ctx, c, w, nil, output); err != nil {
 			return err
 		}
 	}
 	w.flush()
-	a.noteDaemon(output)
+	if wt.Printed != nil {
+		wt.Printed()
+	}
 	for {
 		var name string
 		select {
 		case <-ctx.Done():
 			return nil
-		case name = <-changes:
+		case name = <-changes.C:
 		}
 		names := map[string]bool{name: true}
 		for more := true; more; { // a burst of events is one refresh
 			select {
-			case n := <-changes:
+			case n := <-changes.C:
 				names[n] = true
 			default:
 				more = false
@@ -74,7 +77,7 @@ func (a *app) watchGet(ctx context.Context, c *engine.Controller, set, output st
 		}
 		if set != "" {
 			if names[set] || names[""] {
-				err = a.watchReplicas(ctx, c, w, set, output)
+				err = watchReplicas(ctx, c, w, set, output)
 			}
 		} else {
 			var only []string
@@ -87,7 +90,7 @@ func (a *app) watchGet(ctx context.Context, c *engine.Controller, set, output st
 					}
 				})
 			}
-			err = a.watchSets(ctx, c, w, only, output)
+			err = watchSets(ctx, c, w, only, output)
 		}
 		if ctx.Err() != nil {
 			return nil
@@ -101,10 +104,10 @@ func (a *app) watchGet(ctx context.Context, c *engine.Controller, set, output st
 
 // watchSets prints the rows of the named sets (nil: every set) that changed,
 // and a row for each that was deleted.
-func (a *app) watchSets(ctx context.Context, c *engine.Controller, w *watchWriter, only []string, output string) error {
+func watchSets(ctx context.Context, c *engine.Controller, w *watchWriter, only []string, output string) error {
 	names := only
 	if names == nil {
-		listed, err := a.store().List()
+		listed, err := c.Store.List()
 		if err != nil {
 			return err
 		}
@@ -121,12 +124,12 @@ func (a *app) watchSets(ctx context.Context, c *engine.Controller, w *watchWrite
 		status, st, err := c.Status(ctx, name)
 		if errors.Is(err, state.ErrUnknownSet) {
 			if _, ok := w.seen[name]; ok {
-				cells := make([]string, len(setHeader(output)))
+				cells := make([]string, len(SetHeader(output)))
 				for i := range cells {
 					cells[i] = "-"
 				}
 				cells[0], cells[1] = name, "(deleted)"
-				w.row(name, setRow{Status: plan.Status{Name: name}, Deleted: true}, cells, -1)
+				w.row(name, SetRow{Status: plan.Status{Name: name}, Deleted: true}, cells, -1)
 				w.forget(name)
 			}
 			continue
@@ -134,15 +137,15 @@ func (a *app) watchSets(ctx context.Context, c *engine.Controller, w *watchWrite
 		if err != nil {
 			return err
 		}
-		row := newSetRow(status, st)
-		w.row(name, row, setCells(row, output, now), slices.Index(setHeader(output), "AGE"))
+		row := NewSetRow(status, st)
+		w.row(name, row, SetCells(row, output, now), slices.Index(SetHeader(output), "AGE"))
 	}
 	return nil
 }
 
 // watchReplicas prints the replica rows of set that changed, and a row for
 // each replica that went away (scale-down, the set deleted).
-func (a *app) watchReplicas(ctx context.Context, c *engine.Controller, w *watchWriter, set, output string) error {
+func watchReplicas(ctx context.Context, c *engine.Controller, w *watchWriter, set, output string) error {
 	status, st, err := c.Status(ctx, set)
 	if err != nil && !errors.Is(err, state.ErrUnknownSet) {
 		return err
@@ -151,13 +154,13 @@ func (a *app) watchReplicas(ctx context.Context, c *engine.Controller, w *watchW
 		return err // an unknown set from the start is a mistake, not a change
 	}
 	now := time.Now()
-	header := replicaHeader(output)
+	header := ReplicaHeader(output)
 	ageAt := slices.Index(header, "AGE")
 	objects := replicaObjects(status)
 	current := map[string]bool{}
-	for i, r := range replicaRows(status, st, now) {
-		current[r.name] = true
-		w.row(r.name, objects[i], replicaCells(r, output, now), ageAt)
+	for i, r := range ReplicaRows(status, st, now) {
+		current[r.Name] = true
+		w.row(r.Name, objects[i], ReplicaCells(r, output, now), ageAt)
 	}
 	for _, name := range w.names() {
 		if current[name] {
@@ -172,26 +175,6 @@ func (a *app) watchReplicas(ctx context.Context, c *engine.Controller, w *watchW
 		w.forget(name)
 	}
 	return nil
-}
-
-// replicaObjects are the JSON objects of get SET -o json -w, in the order of
-// replicaRows: each replica's status, and for an ordinal without a replica
-// container (init containers running, pending, failed) the same fields.
-func replicaObjects(s plan.Status) []plan.ContainerStatus {
-	out := slices.Clone(s.Containers)
-	for _, i := range s.Initializing {
-		out = append(out, plan.ContainerStatus{Name: i.Replica, Ordinal: i.Ordinal, Revision: i.Revision,
-			State: initState(i), ID: i.ID, Created: i.Created, Reason: strings.TrimPrefix(initReason(i), "-")})
-	}
-	for _, p := range s.Pending {
-		state := "pending"
-		if p.Failed {
-			state = "failed"
-		}
-		out = append(out, plan.ContainerStatus{Name: p.Name, Ordinal: p.Ordinal, State: state, Reason: p.Reason})
-	}
-	slices.SortStableFunc(out, func(a, b plan.ContainerStatus) int { return a.Ordinal - b.Ordinal })
-	return out
 }
 
 // watchWriter prints a row (or a JSON line) for an object only when it

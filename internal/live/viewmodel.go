@@ -1,7 +1,9 @@
-package main
+package live
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,9 +14,9 @@ import (
 	"charm.land/lipgloss/v2"
 	units "github.com/docker/go-units"
 
-	"github.com/ostset/ostset/docker"
 	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/engine/state"
+	"github.com/ostset/ostset/internal/present"
 )
 
 // The terminal view (ostset view) is an Elm-style model: a snapshot of the
@@ -23,30 +25,39 @@ import (
 // terminal. What it does to the sets goes out as actions: the same command
 // lines a user would type, run by the caller (viewDeps).
 
-// viewSnapshot is what the view shows, read at one moment.
+// viewSnapshot is what the view shows, read at one moment: every set, or
+// (Only) the sets that changed.
 type viewSnapshot struct {
-	Sets   []setRow
-	Detail map[string]viewDetail // by set: its replicas, events and the selected replica's logs
+	Sets   []SetRow
+	Detail map[string]viewDetail // by set: its replicas and events
 	Daemon daemonInfo
 	At     time.Time
+	// Only, when not nil, names the sets read: the others are as they were.
+	// A set named here but not in Sets is gone.
+	Only []string
 }
 
 type viewDetail struct {
 	State  state.State
 	Status plan.Status
 	Events []state.Event
-	// Logs are the last lines of the replica the view has selected.
-	Logs    []string
-	LogsFor string
+}
+
+// daemonInfo says whether a daemon keeps the state directory's sets converged.
+type daemonInfo struct {
+	Running bool
+	PID     int
 }
 
 // Messages.
 type (
 	snapshotMsg viewSnapshot
-	changedMsg  struct{} // Docker or the state directory changed; a refresh is due
-	refreshMsg  struct{} // the throttle passed: read a snapshot now
-	resyncMsg   struct{} // the 30 s resync
-	actionMsg   struct {
+	// changedMsg: Docker or the state directory changed set ("": every
+	// set); a refresh is due.
+	changedMsg struct{ set string }
+	refreshMsg struct{} // the throttle passed: read what changed now
+	resyncMsg  struct{} // the 30 s resync
+	actionMsg  struct {
 		what  string
 		lines []string
 		err   error
@@ -56,9 +67,39 @@ type (
 	// statsMsg holds one stats sample per replica of set, by name.
 	statsMsg struct {
 		set     string
-		samples map[string]docker.StatsSample
+		samples map[string]Usage
+	}
+	// logMsg brings the lines a log stream read since the last one.
+	logMsg struct {
+		from  *logStream
+		lines []string
+		done  bool
 	}
 )
+
+// Usage is one reading of a container's resource use, as docker stats takes
+// it: CPU as cumulative counters (a share needs two samples), memory as used
+// now.
+type Usage struct {
+	CPU, System uint64 // the container's and the host's CPU time, ns
+	OnlineCPUs  uint32
+	Memory      uint64
+	At          time.Time
+}
+
+// cpuPercent is the container's CPU use between two samples, in percent of
+// one CPU, as docker stats reports it; ok is false when it cannot be told.
+func cpuPercent(prev, cur Usage) (float64, bool) {
+	dc, ds := float64(cur.CPU)-float64(prev.CPU), float64(cur.System)-float64(prev.System)
+	if prev.At.IsZero() || ds <= 0 || dc < 0 {
+		return 0, false
+	}
+	cpus := float64(cur.OnlineCPUs)
+	if cpus == 0 {
+		cpus = 1
+	}
+	return dc / ds * cpus * 100, true
+}
 
 // statsEvery is how often the replicas shown get a stats sample: CPU is the
 // share between two of them.
@@ -66,9 +107,9 @@ const statsEvery = 5 * time.Second
 
 // viewDeps is what the model asks of the world, as commands.
 type viewDeps struct {
-	// load reads a snapshot; selected names the set and replica whose
-	// details (events, logs) to read.
-	load func(set, replica string) tea.Cmd
+	// load reads a snapshot of the named sets (nil: every set), with the
+	// details (events) of set.
+	load func(sets []string, set string) tea.Cmd
 	// run runs an ostset command line (scale, rollout …, recreate) and
 	// reports its output as an actionMsg.
 	run func(args ...string) tea.Cmd
@@ -78,6 +119,11 @@ type viewDeps struct {
 	next tea.Cmd
 	// stats samples the resource use of the set's replicas (container IDs by name).
 	stats func(set string, ids map[string]string) tea.Cmd
+	// follow streams the output of a container of set, from its last lines
+	// on; nil: no logs pane.
+	follow func(set, id string) *logStream
+	// now is the clock of the throttle.
+	now func() time.Time
 }
 
 type viewKeys struct {
@@ -126,24 +172,38 @@ type viewModel struct {
 	// prompt asks for a number (scale, partition) or a y/n (recreate).
 	prompt, input string
 	onInput       func(string) tea.Cmd
-	pending       bool // a refresh is scheduled
-	outcomes      []string
-	width, height int
+	// The refresh: the sets changed since the last read (all: every set),
+	// whether a read is under way or a tick is scheduled, and when the last
+	// read began.
+	dirty            map[string]bool
+	all              bool
+	loading, waiting bool
+	lastLoad         time.Time
+	// The logs pane: the stream of the selected replica (key names the
+	// replica, its container and whether it runs) and its last lines.
+	logs            *logStream
+	logKey, logsFor string
+	logLines        []string
+	outcomes        []string
+	width, height   int
 	// use is what the last stats samples say, by replica name.
 	use map[string]replicaUse
 }
 
 type replicaUse struct {
-	sample   docker.StatsSample
+	sample   Usage
 	cpu, mem string
 }
 
 func newViewModel(deps viewDeps, set string) viewModel {
-	return viewModel{deps: deps, keys: newViewKeys(), help: help.New(), set: set, width: 120, height: 40}
+	if deps.now == nil {
+		deps.now = time.Now
+	}
+	return viewModel{deps: deps, keys: newViewKeys(), help: help.New(), set: set, width: 120, height: 40, dirty: map[string]bool{}}
 }
 
 func (m viewModel) Init() tea.Cmd {
-	return tea.Batch(m.deps.load(m.set, ""), m.deps.next, resyncTick(), statsTick())
+	return tea.Batch(m.deps.load(nil, m.set), m.deps.next, resyncTick(), statsTick())
 }
 
 func statsTick() tea.Cmd {
@@ -154,27 +214,32 @@ func resyncTick() tea.Cmd {
 	return tea.Tick(30*time.Second, func(time.Time) tea.Msg { return resyncMsg{} })
 }
 
-// refreshEvery throttles redraws: a burst of changes is one snapshot, at
-// most about 10 a second.
+// refreshEvery throttles redraws to about 10 a second: a change is read at
+// once unless a read began less than refreshEvery ago; then the changes
+// that came since are read together when that time is up.
 const refreshEvery = 100 * time.Millisecond
+
+// logLines is how many lines of the selected replica's output the view keeps.
+const logLines = 8
 
 func (m viewModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 	case snapshotMsg:
-		m.snap, m.loaded, m.pending = viewSnapshot(msg), true, false
+		m.merge(viewSnapshot(msg))
+		m.loaded, m.loading = true, false
 		m.clamp()
+		return m, tea.Batch(m.refresh(), m.followLogs())
 	case changedMsg:
-		if m.pending {
-			return m, m.deps.next
-		}
-		m.pending = true
-		return m, tea.Batch(m.deps.next, tea.Tick(refreshEvery, func(time.Time) tea.Msg { return refreshMsg{} }))
+		m.changed(msg.set)
+		return m, tea.Batch(m.deps.next, m.refresh())
 	case refreshMsg:
-		return m, m.load()
+		m.waiting = false
+		return m, m.refresh()
 	case resyncMsg:
-		return m, tea.Batch(m.load(), resyncTick())
+		m.changed("")
+		return m, tea.Batch(m.refresh(), resyncTick())
 	case actionMsg:
 		line := msg.what + ": done"
 		if msg.err != nil {
@@ -183,7 +248,18 @@ func (m viewModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.outcomes = append(m.outcomes, msg.lines...)
 		m.outcomes = append(m.outcomes, line)
 		m.outcomes = m.outcomes[max(0, len(m.outcomes)-8):]
-		return m, m.load()
+		m.changed("")
+		return m, m.refresh()
+	case logMsg:
+		if msg.from != m.logs {
+			return m, nil // a stream the view left
+		}
+		m.logLines = append(m.logLines, msg.lines...)
+		m.logLines = m.logLines[max(0, len(m.logLines)-logLines):]
+		if msg.done {
+			return m, nil
+		}
+		return m, m.logs.next
 	case statsTickMsg:
 		return m, tea.Batch(m.sampleStats(), statsTick())
 	case statsMsg:
@@ -192,14 +268,106 @@ func (m viewModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.outcomes = append(m.outcomes, "shell: "+msg.err.Error())
 		}
-		return m, m.load()
+		m.changed(m.set)
+		return m, m.refresh()
 	case tea.KeyPressMsg:
-		return m.key(msg)
+		next, cmd := m.key(msg)
+		nm := next.(viewModel)
+		return nm, tea.Batch(cmd, nm.followLogs())
 	}
 	return m, nil
 }
 
-func (m viewModel) load() tea.Cmd { return m.deps.load(m.set, m.selectedReplica()) }
+// changed notes that set ("": every set) is to be read again.
+func (m *viewModel) changed(set string) {
+	if set == "" {
+		m.all = true
+		return
+	}
+	if m.dirty == nil {
+		m.dirty = map[string]bool{}
+	}
+	m.dirty[set] = true
+}
+
+// refresh reads what changed: at once, or when refreshEvery has passed since
+// the last read began; nothing while a read is under way (its snapshot calls
+// refresh again).
+func (m *viewModel) refresh() tea.Cmd {
+	if (!m.all && len(m.dirty) == 0) || m.loading || m.waiting {
+		return nil
+	}
+	now := m.deps.now()
+	if wait := m.lastLoad.Add(refreshEvery).Sub(now); wait > 0 {
+		m.waiting = true
+		return tea.Tick(wait, func(time.Time) tea.Msg { return refreshMsg{} })
+	}
+	var sets []string
+	if !m.all {
+		for name := range m.dirty {
+			sets = append(sets, name)
+		}
+		slices.Sort(sets)
+	}
+	m.all, m.dirty = false, map[string]bool{}
+	m.loading, m.lastLoad = true, now
+	return m.deps.load(sets, m.set)
+}
+
+// merge takes a snapshot in: all of it, or the sets it read.
+func (m *viewModel) merge(s viewSnapshot) {
+	if s.Only == nil {
+		m.snap = s
+		return
+	}
+	detail := maps.Clone(m.snap.Detail)
+	if detail == nil {
+		detail = map[string]viewDetail{}
+	}
+	sets := slices.DeleteFunc(slices.Clone(m.snap.Sets), func(r SetRow) bool { return slices.Contains(s.Only, r.Name) })
+	for _, name := range s.Only {
+		delete(detail, name)
+	}
+	for name, d := range s.Detail {
+		detail[name] = d
+	}
+	sets = append(sets, s.Sets...)
+	slices.SortFunc(sets, func(a, b SetRow) int { return strings.Compare(a.Name, b.Name) })
+	m.snap = viewSnapshot{Sets: sets, Detail: detail, Daemon: s.Daemon, At: s.At}
+}
+
+// followLogs follows the output of the selected replica: a new stream when
+// the selection, its container or whether it runs changed (a stream ends
+// when its container stops), none when no replica is selected.
+func (m *viewModel) followLogs() tea.Cmd {
+	if m.deps.follow == nil {
+		return nil
+	}
+	var key, replica, id string
+	if r := m.selectedReplica(); r != "" {
+		for _, c := range m.snap.Detail[m.set].Status.Containers {
+			if c.Name == r {
+				replica, id = r, c.ID
+				key = fmt.Sprintf("%s/%s/%v", r, c.ID, c.State == plan.StateRunning)
+			}
+		}
+	}
+	if key == m.logKey {
+		return nil
+	}
+	if m.logs != nil {
+		m.logs.stop()
+	}
+	m.logs, m.logKey, m.logsFor, m.logLines = nil, key, replica, nil
+	if key == "" {
+		return nil
+	}
+	m.logs = m.deps.follow(m.set, id)
+	if m.logs == nil {
+		return nil
+	}
+	return m.logs.next
+}
 
 // sampleStats asks for a stats sample of the running replicas shown.
 func (m viewModel) sampleStats() tea.Cmd {
@@ -224,7 +392,7 @@ func (m *viewModel) takeStats(msg statsMsg) {
 	use := map[string]replicaUse{}
 	for name, s := range msg.samples {
 		u := replicaUse{sample: s, cpu: "-", mem: units.BytesSize(float64(s.Memory))}
-		if pct, ok := docker.CPUPercent(m.use[name].sample, s); ok {
+		if pct, ok := cpuPercent(m.use[name].sample, s); ok {
 			u.cpu = fmt.Sprintf("%.1f%%", pct)
 		}
 		use[name] = u
@@ -296,11 +464,11 @@ func (m viewModel) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, m.keys.Enter):
 		if m.set == "" && set != "" {
 			m.set, m.rcursor, m.use = set, 0, nil
-			return m, tea.Batch(m.load(), m.sampleStats())
+			m.changed(set) // its events
+			return m, tea.Batch(m.refresh(), m.sampleStats())
 		}
 	case key.Matches(k, m.keys.Back):
 		m.set = ""
-		return m, m.load()
 	case set == "":
 	case key.Matches(k, m.keys.ScaleUp, m.keys.ScaleDown):
 		n := m.desired(set) + 1
@@ -357,8 +525,8 @@ func (m *viewModel) move(d int) {
 	m.clamp()
 }
 
-func (m viewModel) visibleSets() []setRow {
-	var out []setRow
+func (m viewModel) visibleSets() []SetRow {
+	var out []SetRow
 	for _, r := range m.snap.Sets {
 		if strings.Contains(r.Name, m.filter) {
 			out = append(out, r)
@@ -387,14 +555,14 @@ func (m viewModel) desired(set string) int {
 	return 0
 }
 
-func (m viewModel) replicaRows() []replicaRow {
+func (m viewModel) replicaRows() []ReplicaRow {
 	d, ok := m.snap.Detail[m.set]
 	if m.set == "" || !ok {
 		return nil
 	}
-	var out []replicaRow
-	for _, r := range replicaRows(d.Status, d.State, m.snap.At) {
-		if strings.Contains(r.name, m.filter) {
+	var out []ReplicaRow
+	for _, r := range ReplicaRows(d.Status, d.State, m.snap.At) {
+		if strings.Contains(r.Name, m.filter) {
 			out = append(out, r)
 		}
 	}
@@ -404,7 +572,7 @@ func (m viewModel) replicaRows() []replicaRow {
 func (m viewModel) selectedReplica() string {
 	rows := m.replicaRows()
 	if m.rcursor < len(rows) {
-		return rows[m.rcursor].name
+		return rows[m.rcursor].Name
 	}
 	return ""
 }
@@ -479,7 +647,7 @@ func (m viewModel) renderSets(b *strings.Builder, now time.Time) {
 		}
 		rows = append(rows, []string{r.Name, fmt.Sprintf("%d/%d", r.ReadyReplicas, r.Replicas),
 			strconv.Itoa(r.UpdatedReplicas), strconv.Itoa(r.AvailableReplicas), orDefault(r.CurrentRevision, "-"),
-			orDefault(r.UpdateRevision, "-"), policy, bar(r.UpdatedReplicas, r.UpdatedReplicas, r.Replicas, 10), age(r.Created, now)}) // the rollout: updated of desired
+			orDefault(r.UpdateRevision, "-"), policy, bar(r.UpdatedReplicas, r.UpdatedReplicas, r.Replicas, 10), present.Age(r.Created, now)}) // the rollout: updated of desired
 	}
 	writeTable(b, rows, m.cursor)
 }
@@ -491,28 +659,28 @@ func (m viewModel) renderReplicas(b *strings.Builder, now time.Time) {
 	var marks []int
 	for i, r := range m.replicaRows() {
 		mark := " "
-		if r.revision == d.Status.UpdateRevision && r.revision != "-" {
+		if r.Revision == d.Status.UpdateRevision && r.Revision != "-" {
 			mark = "*" // at the update revision
 		}
-		if i > 0 && r.ordinal == partition && partition > d.State.Spec.FirstOrdinal() {
+		if i > 0 && r.Ordinal == partition && partition > d.State.Spec.FirstOrdinal() {
 			marks = append(marks, i)
 		}
 		restarts := "-"
 		for _, c := range d.Status.Containers {
-			if c.Name == r.name && c.NotReady != nil {
+			if c.Name == r.Name && c.NotReady != nil {
 				restarts = strconv.Itoa(c.NotReady.Restarts)
 			}
 		}
 		var vols []string
 		for _, claim := range d.State.Spec.VolumeClaimTemplates {
-			vols = append(vols, claim.Name+"-"+r.name)
+			vols = append(vols, claim.Name+"-"+r.Name)
 		}
 		cpu, mem := "-", "-"
-		if u, ok := m.use[r.name]; ok {
+		if u, ok := m.use[r.Name]; ok {
 			cpu, mem = u.cpu, u.mem
 		}
-		rows = append(rows, []string{mark, r.name, r.state, r.health, r.ready, r.revision, restarts, r.age(now), cpu, mem, r.ports,
-			orDefault(strings.Join(vols, ","), "-"), r.reason})
+		rows = append(rows, []string{mark, r.Name, r.State, r.Health, r.Ready, r.Revision, restarts, r.Age(now), cpu, mem, r.Ports,
+			orDefault(strings.Join(vols, ","), "-"), r.Reason})
 	}
 	if len(rows) == 1 {
 		fmt.Fprintf(b, "No replicas: %s has replicas: 0.\n", m.set)
@@ -524,9 +692,9 @@ func (m viewModel) renderReplicas(b *strings.Builder, now time.Time) {
 	for _, e := range d.Events[max(0, len(d.Events)-6):] {
 		fmt.Fprintf(b, "  %s %s\n", e.Time.Local().Format(time.TimeOnly), e.Message)
 	}
-	if d.LogsFor != "" {
-		b.WriteString("\n" + titleStyle.Render("logs of "+d.LogsFor) + "\n")
-		for _, l := range d.Logs {
+	if m.logsFor != "" {
+		b.WriteString("\n" + titleStyle.Render("logs of "+m.logsFor) + "\n")
+		for _, l := range m.logLines {
 			b.WriteString("  " + l + "\n")
 		}
 	}

@@ -1,6 +1,8 @@
-package main
+package live
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -9,7 +11,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ostset/ostset/config"
-	"github.com/ostset/ostset/docker"
 	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/engine/state"
 )
@@ -44,9 +45,9 @@ func viewFixture() viewSnapshot {
 	webState := state.State{Spec: web, Created: created}
 	dbState := state.State{Spec: db, Created: created, Paused: true}
 	return viewSnapshot{
-		Sets: []setRow{newSetRow(dbStatus, dbState), newSetRow(webStatus, webState)},
+		Sets: []SetRow{NewSetRow(dbStatus, dbState), NewSetRow(webStatus, webState)},
 		Detail: map[string]viewDetail{
-			"web": {State: webState, Status: webStatus, LogsFor: "web-0", Logs: []string{"listening on :8080"},
+			"web": {State: webState, Status: webStatus,
 				Events: []state.Event{{Time: viewNow.Add(-time.Minute), Message: "web-2 created (revision web-bbb)"}}},
 			"db": {State: dbState, Status: dbStatus},
 		},
@@ -56,7 +57,7 @@ func viewFixture() viewSnapshot {
 // recordingDeps records the command lines the view runs.
 func recordingDeps(ran *[]string) viewDeps {
 	return viewDeps{
-		load:  func(string, string) tea.Cmd { return nil },
+		load:  func([]string, string) tea.Cmd { return nil },
 		run:   func(args ...string) tea.Cmd { *ran = append(*ran, strings.Join(args, " ")); return nil },
 		shell: func(r string) tea.Cmd { *ran = append(*ran, "shell "+r); return nil },
 		next:  nil,
@@ -96,11 +97,12 @@ func TestViewGoldenReplicas(t *testing.T) {
 	var ran []string
 	m := settledView(&ran, "web")
 	// Two stats samples of web-0, 5 s apart: CPU is the share between them.
-	for _, s := range []docker.StatsSample{
+	m = withLogs(t, m, "listening on :8080")
+	for _, s := range []Usage{
 		{CPU: 0, System: 0, OnlineCPUs: 2, Memory: 10 << 20, At: viewNow},
 		{CPU: 50e6, System: 1e9, OnlineCPUs: 2, Memory: 12 << 20, At: viewNow.Add(5 * time.Second)},
 	} {
-		next, _ := m.Update(statsMsg{set: "web", samples: map[string]docker.StatsSample{"web-0": s}})
+		next, _ := m.Update(statsMsg{set: "web", samples: map[string]Usage{"web-0": s}})
 		m = next.(viewModel)
 	}
 	got := screen(m)
@@ -171,20 +173,165 @@ func TestViewKeyFlows(t *testing.T) {
 	}
 }
 
-// Redraws are throttled: a burst of changes schedules one snapshot.
-func TestViewThrottlesRefreshes(t *testing.T) {
+// withLogs gives the model a log stream for its selected replica (the view
+// asks for one once a replica is selected) and feeds it lines.
+func withLogs(t *testing.T, m viewModel, lines ...string) viewModel {
+	t.Helper()
+	s := newLogStream(nil)
+	m.deps.follow = func(set, id string) *logStream { return s }
+	m.logKey = ""
+	cmd := m.followLogs()
+	if cmd == nil || m.logs != s {
+		t.Fatal("no log stream for the selected replica")
+	}
+	s.push(lines...)
+	next, _ := m.Update(cmd())
+	return next.(viewModel)
+}
+
+// loads records the reads the model asks for.
+type loads struct{ calls [][]string }
+
+func (l *loads) deps(ran *[]string, now *time.Time) viewDeps {
+	d := recordingDeps(ran)
+	d.load = func(sets []string, _ string) tea.Cmd {
+		l.calls = append(l.calls, sets)
+		return func() tea.Msg { return nil }
+	}
+	d.now = func() time.Time { return *now }
+	return d
+}
+
+// A change is read at once, and only the set it is about; changes during a
+// read, or less than refreshEvery after one began, are read together when
+// that time is up: about 10 reads a second at most.
+func TestViewReadsAChangeAtOnceThenThrottles(t *testing.T) {
 	var ran []string
-	m := settledView(&ran, "")
-	next, cmd := m.Update(changedMsg{})
-	if cmd == nil || !next.(viewModel).pending {
-		t.Fatal("a change scheduled no refresh")
+	now := viewNow
+	var l loads
+	m := newViewModel(l.deps(&ran, &now), "")
+	next, _ := m.Update(snapshotMsg(viewFixture()))
+	m = next.(viewModel)
+	l.calls = nil
+
+	next, cmd := m.Update(changedMsg{set: "web"})
+	m = next.(viewModel)
+	if cmd == nil || len(l.calls) != 1 || strings.Join(l.calls[0], ",") != "web" {
+		t.Fatalf("a change of web: reads %q, want web at once", l.calls)
 	}
-	again, _ := next.Update(changedMsg{})
-	if !again.(viewModel).pending {
-		t.Fatal("lost the pending refresh")
+	// Changes while that read is under way wait for it.
+	for _, set := range []string{"db", "web", "db"} {
+		next, _ = m.Update(changedMsg{set: set})
+		m = next.(viewModel)
 	}
-	done, _ := again.Update(snapshotMsg(viewFixture()))
-	if done.(viewModel).pending {
-		t.Error("a snapshot left a refresh pending")
+	if len(l.calls) != 1 {
+		t.Fatalf("reads during a read: %q", l.calls)
+	}
+	// The read ends 20 ms later: the next may begin 80 ms after that.
+	now = now.Add(20 * time.Millisecond)
+	next, cmd = m.Update(snapshotMsg(viewSnapshot{Only: []string{"web"}, Sets: viewFixture().Sets[1:], Detail: map[string]viewDetail{"web": viewFixture().Detail["web"]}}))
+	m = next.(viewModel)
+	if len(l.calls) != 1 || cmd == nil || !m.waiting {
+		t.Fatalf("after the read: reads %q, waiting %v; want a tick", l.calls, m.waiting)
+	}
+	if len(m.snap.Sets) != 2 || m.snap.Detail["db"].Status.Name != "db" {
+		t.Fatalf("a read of web lost db: %+v", m.snap.Sets)
+	}
+	now = now.Add(80 * time.Millisecond)
+	next, _ = m.Update(refreshMsg{})
+	m = next.(viewModel)
+	if len(l.calls) != 2 || strings.Join(l.calls[1], ",") != "db,web" {
+		t.Fatalf("the changes since: reads %q, want db,web once", l.calls)
+	}
+	// A set gone from the store leaves the list; "" reads every set.
+	now = now.Add(time.Second)
+	next, _ = m.Update(snapshotMsg(viewSnapshot{Only: []string{"db", "web"}, Sets: viewFixture().Sets[1:], Detail: map[string]viewDetail{"web": viewFixture().Detail["web"]}}))
+	m = next.(viewModel)
+	if len(m.snap.Sets) != 1 || m.snap.Sets[0].Name != "web" {
+		t.Fatalf("db deleted: sets %+v", m.snap.Sets)
+	}
+	next, _ = m.Update(changedMsg{})
+	m = next.(viewModel)
+	if len(l.calls) != 3 || l.calls[2] != nil {
+		t.Fatalf("a change of every set: reads %q, want nil (all)", l.calls)
+	}
+	// Nothing changed: nothing is read.
+	next, _ = m.Update(snapshotMsg(viewFixture()))
+	m = next.(viewModel)
+	now = now.Add(time.Second)
+	if _, cmd := m.Update(refreshMsg{}); cmd != nil || len(l.calls) != 3 {
+		t.Errorf("an idle tick read %q", l.calls)
+	}
+}
+
+// The logs pane follows the selected replica: lines show as they come, and
+// selecting another replica (or its container being replaced) stops that
+// stream and follows the new one.
+func TestViewFollowsTheSelectedReplicasLogs(t *testing.T) {
+	var ran []string
+	streams := map[string]*logStream{}
+	deps := recordingDeps(&ran)
+	deps.follow = func(set, id string) *logStream {
+		ctx, cancel := context.WithCancel(context.Background())
+		s := newLogStream(cancel)
+		s.ctx = ctx
+		streams[id] = s
+		return s
+	}
+	fx := viewFixture()
+	web := fx.Detail["web"]
+	for i := range web.Status.Containers {
+		web.Status.Containers[i].ID = fmt.Sprintf("id%d", i)
+	}
+	fx.Detail["web"] = web
+	m := newViewModel(deps, "web")
+	next, cmd := m.Update(snapshotMsg(fx))
+	m = next.(viewModel)
+	s0 := streams["id0"]
+	if s0 == nil || cmd == nil {
+		t.Fatal("no stream for the selected web-0")
+	}
+	take := func(s *logStream, lines ...string) {
+		t.Helper()
+		s.push(lines...)
+		next, _ := m.Update(s.next())
+		m = next.(viewModel)
+	}
+	take(s0, "one")
+	take(s0, "two", "three")
+	if got := screen(m); !strings.Contains(got, "logs of web-0\n  one\n  two\n  three\n") {
+		t.Fatalf("the pane does not follow web-0:\n%s", got)
+	}
+	for i := range 20 {
+		take(s0, fmt.Sprint("line ", i))
+	}
+	if len(m.logLines) != logLines || m.logLines[logLines-1] != "line 19" {
+		t.Errorf("kept %q, want the last %d lines", m.logLines, logLines)
+	}
+	m = keys(m, "down")
+	if s0.ctx.Err() == nil {
+		t.Error("the stream of web-0 goes on after web-1 was selected")
+	}
+	s1 := streams["id1"]
+	if s1 == nil {
+		t.Fatal("no stream for web-1")
+	}
+	take(s1, "web-1 says hi")
+	if got := screen(m); !strings.Contains(got, "logs of web-1\n  web-1 says hi\n") || strings.Contains(got, "line 19") {
+		t.Fatalf("the pane after selecting web-1:\n%s", got)
+	}
+	// A late batch of the old stream is not shown.
+	s0.push("stale")
+	next, _ = m.Update(logMsg{from: s0, lines: []string{"stale"}})
+	if strings.Contains(screen(next.(viewModel)), "stale") {
+		t.Error("a line of web-0's stream shows under web-1")
+	}
+	// web-1 replaced by a new container: a new stream.
+	web.Status.Containers[1].ID = "id1b"
+	fx.Detail["web"] = web
+	next, _ = m.Update(snapshotMsg(fx))
+	m = next.(viewModel)
+	if streams["id1b"] == nil || s1.ctx.Err() == nil {
+		t.Error("a new container of web-1 is not followed")
 	}
 }
