@@ -11,6 +11,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // A waiting command observes as soon as Watch signals. After a container's die,
@@ -49,7 +50,7 @@ func TestCfObserveAfterDieShowsTheExit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(obs.Replicas) == 1 && obs.Replicas[0].State == engine.StateExited {
+		if len(obs.Replicas) == 1 && obs.Replicas[0].State == plan.StateExited {
 			return
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // watchedActions are the container events that change what Observe reports.
@@ -28,7 +29,7 @@ var watchedActions = []string{
 // when ctx ends or the stream fails.
 func (r *Runtime) Watch(ctx context.Context, set string) (<-chan struct{}, error) {
 	out := make(chan struct{}, 1)
-	err := r.readEvents(ctx, engine.LabelSet+"="+set, func() { close(out) }, func(e engine.SetEvent) bool {
+	err := r.readEvents(ctx, plan.LabelSet+"="+set, func() { close(out) }, func(e engine.SetEvent) bool {
 		r.died.Saw(e)
 		select {
 		case out <- struct{}{}:
@@ -48,7 +49,7 @@ func (r *Runtime) Watch(ctx context.Context, set string) (<-chan struct{}, error
 // only if the receiver stops reading, which the daemon never does.
 func (r *Runtime) WatchSets(ctx context.Context) (<-chan engine.SetEvent, error) {
 	out := make(chan engine.SetEvent, 64)
-	err := r.readEvents(ctx, engine.LabelSet, func() { close(out) }, func(e engine.SetEvent) bool {
+	err := r.readEvents(ctx, plan.LabelSet, func() { close(out) }, func(e engine.SetEvent) bool {
 		select {
 		case out <- e:
 			return true
@@ -81,7 +82,7 @@ func (r *Runtime) readEvents(ctx context.Context, label string, closed func(), h
 				return
 			case m := <-msgs:
 				e := engine.SetEvent{
-					Set:    m.Actor.Attributes[engine.LabelSet],
+					Set:    m.Actor.Attributes[plan.LabelSet],
 					ID:     m.Actor.ID,
 					Name:   m.Actor.Attributes["name"],
 					Action: string(m.Action),

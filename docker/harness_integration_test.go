@@ -23,7 +23,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/ostset/ostset/config"
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 const (
@@ -183,9 +183,9 @@ func testCtx(t *testing.T) context.Context {
 }
 
 // replicaSpec is a minimal replica of the test image on the set's network.
-func replicaSpec(set string, ordinal int) engine.ReplicaSpec {
-	name := engine.ReplicaName(set, ordinal)
-	return engine.ReplicaSpec{
+func replicaSpec(set string, ordinal int) plan.ReplicaSpec {
+	name := plan.ReplicaName(set, ordinal)
+	return plan.ReplicaSpec{
 		Set:         set,
 		Name:        name,
 		Ordinal:     ordinal,
@@ -200,13 +200,13 @@ func replicaSpec(set string, ordinal int) engine.ReplicaSpec {
 }
 
 // volumeFor adds a per-ordinal volume of claim "data" mounted at /data.
-func volumeFor(spec *engine.ReplicaSpec) string {
+func volumeFor(spec *plan.ReplicaSpec) string {
 	name := "data-" + spec.Name
-	spec.Volumes = append(spec.Volumes, engine.VolumeSpec{Name: name, Labels: map[string]string{
-		engine.LabelSet: spec.Set, engine.LabelClaim: "data",
-		engine.LabelOrdinal: fmt.Sprint(spec.Ordinal), testLabel: spec.Set,
+	spec.Volumes = append(spec.Volumes, plan.VolumeSpec{Name: name, Labels: map[string]string{
+		plan.LabelSet: spec.Set, plan.LabelClaim: "data",
+		plan.LabelOrdinal: fmt.Sprint(spec.Ordinal), testLabel: spec.Set,
 	}})
-	spec.Mounts = append(spec.Mounts, engine.Mount{Type: "volume", Source: name, Target: "/data"})
+	spec.Mounts = append(spec.Mounts, plan.Mount{Type: "volume", Source: name, Target: "/data"})
 	return name
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 var _ engine.HostChecker = (*Runtime)(nil)
@@ -39,7 +40,7 @@ func (r *Runtime) HeldPorts(ctx context.Context) ([]engine.HeldPort, error) {
 			if p.IP.IsValid() {
 				ip = p.IP.String()
 			}
-			out = append(out, engine.HeldPort{Container: name, Set: c.Labels[engine.LabelSet], HostIP: ip,
+			out = append(out, engine.HeldPort{Container: name, Set: c.Labels[plan.LabelSet], HostIP: ip,
 				Port: int(p.PublicPort), Protocol: p.Type})
 		}
 	}

@@ -15,28 +15,28 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // toInit maps an init container of the set (io.ostset.init). Its ordinal comes
 // from the label, else from its name, else it is -1, as for a replica.
-func toInit(set, name string, c container.Summary) engine.InitContainer {
+func toInit(set, name string, c container.Summary) plan.InitContainer {
 	ord, ok := ordinalLabel(c.Labels)
 	if !ok {
-		if ord, _, ok = engine.ParseInitName(set, name); !ok {
+		if ord, _, ok = plan.ParseInitName(set, name); !ok {
 			ord = -1
 		}
 	}
-	return engine.InitContainer{
+	return plan.InitContainer{
 		ID:       c.ID,
 		Name:     name,
 		Ordinal:  ord,
-		Init:     c.Labels[engine.LabelInit],
-		Revision: c.Labels[engine.LabelRevision],
+		Init:     c.Labels[plan.LabelInit],
+		Revision: c.Labels[plan.LabelRevision],
 		State:    string(c.State),
 		ExitCode: exitCode(c),
 		Created:  time.Unix(c.Created, 0),
-		Owner:    engine.OwnerOf(c.Labels),
+		Owner:    plan.OwnerOf(c.Labels),
 	}
 }
 
@@ -45,7 +45,7 @@ func toInit(set, name string, c container.Summary) engine.InitContainer {
 // been sent, so a pass woken by that event would see no change and the next step
 // would wait for the safety poll; inspect has the exit already. A container gone
 // meanwhile is dropped.
-func (r *Runtime) refreshInits(ctx context.Context, inits []engine.InitContainer) ([]engine.InitContainer, error) {
+func (r *Runtime) refreshInits(ctx context.Context, inits []plan.InitContainer) ([]plan.InitContainer, error) {
 	out := inits[:0]
 	for _, c := range inits {
 		if c.State != string(container.StateRunning) {
@@ -69,10 +69,10 @@ func (r *Runtime) refreshInits(ctx context.Context, inits []engine.InitContainer
 
 // foreign: a container without the set's label that holds a name the set needs.
 func foreign(set, name string) bool {
-	if _, ok := engine.ParseReplicaName(set, name); ok {
+	if _, ok := plan.ParseReplicaName(set, name); ok {
 		return true
 	}
-	_, _, ok := engine.ParseInitName(set, name)
+	_, _, ok := plan.ParseInitName(set, name)
 	return ok
 }
 

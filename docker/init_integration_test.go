@@ -10,6 +10,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // An init container is created from a spec labelled io.ostset.init, keeps its
@@ -20,20 +21,20 @@ func TestInitContainerObserved(t *testing.T) {
 	ctx := testCtx(t)
 	set := newSet(t)
 	spec := replicaSpec(set, 0)
-	spec.Name, spec.Hostname, spec.Aliases = engine.InitContainerName(set, 0, "check"), engine.ReplicaName(set, 0), nil
-	spec.Labels[engine.LabelInit] = "check"
+	spec.Name, spec.Hostname, spec.Aliases = plan.InitContainerName(set, 0, "check"), plan.ReplicaName(set, 0), nil
+	spec.Labels[plan.LabelInit] = "check"
 	spec.Entrypoint, spec.Restart = []string{"/app", "fail"}, "no"
-	spec.Healthcheck = &engine.Healthcheck{Test: []string{"NONE"}}
+	spec.Healthcheck = &plan.Healthcheck{Test: []string{"NONE"}}
 	res, err := rt.CreateReplica(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var obs engine.Observed
+	var obs plan.Observed
 	waitFor(t, 20*time.Second, "the init container to exit", func() bool {
 		if obs, err = rt.Observe(ctx, set, engine.ObserveOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		return len(obs.Inits) == 1 && obs.Inits[0].State == engine.StateExited
+		return len(obs.Inits) == 1 && obs.Inits[0].State == plan.StateExited
 	})
 	c := obs.Inits[0]
 	if c.ID != res.ID || c.Name != spec.Name || c.Ordinal != 0 || c.Init != "check" || c.Revision != spec.Revision || c.ExitCode != 1 {

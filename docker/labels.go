@@ -6,28 +6,28 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // belongs reports whether labels mark an object of set.
 func belongs(labels map[string]string, set string) bool {
-	v, ok := labels[engine.LabelSet]
+	v, ok := labels[plan.LabelSet]
 	return ok && set != "" && v == set
 }
 
 // refuse is the error for an object that does not carry the set's label.
 func refuse(op, kind, name, set string, labels map[string]string) error {
-	owner, ok := labels[engine.LabelSet]
-	has := "no " + engine.LabelSet + " label"
+	owner, ok := labels[plan.LabelSet]
+	has := "no " + plan.LabelSet + " label"
 	if ok {
-		has = fmt.Sprintf("%s=%s", engine.LabelSet, owner)
+		has = fmt.Sprintf("%s=%s", plan.LabelSet, owner)
 	}
 	return fmt.Errorf("refusing to %s %s %s: it does not belong to set %s (%s)", op, kind, name, set, has)
 }
 
 // ordinalLabel parses the io.ostset.ordinal label; ok is false if it is missing or invalid.
 func ordinalLabel(labels map[string]string) (int, bool) {
-	n, err := strconv.Atoi(labels[engine.LabelOrdinal])
+	n, err := strconv.Atoi(labels[plan.LabelOrdinal])
 	if err != nil || n < 0 {
 		return 0, false
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // EnsureNetwork returns the ID of the network called name, creating a bridge
@@ -48,7 +49,7 @@ func (r *Runtime) ensureNetwork(ctx context.Context, name string) (string, error
 	}
 	res, err := r.cli.NetworkCreate(ctx, name, client.NetworkCreateOptions{
 		Driver: "bridge",
-		Labels: map[string]string{engine.LabelManaged: "true"},
+		Labels: map[string]string{plan.LabelManaged: "true"},
 	})
 	if err != nil {
 		return "", fmt.Errorf("create network %s: %w", name, err)
@@ -86,7 +87,7 @@ func (r *Runtime) findNetwork(ctx context.Context, name string) (network.Summary
 // person's call.
 func (r *Runtime) dedupNetworks(ctx context.Context, name string, found []network.Summary) (string, error) {
 	for _, n := range found {
-		if n.Labels[engine.LabelManaged] != "true" {
+		if n.Labels[plan.LabelManaged] != "true" {
 			return "", ambiguous(name, found)
 		}
 	}
@@ -130,7 +131,7 @@ func (r *Runtime) RemoveNetwork(ctx context.Context, name string) (bool, error) 
 	ctx, cancel := r.bound(ctx, 0)
 	defer cancel()
 	n, found, err := r.findNetwork(ctx, name)
-	if err != nil || !found || n.Labels[engine.LabelManaged] != "true" {
+	if err != nil || !found || n.Labels[plan.LabelManaged] != "true" {
 		return false, err
 	}
 	if used, err := r.networksInUse(ctx, name); err != nil || used.uses(n) {

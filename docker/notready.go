@@ -12,7 +12,7 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // Bounds on what a not-ready replica's detail carries from its logs.
@@ -26,7 +26,7 @@ const (
 // (engine.NotReadyDetail): the last exit code, the restarts, the engine's error
 // and the output of the last failed probe, and with logs its last log lines. A
 // container gone since the list keeps no detail.
-func (r *Runtime) fillNotReady(ctx context.Context, rep *engine.Replica, logs bool) error {
+func (r *Runtime) fillNotReady(ctx context.Context, rep *plan.Replica, logs bool) error {
 	res, err := r.cli.ContainerInspect(ctx, rep.ID, client.ContainerInspectOptions{})
 	if cerrdefs.IsNotFound(err) {
 		return nil
@@ -45,8 +45,8 @@ func (r *Runtime) fillNotReady(ctx context.Context, rep *engine.Replica, logs bo
 }
 
 // notReadyDetail reads why a container is not ready from its inspect.
-func notReadyDetail(c container.InspectResponse) *engine.NotReadyDetail {
-	d := &engine.NotReadyDetail{Restarts: c.RestartCount}
+func notReadyDetail(c container.InspectResponse) *plan.NotReadyDetail {
+	d := &plan.NotReadyDetail{Restarts: c.RestartCount}
 	st := c.State
 	if st == nil {
 		return d

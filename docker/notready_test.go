@@ -8,7 +8,7 @@ import (
 
 	"github.com/moby/moby/api/types/container"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 func TestNotReadyDetail(t *testing.T) {
@@ -19,7 +19,7 @@ func TestNotReadyDetail(t *testing.T) {
 			{ExitCode: 1, Output: "dial tcp 127.0.0.1:8080: connect: connection refused\n"},
 		}},
 	}}
-	want := &engine.NotReadyDetail{Restarts: 3, HealthOutput: "dial tcp 127.0.0.1:8080: connect: connection refused"}
+	want := &plan.NotReadyDetail{Restarts: 3, HealthOutput: "dial tcp 127.0.0.1:8080: connect: connection refused"}
 	if got := notReadyDetail(c); !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
@@ -32,7 +32,7 @@ func TestNotReadyDetail(t *testing.T) {
 		t.Errorf("a silent failing probe reported as %q", got.HealthOutput)
 	}
 	crashed := container.InspectResponse{State: &container.State{Status: "restarting", Restarting: true, ExitCode: 137, OOMKilled: true, Error: "oops"}}
-	if got := notReadyDetail(crashed); !reflect.DeepEqual(got, &engine.NotReadyDetail{ExitCode: 137, OOMKilled: true, Error: "oops"}) {
+	if got := notReadyDetail(crashed); !reflect.DeepEqual(got, &plan.NotReadyDetail{ExitCode: 137, OOMKilled: true, Error: "oops"}) {
 		t.Errorf("crashed: %+v", got)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // Observe takes two ContainerLists at once, one of the containers labelled
@@ -34,7 +35,7 @@ import (
 // A replica that is not ready is inspected to say why (Replica.NotReady).
 // The containers opts.Died names are inspected beside the list, and their
 // state taken from the inspect (see engine.ObserveOptions.Died).
-func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
+func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (plan.Observed, error) {
 	ctx, cancel := r.bound(ctx, 0)
 	defer cancel()
 	watched, mark := r.died.Pending(set)
@@ -49,7 +50,7 @@ func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOp
 	// The calls overlap: the volume list beside the container list, and the
 	// inspections the list calls for beside each other. A pass's observation
 	// is between a Docker event and the create that answers it.
-	var volumes []engine.Volume
+	var volumes []plan.Volume
 	vols := errgroup.Group{}
 	vols.Go(func() (err error) {
 		volumes, err = r.listVolumes(ctx, set)
@@ -73,15 +74,15 @@ func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOp
 	list, err := r.listContainers(ctx, set)
 	if err != nil {
 		_, _ = vols.Wait(), dg.Wait()
-		return engine.Observed{}, fmt.Errorf("observe set %s: list containers: %w", set, err)
+		return plan.Observed{}, fmt.Errorf("observe set %s: list containers: %w", set, err)
 	}
-	var obs engine.Observed
+	var obs plan.Observed
 	for _, c := range list {
 		classify(&obs, set, c)
 	}
 	if err := dg.Wait(); err != nil {
 		_ = vols.Wait()
-		return engine.Observed{}, fmt.Errorf("observe set %s: %w", set, err)
+		return plan.Observed{}, fmt.Errorf("observe set %s: %w", set, err)
 	}
 	inspected := map[string]bool{}
 	for _, c := range died {
@@ -110,17 +111,17 @@ func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOp
 		})
 	}
 	if err := errors.Join(g.Wait(), vols.Wait()); err != nil {
-		return engine.Observed{}, fmt.Errorf("observe set %s: %w", set, err)
+		return plan.Observed{}, fmt.Errorf("observe set %s: %w", set, err)
 	}
 	obs.Volumes = volumes
 	if len(watched) > 0 {
 		r.died.Answered(set, mark)
 	}
-	slices.SortFunc(obs.Replicas, func(a, b engine.Replica) int {
+	slices.SortFunc(obs.Replicas, func(a, b plan.Replica) int {
 		return cmp.Or(cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(a.Name, b.Name))
 	})
-	slices.SortFunc(obs.Foreign, func(a, b engine.Foreign) int { return cmp.Compare(a.Name, b.Name) })
-	slices.SortFunc(obs.Inits, func(a, b engine.InitContainer) int {
+	slices.SortFunc(obs.Foreign, func(a, b plan.Foreign) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortFunc(obs.Inits, func(a, b plan.InitContainer) int {
 		return cmp.Or(cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(a.Name, b.Name))
 	})
 	return obs, nil
@@ -130,18 +131,18 @@ func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOp
 // an inspect made beside the list, which can lag behind a die event. It
 // reports whether the replica's NotReady is filled from c as well (a replica
 // that is not ready, when no logs are asked for).
-func fromInspect(replicas []engine.Replica, c container.InspectResponse, logs bool) bool {
-	i := slices.IndexFunc(replicas, func(r engine.Replica) bool { return r.ID == c.ID })
+func fromInspect(replicas []plan.Replica, c container.InspectResponse, logs bool) bool {
+	i := slices.IndexFunc(replicas, func(r plan.Replica) bool { return r.ID == c.ID })
 	if i < 0 || c.State == nil {
 		return false
 	}
 	rep := &replicas[i]
 	rep.State = string(c.State.Status)
-	rep.Health = engine.HealthNone
+	rep.Health = plan.HealthNone
 	if h := c.State.Health; h != nil && h.Status != container.NoHealthcheck {
 		rep.Health = string(h.Status)
 	}
-	if rep.State != engine.StateRunning {
+	if rep.State != plan.StateRunning {
 		rep.Networks = nil // a stopped container has no endpoints to judge by
 	}
 	if rep.Ready() || logs {
@@ -151,33 +152,33 @@ func fromInspect(replicas []engine.Replica, c container.InspectResponse, logs bo
 	return true
 }
 
-func classify(obs *engine.Observed, set string, c container.Summary) {
+func classify(obs *plan.Observed, set string, c container.Summary) {
 	name := primaryName(c.Names)
 	if !belongs(c.Labels, set) {
 		if foreign(set, name) {
-			obs.Foreign = append(obs.Foreign, engine.Foreign{ID: c.ID, Name: name, Owner: c.Labels[engine.LabelSet]})
+			obs.Foreign = append(obs.Foreign, plan.Foreign{ID: c.ID, Name: name, Owner: c.Labels[plan.LabelSet]})
 		}
 		return
 	}
-	if _, ok := c.Labels[engine.LabelInit]; ok {
+	if _, ok := c.Labels[plan.LabelInit]; ok {
 		obs.Inits = append(obs.Inits, toInit(set, name, c))
 		return
 	}
 	ord, ok := ordinalLabel(c.Labels)
 	if !ok {
-		if ord, ok = engine.ParseReplicaName(set, name); !ok {
+		if ord, ok = plan.ParseReplicaName(set, name); !ok {
 			ord = -1
 		}
 	}
-	obs.Replicas = append(obs.Replicas, engine.Replica{
+	obs.Replicas = append(obs.Replicas, plan.Replica{
 		ID:       c.ID,
 		Name:     name,
 		Ordinal:  ord,
-		Revision: c.Labels[engine.LabelRevision],
+		Revision: c.Labels[plan.LabelRevision],
 		State:    string(c.State),
 		Health:   summaryHealth(c),
 		Created:  time.Unix(c.Created, 0),
-		Owner:    engine.OwnerOf(c.Labels),
+		Owner:    plan.OwnerOf(c.Labels),
 		Networks: attached(c),
 	})
 }
@@ -202,7 +203,7 @@ func attached(c container.Summary) []string {
 func summaryHealth(c container.Summary) string {
 	if c.Health != nil && c.Health.Status != "" {
 		if c.Health.Status == container.NoHealthcheck {
-			return engine.HealthNone
+			return plan.HealthNone
 		}
 		return string(c.Health.Status)
 	}
@@ -212,13 +213,13 @@ func summaryHealth(c container.Summary) string {
 func healthFromStatus(status string) string {
 	switch {
 	case strings.Contains(status, "(healthy)"):
-		return engine.HealthHealthy
+		return plan.HealthHealthy
 	case strings.Contains(status, "(unhealthy)"):
-		return engine.HealthUnhealthy
+		return plan.HealthUnhealthy
 	case strings.Contains(status, "(health: starting)"):
-		return engine.HealthStarting
+		return plan.HealthStarting
 	}
-	return engine.HealthNone
+	return plan.HealthNone
 }
 
 // listContainers lists the set's containers (by label: a replica renamed by
@@ -227,7 +228,7 @@ func healthFromStatus(status string) string {
 // daemon keeping many sets would decode them all on every pass.
 func (r *Runtime) listContainers(ctx context.Context, set string) ([]container.Summary, error) {
 	filters := []client.Filters{
-		make(client.Filters).Add("label", engine.LabelSet+"="+set),
+		make(client.Filters).Add("label", plan.LabelSet+"="+set),
 		make(client.Filters).Add("name", "^/?"+regexp.QuoteMeta(set)+"-[0-9]"),
 	}
 	lists := make([][]container.Summary, len(filters))
@@ -251,29 +252,29 @@ func (r *Runtime) listContainers(ctx context.Context, set string) ([]container.S
 	return out, nil
 }
 
-func (r *Runtime) listVolumes(ctx context.Context, set string) ([]engine.Volume, error) {
-	f := make(client.Filters).Add("label", engine.LabelSet+"="+set)
+func (r *Runtime) listVolumes(ctx context.Context, set string) ([]plan.Volume, error) {
+	f := make(client.Filters).Add("label", plan.LabelSet+"="+set)
 	res, err := r.cli.VolumeList(ctx, client.VolumeListOptions{Filters: f})
 	if err != nil {
 		return nil, fmt.Errorf("list volumes: %w", err)
 	}
-	out := make([]engine.Volume, 0, len(res.Items))
+	out := make([]plan.Volume, 0, len(res.Items))
 	for _, v := range res.Items {
 		if belongs(v.Labels, set) {
 			out = append(out, toVolume(v))
 		}
 	}
-	slices.SortFunc(out, func(a, b engine.Volume) int {
+	slices.SortFunc(out, func(a, b plan.Volume) int {
 		return cmp.Or(cmp.Compare(a.Claim, b.Claim), cmp.Compare(a.Ordinal, b.Ordinal), cmp.Compare(a.Name, b.Name))
 	})
 	return out, nil
 }
 
 // toVolume maps a Docker volume; an ordinal label that does not parse gives -1.
-func toVolume(v volume.Volume) engine.Volume {
+func toVolume(v volume.Volume) plan.Volume {
 	ord, ok := ordinalLabel(v.Labels)
 	if !ok {
 		ord = -1
 	}
-	return engine.Volume{Name: v.Name, Claim: v.Labels[engine.LabelClaim], Ordinal: ord, Created: volumeCreated(v), Owner: engine.OwnerOf(v.Labels)}
+	return plan.Volume{Name: v.Name, Claim: v.Labels[plan.LabelClaim], Ordinal: ord, Created: volumeCreated(v), Owner: plan.OwnerOf(v.Labels)}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 func TestPing(t *testing.T) {
@@ -64,34 +65,34 @@ func TestObserveClassification(t *testing.T) {
 	set := newSet(t)
 
 	healthy := replicaSpec(set, 0)
-	healthy.Healthcheck = &engine.Healthcheck{Test: []string{"CMD", "/app", "health"}, Interval: 300 * time.Millisecond, Timeout: time.Second, Retries: 3}
+	healthy.Healthcheck = &plan.Healthcheck{Test: []string{"CMD", "/app", "health"}, Interval: 300 * time.Millisecond, Timeout: time.Second, Retries: 3}
 	vol := volumeFor(&healthy)
 	failing := replicaSpec(set, 1)
-	failing.Healthcheck = &engine.Healthcheck{Test: []string{"CMD", "/app", "fail"}, Interval: 300 * time.Millisecond, Timeout: time.Second, Retries: 1}
+	failing.Healthcheck = &plan.Healthcheck{Test: []string{"CMD", "/app", "fail"}, Interval: 300 * time.Millisecond, Timeout: time.Second, Retries: 1}
 	plain := replicaSpec(set, 2) // no healthcheck: the image has none
-	for _, s := range []engine.ReplicaSpec{healthy, failing, plain} {
+	for _, s := range []plan.ReplicaSpec{healthy, failing, plain} {
 		if _, err := rt.CreateReplica(ctx, s); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// Only the set label: the ordinal comes from the name.
-	rawContainer(t, ctx, set, set+"-7", map[string]string{engine.LabelSet: set}, false)
+	rawContainer(t, ctx, set, set+"-7", map[string]string{plan.LabelSet: set}, false)
 	// Named like replicas but not the set's: foreign (owned by another set, or by nobody).
-	rawContainer(t, ctx, set, set+"-5", map[string]string{engine.LabelSet: set + "-other"}, false)
+	rawContainer(t, ctx, set, set+"-5", map[string]string{plan.LabelSet: set + "-other"}, false)
 	rawContainer(t, ctx, set, set+"-6", nil, false)
 	// Not replica names.
 	rawContainer(t, ctx, set, set+"-05", nil, false)
 	rawContainer(t, ctx, set, set+"-x", nil, false)
 	rawContainer(t, ctx, set, set+"-0-1", nil, false)
 
-	var obs engine.Observed
+	var obs plan.Observed
 	waitFor(t, 30*time.Second, "replica 0 healthy and 1 unhealthy", func() bool {
 		var err error
 		obs, err = rt.Observe(ctx, set, engine.ObserveOptions{Timings: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return len(obs.Replicas) == 4 && obs.Replicas[0].Health == engine.HealthHealthy && obs.Replicas[1].Health == engine.HealthUnhealthy
+		return len(obs.Replicas) == 4 && obs.Replicas[0].Health == plan.HealthHealthy && obs.Replicas[1].Health == plan.HealthUnhealthy
 	})
 
 	want := []struct {
@@ -99,14 +100,14 @@ func TestObserveClassification(t *testing.T) {
 		state, health string
 		ready         bool
 	}{
-		{0, engine.StateRunning, engine.HealthHealthy, true},
-		{1, engine.StateRunning, engine.HealthUnhealthy, false},
-		{2, engine.StateRunning, engine.HealthNone, true},
-		{7, engine.StateCreated, engine.HealthNone, false},
+		{0, plan.StateRunning, plan.HealthHealthy, true},
+		{1, plan.StateRunning, plan.HealthUnhealthy, false},
+		{2, plan.StateRunning, plan.HealthNone, true},
+		{7, plan.StateCreated, plan.HealthNone, false},
 	}
 	for i, w := range want {
 		got := obs.Replicas[i]
-		if got.Ordinal != w.ord || got.Name != engine.ReplicaName(set, w.ord) || got.State != w.state || got.Health != w.health {
+		if got.Ordinal != w.ord || got.Name != plan.ReplicaName(set, w.ord) || got.State != w.state || got.Health != w.health {
 			t.Errorf("replica %d = %+v, want ordinal %d state %s health %q", i, got, w.ord, w.state, w.health)
 		}
 		if got.Created.IsZero() || time.Since(got.Created) > time.Minute {
@@ -122,7 +123,7 @@ func TestObserveClassification(t *testing.T) {
 			checkReadySince(t, ctx, got)
 		}
 	}
-	wantForeign := []engine.Foreign{{Name: set + "-5", Owner: set + "-other"}, {Name: set + "-6"}}
+	wantForeign := []plan.Foreign{{Name: set + "-5", Owner: set + "-other"}, {Name: set + "-6"}}
 	if len(obs.Foreign) != len(wantForeign) {
 		t.Fatalf("foreign = %+v, want %+v", obs.Foreign, wantForeign)
 	}
@@ -150,7 +151,7 @@ func TestObserveClassification(t *testing.T) {
 
 // checkReadySince: never before StartedAt, never in the future; without a
 // healthcheck exactly StartedAt; with one, after the first probe could pass.
-func checkReadySince(t *testing.T, ctx context.Context, r engine.Replica) {
+func checkReadySince(t *testing.T, ctx context.Context, r plan.Replica) {
 	t.Helper()
 	c := inspect(t, ctx, r.ID)
 	started, err := time.Parse(time.RFC3339Nano, c.State.StartedAt)
@@ -160,9 +161,9 @@ func checkReadySince(t *testing.T, ctx context.Context, r engine.Replica) {
 	switch {
 	case r.ReadySince.Before(started) || r.ReadySince.After(time.Now()):
 		t.Errorf("%s: ReadySince %v outside [StartedAt %v, now]", r.Name, r.ReadySince, started)
-	case r.Health == engine.HealthNone && !r.ReadySince.Equal(started):
+	case r.Health == plan.HealthNone && !r.ReadySince.Equal(started):
 		t.Errorf("%s: ReadySince %v, want StartedAt %v", r.Name, r.ReadySince, started)
-	case r.Health == engine.HealthHealthy && !r.ReadySince.After(started):
+	case r.Health == plan.HealthHealthy && !r.ReadySince.After(started):
 		t.Errorf("%s: ReadySince %v, want after StartedAt %v", r.Name, r.ReadySince, started)
 	}
 	t.Logf("%s: started %s, ready %s later", r.Name, started.Format(time.RFC3339Nano), r.ReadySince.Sub(started))
@@ -186,7 +187,7 @@ func TestNetworkEnsureAndRemove(t *testing.T) {
 	if err != nil || id2 != id1 || id1 == longer.ID {
 		t.Fatalf("EnsureNetwork twice: %s then %s, %v (the longer name is %s)", id1, id2, err, longer.ID)
 	}
-	if found, _ := rt.networksNamed(ctx, name); len(found) != 1 || found[0].Labels[engine.LabelManaged] != "true" || found[0].Driver != "bridge" {
+	if found, _ := rt.networksNamed(ctx, name); len(found) != 1 || found[0].Labels[plan.LabelManaged] != "true" || found[0].Driver != "bridge" {
 		t.Fatalf("networks named %s: %+v", name, found)
 	}
 
@@ -308,12 +309,12 @@ func TestWatchFilter(t *testing.T) {
 	set := newSet(t)
 	ctx, cancel := context.WithCancel(testCtx(t))
 	defer cancel()
-	msgs, errs, err := rt.subscribe(ctx, engine.LabelSet+"="+set)
+	msgs, errs, err := rt.subscribe(ctx, plan.LabelSet+"="+set)
 	if err != nil {
 		t.Fatal(err)
 	}
 	spec := replicaSpec(set, 0)
-	spec.Healthcheck = &engine.Healthcheck{Test: []string{"CMD", "/app", "health"}, Interval: 200 * time.Millisecond, Retries: 3}
+	spec.Healthcheck = &plan.Healthcheck{Test: []string{"CMD", "/app", "health"}, Interval: 200 * time.Millisecond, Retries: 3}
 	if _, err := rt.CreateReplica(ctx, spec); err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +350,7 @@ func TestDuplicateManagedNetworksRepaired(t *testing.T) {
 	ctx := testCtx(t)
 	set := newSet(t)
 	name := set + "-net"
-	managed := client.NetworkCreateOptions{Driver: "bridge", Labels: map[string]string{engine.LabelManaged: "true", testLabel: set}}
+	managed := client.NetworkCreateOptions{Driver: "bridge", Labels: map[string]string{plan.LabelManaged: "true", testLabel: set}}
 	create := func() string {
 		t.Helper()
 		res, err := rt.cli.NetworkCreate(ctx, name, managed)

@@ -10,6 +10,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // The runtime's own check: a container or volume of the set that another state
@@ -19,9 +20,9 @@ func TestAnotherOwnersObjectsRefused(t *testing.T) {
 	t.Parallel()
 	ctx := testCtx(t)
 	set := newSet(t)
-	theirs := map[string]string{engine.LabelOwner: "theirs", engine.LabelStateDir: "/elsewhere"}
+	theirs := map[string]string{plan.LabelOwner: "theirs", plan.LabelStateDir: "/elsewhere"}
 	labels := func(extra map[string]string) map[string]string {
-		l := map[string]string{engine.LabelSet: set}
+		l := map[string]string{plan.LabelSet: set}
 		for k, v := range extra {
 			l[k] = v
 		}
@@ -31,7 +32,7 @@ func TestAnotherOwnersObjectsRefused(t *testing.T) {
 	spec := replicaSpec(set, 1)
 	vol := volumeFor(&spec)
 	volLabels := labels(theirs)
-	volLabels[engine.LabelClaim], volLabels[engine.LabelOrdinal], volLabels[testLabel] = "data", "1", set
+	volLabels[plan.LabelClaim], volLabels[plan.LabelOrdinal], volLabels[testLabel] = "data", "1", set
 	if _, err := rt.cli.VolumeCreate(ctx, client.VolumeCreateOptions{Name: vol, Labels: volLabels}); err != nil {
 		t.Fatal(err)
 	}
@@ -40,14 +41,14 @@ func TestAnotherOwnersObjectsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := engine.Owner{ID: "theirs", Dir: "/elsewhere"}
+	want := plan.Owner{ID: "theirs", Dir: "/elsewhere"}
 	if len(obs.Replicas) != 1 || obs.Replicas[0].Owner != want || len(obs.Volumes) != 1 || obs.Volumes[0].Owner != want {
 		t.Fatalf("observed %+v", obs)
 	}
 
-	mine := engine.Ownership{Self: engine.Owner{ID: "mine", Dir: "/here"}}
-	spec.Labels[engine.LabelOwner], spec.Labels[engine.LabelStateDir] = "mine", "/here"
-	spec.Volumes[0].Labels[engine.LabelOwner] = "mine"
+	mine := plan.Ownership{Self: plan.Owner{ID: "mine", Dir: "/here"}}
+	spec.Labels[plan.LabelOwner], spec.Labels[plan.LabelStateDir] = "mine", "/here"
+	spec.Volumes[0].Labels[plan.LabelOwner] = "mine"
 	for _, c := range []context.Context{engine.WithOwnership(ctx, mine), ctx} {
 		mustContain(t, rt.RemoveReplica(c, set, id, time.Second), "refusing to remove container "+set+"-0", "it belongs to state directory /elsewhere (id theirs)")
 		mustContain(t, rt.StartReplica(c, set, id), "refusing to start container "+set+"-0")
@@ -62,12 +63,12 @@ func TestAnotherOwnersObjectsRefused(t *testing.T) {
 		t.Errorf("%s was created on another owner's volume", spec.Name)
 	}
 
-	adopted := engine.WithOwnership(ctx, engine.Ownership{Self: mine.Self, Adopted: []engine.Owner{want}})
+	adopted := engine.WithOwnership(ctx, plan.Ownership{Self: mine.Self, Adopted: []plan.Owner{want}})
 	res, err := rt.CreateReplica(adopted, spec)
 	if err != nil || len(res.ReusedVolumes) != 1 {
 		t.Fatalf("create on an adopted volume: %+v, %v", res, err)
 	}
-	if got := inspect(t, ctx, res.ID).Config.Labels[engine.LabelOwner]; got != "mine" {
+	if got := inspect(t, ctx, res.ID).Config.Labels[plan.LabelOwner]; got != "mine" {
 		t.Errorf("new replica's owner label %q", got)
 	}
 	if err := rt.RemoveReplica(adopted, set, id, time.Second); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // pfSet is a set name of this file's tests, cleaned up by label.
@@ -30,16 +31,16 @@ func TestPermanentStartErrors(t *testing.T) {
 	ctx := testCtx(t)
 	set := pfSet(t)
 	holder := replicaSpec(set, 0)
-	holder.Ports = []engine.PortBinding{{ContainerPort: 8080, HostPort: 21430}}
+	holder.Ports = []plan.PortBinding{{ContainerPort: 8080, HostPort: 21430}}
 	if _, err := rt.CreateReplica(ctx, holder); err != nil {
 		t.Fatal(err)
 	}
 	port := replicaSpec(set, 1)
 	port.Ports = holder.Ports
 	bind := replicaSpec(set, 2)
-	bind.Mounts = []engine.Mount{{Type: "bind", Source: "/nonexistent-" + set, Target: "/conf"}}
+	bind.Mounts = []plan.Mount{{Type: "bind", Source: "/nonexistent-" + set, Target: "/conf"}}
 	cases := []struct {
-		spec  engine.ReplicaSpec
+		spec  plan.ReplicaSpec
 		words []string
 	}{
 		{port, []string{"port is already allocated", "held by container " + holder.Name + " of set " + set}},
@@ -47,9 +48,9 @@ func TestPermanentStartErrors(t *testing.T) {
 	}
 	if limits, _ := rt.EngineLimits(ctx); limits["nofile"] > 0 && limits["nofile"] < 1<<20 {
 		over := replicaSpec(set, 3)
-		over.Ulimits = []engine.Ulimit{{Name: "nofile", Soft: limits["nofile"] + 1, Hard: limits["nofile"] + 1}}
+		over.Ulimits = []plan.Ulimit{{Name: "nofile", Soft: limits["nofile"] + 1, Hard: limits["nofile"] + 1}}
 		cases = append(cases, struct {
-			spec  engine.ReplicaSpec
+			spec  plan.ReplicaSpec
 			words []string
 		}{over, []string{"rlimit", "operation not permitted"}})
 	} else {

@@ -9,13 +9,13 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // fillReadySince inspects a replica the list showed as ready and sets ReadySince.
 // A container gone since the list, or no longer ready, keeps a zero ReadySince.
-func (r *Runtime) fillReadySince(ctx context.Context, rep *engine.Replica) error {
-	if rep.State != engine.StateRunning || (rep.Health != engine.HealthHealthy && rep.Health != engine.HealthNone) {
+func (r *Runtime) fillReadySince(ctx context.Context, rep *plan.Replica) error {
+	if rep.State != plan.StateRunning || (rep.Health != plan.HealthHealthy && rep.Health != plan.HealthNone) {
 		return nil
 	}
 	res, err := r.cli.ContainerInspect(ctx, rep.ID, client.ContainerInspectOptions{})

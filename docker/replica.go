@@ -13,6 +13,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // cleanupTimeout bounds the removal of a container whose start failed.
@@ -22,7 +23,7 @@ const cleanupTimeout = 30 * time.Second
 // gives new volumes their owner (see ownVolumes) and starts it. A container
 // whose start fails is removed again, so a failed call leaves no container
 // behind (volumes it created stay: they carry the set label).
-func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
 	ctx, cancel := r.bound(ctx, 0)
 	defer cancel()
 	opts, err := createOptions(spec)
@@ -81,7 +82,7 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (e
 // each with its aliases: at API 1.41 a create takes one network. A network
 // the container is on already (a create adopted by adoptCreated) is left as
 // it is.
-func (r *Runtime) joinNetworks(ctx context.Context, id string, spec engine.ReplicaSpec) error {
+func (r *Runtime) joinNetworks(ctx context.Context, id string, spec plan.ReplicaSpec) error {
 	for _, n := range spec.OtherNetworks {
 		netID, err := r.EnsureNetwork(ctx, n.Name)
 		if err != nil {
@@ -105,7 +106,7 @@ func (r *Runtime) joinNetworks(ctx context.Context, id string, spec engine.Repli
 // adopted (its ID returned; started reports whether it has left the created
 // state, so the caller does not start it again). Any other holder of the name
 // is a conflict, left alone.
-func (r *Runtime) adoptCreated(ctx context.Context, spec engine.ReplicaSpec, conflict error) (id string, started bool, err error) {
+func (r *Runtime) adoptCreated(ctx context.Context, spec plan.ReplicaSpec, conflict error) (id string, started bool, err error) {
 	res, err := r.cli.ContainerInspect(ctx, spec.Name, client.ContainerInspectOptions{})
 	if err != nil {
 		return "", false, fmt.Errorf("create container %s: %w (and inspecting the holder of the name failed: %w)", spec.Name, conflict, err)
@@ -123,13 +124,13 @@ func (r *Runtime) adoptCreated(ctx context.Context, spec engine.ReplicaSpec, con
 
 // notCreatedFor says which identity label of labels differs from what spec
 // gives a container it creates; "" if none does.
-func notCreatedFor(spec engine.ReplicaSpec, labels map[string]string) string {
+func notCreatedFor(spec plan.ReplicaSpec, labels map[string]string) string {
 	want := []struct{ key, value string }{
-		{engine.LabelSet, spec.Set},
-		{engine.LabelOrdinal, strconv.Itoa(spec.Ordinal)},
-		{engine.LabelRevision, spec.Revision},
-		{engine.LabelInit, spec.Labels[engine.LabelInit]},
-		{engine.LabelOwner, spec.Labels[engine.LabelOwner]},
+		{plan.LabelSet, spec.Set},
+		{plan.LabelOrdinal, strconv.Itoa(spec.Ordinal)},
+		{plan.LabelRevision, spec.Revision},
+		{plan.LabelInit, spec.Labels[plan.LabelInit]},
+		{plan.LabelOwner, spec.Labels[plan.LabelOwner]},
 	}
 	for _, w := range want {
 		got, ok := labels[w.key]
@@ -234,7 +235,7 @@ func (r *Runtime) changeable(ctx context.Context, op, set, id string) (container
 	if err != nil {
 		return c, err
 	}
-	if err := engine.CheckOwner(ctx, engine.OwnerOf(c.Config.Labels)); err != nil {
+	if err := engine.CheckOwner(ctx, plan.OwnerOf(c.Config.Labels)); err != nil {
 		return container.InspectResponse{}, fmt.Errorf("refusing to %s container %s of set %s: %w", op, containerName(c, id), set, err)
 	}
 	return c, nil

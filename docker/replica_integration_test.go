@@ -20,7 +20,7 @@ import (
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 func TestCreateReplicaMapsSpec(t *testing.T) {
@@ -36,14 +36,14 @@ func TestCreateReplicaMapsSpec(t *testing.T) {
 	spec.Cmd = []string{} // explicit empty args: still the default server
 	spec.WorkingDir = "/data"
 	spec.User = "1000:1000"
-	spec.Healthcheck = &engine.Healthcheck{Test: []string{"CMD", "/app", "health"}, Interval: 2 * time.Second,
+	spec.Healthcheck = &plan.Healthcheck{Test: []string{"CMD", "/app", "health"}, Interval: 2 * time.Second,
 		Timeout: time.Second, Retries: 4, StartPeriod: 3 * time.Second}
-	spec.Mounts = []engine.Mount{{Type: "bind", Source: dir, Target: "/etc/app", ReadOnly: true}}
+	spec.Mounts = []plan.Mount{{Type: "bind", Source: dir, Target: "/etc/app", ReadOnly: true}}
 	spec.NanoCPUs = 500_000_000
 	spec.MemoryBytes = 64 << 20
 	spec.Restart = "on-failure:3"
 	spec.StopTimeout = 1500 * time.Millisecond
-	spec.Ports = []engine.PortBinding{{ContainerPort: 8080}, {ContainerPort: 9090, Protocol: "udp"}}
+	spec.Ports = []plan.PortBinding{{ContainerPort: 8080}, {ContainerPort: 9090, Protocol: "udp"}}
 	volumeFor(&spec)
 	res, err := rt.CreateReplica(ctx, spec)
 	if err != nil {
@@ -61,9 +61,9 @@ func TestCreateReplicaMapsSpec(t *testing.T) {
 		{"entrypoint", cfg.Entrypoint, []string{"/app"}},
 		{"workdir", cfg.WorkingDir, "/data"},
 		{"user", cfg.User, "1000:1000"},
-		{"label set", cfg.Labels[engine.LabelSet], set},
-		{"label ordinal", cfg.Labels[engine.LabelOrdinal], "3"},
-		{"label revision", cfg.Labels[engine.LabelRevision], set + "-abc123"},
+		{"label set", cfg.Labels[plan.LabelSet], set},
+		{"label ordinal", cfg.Labels[plan.LabelOrdinal], "3"},
+		{"label revision", cfg.Labels[plan.LabelRevision], set + "-abc123"},
 		{"label user", cfg.Labels[testLabel], set},
 		{"env", slices.Contains(cfg.Env, "OSTSET_NAME="+spec.Name), true},
 		{"healthcheck", *cfg.Healthcheck, container.HealthConfig{Test: []string{"CMD", "/app", "health"},
@@ -232,10 +232,10 @@ func TestVolumesReusedAndForeignRefused(t *testing.T) {
 
 	// Volumes with the replica's name that are not the set's, or not this ordinal's.
 	cases := map[int]map[string]string{
-		1: {engine.LabelSet: set + "-other", engine.LabelClaim: "data", engine.LabelOrdinal: "1"},
+		1: {plan.LabelSet: set + "-other", plan.LabelClaim: "data", plan.LabelOrdinal: "1"},
 		2: {},
-		3: {engine.LabelSet: set, engine.LabelClaim: "data", engine.LabelOrdinal: "9"},
-		4: {engine.LabelSet: set, engine.LabelClaim: "logs", engine.LabelOrdinal: "4"},
+		3: {plan.LabelSet: set, plan.LabelClaim: "data", plan.LabelOrdinal: "9"},
+		4: {plan.LabelSet: set, plan.LabelClaim: "logs", plan.LabelOrdinal: "4"},
 	}
 	for ord, labels := range cases {
 		s := replicaSpec(set, ord)
@@ -275,7 +275,7 @@ func TestForeignContainersUntouched(t *testing.T) {
 	ctx := testCtx(t)
 	set := newSet(t)
 	unlabelled := rawContainer(t, ctx, set, set+"-3", nil, true)
-	otherSet := rawContainer(t, ctx, set, set+"-4", map[string]string{engine.LabelSet: set + "-other"}, true)
+	otherSet := rawContainer(t, ctx, set, set+"-4", map[string]string{plan.LabelSet: set + "-other"}, true)
 	for _, id := range []string{unlabelled, otherSet} {
 		err := rt.RemoveReplica(ctx, set, id, time.Second)
 		mustContain(t, err, "refusing to remove container", "does not belong to set "+set)
@@ -357,7 +357,7 @@ func TestPortConflictOnStart(t *testing.T) {
 	set := newSet(t)
 	port := freePort(t)
 	first := replicaSpec(set, 0)
-	first.Ports = []engine.PortBinding{{ContainerPort: 8080, HostPort: port, Protocol: "tcp"}}
+	first.Ports = []plan.PortBinding{{ContainerPort: 8080, HostPort: port, Protocol: "tcp"}}
 	res, err := rt.CreateReplica(ctx, first)
 	if err != nil {
 		t.Fatal(err)
@@ -440,7 +440,7 @@ func TestCreateReplicaAdoptsItsLostCreate(t *testing.T) {
 	ctx := testCtx(t)
 	set := newSet(t)
 	spec := replicaSpec(set, 0)
-	spec.Labels = map[string]string{testLabel: set, engine.LabelSet: set, engine.LabelOrdinal: "0", engine.LabelRevision: spec.Revision}
+	spec.Labels = map[string]string{testLabel: set, plan.LabelSet: set, plan.LabelOrdinal: "0", plan.LabelRevision: spec.Revision}
 	if _, err := rt.EnsureNetwork(ctx, spec.Network); err != nil {
 		t.Fatal(err)
 	}
@@ -471,10 +471,10 @@ func TestCreateReplicaAdoptsItsLostCreate(t *testing.T) {
 
 	other := spec
 	other.Revision = set + "-def456"
-	other.Labels = map[string]string{testLabel: set, engine.LabelSet: set, engine.LabelOrdinal: "0", engine.LabelRevision: other.Revision}
+	other.Labels = map[string]string{testLabel: set, plan.LabelSet: set, plan.LabelOrdinal: "0", plan.LabelRevision: other.Revision}
 	_, err = rt.CreateReplica(ctx, other)
 	mustContain(t, err, "create container "+spec.Name, "already in use by container "+lost.ID[:12], "label io.ostset.revision is \""+spec.Revision+"\"")
-	if c := inspect(t, ctx, lost.ID); !c.State.Running || c.Config.Labels[engine.LabelRevision] != spec.Revision {
+	if c := inspect(t, ctx, lost.ID); !c.State.Running || c.Config.Labels[plan.LabelRevision] != spec.Revision {
 		t.Fatalf("the container changed: %+v", c.State)
 	}
 }

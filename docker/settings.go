@@ -3,7 +3,7 @@ package docker
 import (
 	"github.com/moby/moby/api/types/container"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // applySettings maps a replica's container settings onto the create call.
@@ -11,7 +11,7 @@ import (
 // client speaks, so none is dropped silently. tmpfs goes in HostConfig.Tmpfs
 // on purpose: a tmpfs mount in HostConfig.Mounts takes arbitrary options
 // (noexec, uid=…) only from API 1.46 on, and older engines drop them silently.
-func applySettings(cfg *container.Config, host *container.HostConfig, s engine.ContainerSettings) {
+func applySettings(cfg *container.Config, host *container.HostConfig, s plan.ContainerSettings) {
 	cfg.StopSignal = s.StopSignal
 	host.ShmSize = s.ShmSize
 	for _, u := range s.Ulimits {

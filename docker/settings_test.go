@@ -6,14 +6,14 @@ import (
 
 	"github.com/moby/moby/api/types/container"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 func TestCreateOptionsSettings(t *testing.T) {
-	spec := engine.ReplicaSpec{Set: "db", Name: "db-0", Image: "sha256:x", ContainerSettings: engine.ContainerSettings{
+	spec := plan.ReplicaSpec{Set: "db", Name: "db-0", Image: "sha256:x", ContainerSettings: plan.ContainerSettings{
 		StopSignal: "SIGINT",
 		ShmSize:    256 << 20,
-		Ulimits:    []engine.Ulimit{{Name: "nofile", Soft: 1024, Hard: 65536}},
+		Ulimits:    []plan.Ulimit{{Name: "nofile", Soft: 1024, Hard: 65536}},
 		Sysctls:    map[string]string{"net.core.somaxconn": "1024"},
 		Tmpfs:      map[string]string{"/run": "size=64m"},
 		CapAdd:     []string{"CAP_SYS_NICE"},
@@ -45,7 +45,7 @@ func TestCreateOptionsSettings(t *testing.T) {
 			t.Errorf("%s: %#v, want %#v", c.what, c.got, c.want)
 		}
 	}
-	none, err := createOptions(engine.ReplicaSpec{Set: "db", Name: "db-0", Image: "sha256:x"})
+	none, err := createOptions(plan.ReplicaSpec{Set: "db", Name: "db-0", Image: "sha256:x"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,12 +14,12 @@ import (
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // createOptions maps a replica spec onto the create call, except its network
 // (see attach). It validates the spec before anything is created.
-func createOptions(spec engine.ReplicaSpec) (client.ContainerCreateOptions, error) {
+func createOptions(spec plan.ReplicaSpec) (client.ContainerCreateOptions, error) {
 	if spec.Name == "" || spec.Image == "" {
 		// Docker would pick a random name; ostset finds replicas by name.
 		return client.ContainerCreateOptions{}, fmt.Errorf("replica %q of set %s: name and image are required", spec.Name, spec.Set)
@@ -79,13 +79,13 @@ func attach(opts *client.ContainerCreateOptions, networkID string, aliases []str
 
 // replicaLabels are the spec's labels with the set, ordinal and revision labels,
 // which must agree with the spec's fields if the caller set them.
-func replicaLabels(spec engine.ReplicaSpec) (map[string]string, error) {
-	labels, err := withLabel(spec.Labels, engine.LabelSet, spec.Set)
+func replicaLabels(spec plan.ReplicaSpec) (map[string]string, error) {
+	labels, err := withLabel(spec.Labels, plan.LabelSet, spec.Set)
 	if err == nil {
-		labels, err = withLabel(labels, engine.LabelOrdinal, strconv.Itoa(spec.Ordinal))
+		labels, err = withLabel(labels, plan.LabelOrdinal, strconv.Itoa(spec.Ordinal))
 	}
 	if err == nil && spec.Revision != "" {
-		labels, err = withLabel(labels, engine.LabelRevision, spec.Revision)
+		labels, err = withLabel(labels, plan.LabelRevision, spec.Revision)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("replica %s: %w", spec.Name, err)
@@ -94,7 +94,7 @@ func replicaLabels(spec engine.ReplicaSpec) (map[string]string, error) {
 }
 
 // healthConfig maps the healthcheck; nil keeps the image's. Test ["NONE"] disables it.
-func healthConfig(h *engine.Healthcheck) *container.HealthConfig {
+func healthConfig(h *plan.Healthcheck) *container.HealthConfig {
 	if h == nil {
 		return nil
 	}
@@ -109,7 +109,7 @@ func healthConfig(h *engine.Healthcheck) *container.HealthConfig {
 }
 
 // portMaps exposes every port and publishes those with a host port.
-func portMaps(ports []engine.PortBinding) (network.PortSet, network.PortMap, error) {
+func portMaps(ports []plan.PortBinding) (network.PortSet, network.PortMap, error) {
 	if len(ports) == 0 {
 		return nil, nil, nil
 	}
@@ -137,7 +137,7 @@ func portMaps(ports []engine.PortBinding) (network.PortSet, network.PortMap, err
 	return exposed, bindings, nil
 }
 
-func hostBinding(p engine.PortBinding) (network.PortBinding, error) {
+func hostBinding(p plan.PortBinding) (network.PortBinding, error) {
 	if p.HostPort < 0 || p.HostPort > math.MaxUint16 {
 		return network.PortBinding{}, fmt.Errorf("host port %d is invalid", p.HostPort)
 	}
@@ -180,9 +180,9 @@ func restartPolicy(s string) (container.RestartPolicy, error) {
 // and driver they are created with, so that a volume that is gone by the time
 // the container is created (removed since it was observed) is created again as
 // ostset would, never without its labels.
-func volumeOptions(mounts []mount.Mount, spec engine.ReplicaSpec) error {
+func volumeOptions(mounts []mount.Mount, spec plan.ReplicaSpec) error {
 	for _, vs := range spec.Volumes {
-		labels, err := withLabel(vs.Labels, engine.LabelSet, spec.Set)
+		labels, err := withLabel(vs.Labels, plan.LabelSet, spec.Set)
 		if err != nil {
 			return fmt.Errorf("volume %s: %w", vs.Name, err)
 		}
@@ -199,7 +199,7 @@ func volumeOptions(mounts []mount.Mount, spec engine.ReplicaSpec) error {
 	return nil
 }
 
-func mountList(ms []engine.Mount) ([]mount.Mount, error) {
+func mountList(ms []plan.Mount) ([]mount.Mount, error) {
 	out := make([]mount.Mount, 0, len(ms))
 	for _, m := range ms {
 		t := mount.Type(m.Type)

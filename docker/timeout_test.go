@@ -11,6 +11,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // An engine that accepts connections and never answers does not hold a call
@@ -42,7 +43,7 @@ func TestCallsTimeOutOnAHungEngine(t *testing.T) {
 			return err
 		},
 		"CreateReplica": func(ctx context.Context) error {
-			_, err := r.CreateReplica(ctx, engine.ReplicaSpec{Set: "web", Name: "web-0", Image: "sha256:x", Network: "n"})
+			_, err := r.CreateReplica(ctx, plan.ReplicaSpec{Set: "web", Name: "web-0", Image: "sha256:x", Network: "n"})
 			return err
 		},
 		"RemoveReplica": func(ctx context.Context) error { return r.RemoveReplica(ctx, "web", "id", time.Millisecond) },

@@ -14,51 +14,52 @@ import (
 	"github.com/moby/moby/api/types/volume"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 func TestHealthFromStatus(t *testing.T) {
 	for status, want := range map[string]string{
-		"Up 2 seconds (healthy)":                   engine.HealthHealthy,
-		"Up 3 minutes (unhealthy)":                 engine.HealthUnhealthy,
-		"Up Less than a second (health: starting)": engine.HealthStarting,
-		"Up 5 seconds":                             engine.HealthNone,
-		"Exited (0) 3 seconds ago":                 engine.HealthNone,
-		"Created":                                  engine.HealthNone,
+		"Up 2 seconds (healthy)":                   plan.HealthHealthy,
+		"Up 3 minutes (unhealthy)":                 plan.HealthUnhealthy,
+		"Up Less than a second (health: starting)": plan.HealthStarting,
+		"Up 5 seconds":                             plan.HealthNone,
+		"Exited (0) 3 seconds ago":                 plan.HealthNone,
+		"Created":                                  plan.HealthNone,
 	} {
 		if got := healthFromStatus(status); got != want {
 			t.Errorf("healthFromStatus(%q) = %q, want %q", status, got, want)
 		}
 	}
 	withSummary := container.Summary{Status: "Up 1 second", Health: &container.HealthSummary{Status: container.Healthy}}
-	if got := summaryHealth(withSummary); got != engine.HealthHealthy {
+	if got := summaryHealth(withSummary); got != plan.HealthHealthy {
 		t.Errorf("Summary.Health ignored: %q", got)
 	}
 	none := container.Summary{Status: "Up 1 second", Health: &container.HealthSummary{Status: container.NoHealthcheck}}
-	if got := summaryHealth(none); got != engine.HealthNone {
+	if got := summaryHealth(none); got != plan.HealthNone {
 		t.Errorf("Summary.Health none = %q", got)
 	}
 }
 
 func TestClassify(t *testing.T) {
-	var obs engine.Observed
+	var obs plan.Observed
 	for _, c := range []container.Summary{
-		{ID: "a", Names: []string{"/web-1", "/x/web-1"}, Labels: map[string]string{engine.LabelSet: "web", engine.LabelOrdinal: "1", engine.LabelRevision: "web-1a"}, State: "running", Status: "Up 1 second (healthy)", Created: 100},
-		{ID: "b", Names: []string{"/web-2"}, Labels: map[string]string{engine.LabelSet: "web"}, State: "exited"},
-		{ID: "c", Names: []string{"/renamed"}, Labels: map[string]string{engine.LabelSet: "web", engine.LabelOrdinal: "x"}},
-		{ID: "d", Names: []string{"/web-3"}, Labels: map[string]string{engine.LabelSet: "db"}},
+		{ID: "a", Names: []string{"/web-1", "/x/web-1"}, Labels: map[string]string{plan.LabelSet: "web", plan.LabelOrdinal: "1", plan.LabelRevision: "web-1a"}, State: "running", Status: "Up 1 second (healthy)", Created: 100},
+		{ID: "b", Names: []string{"/web-2"}, Labels: map[string]string{plan.LabelSet: "web"}, State: "exited"},
+		{ID: "c", Names: []string{"/renamed"}, Labels: map[string]string{plan.LabelSet: "web", plan.LabelOrdinal: "x"}},
+		{ID: "d", Names: []string{"/web-3"}, Labels: map[string]string{plan.LabelSet: "db"}},
 		{ID: "e", Names: []string{"/web-4"}},
 		{ID: "f", Names: []string{"/web-04"}},
 		{ID: "g", Names: []string{"/webby-1"}},
-		{ID: "h", Names: []string{"/db-0"}, Labels: map[string]string{engine.LabelSet: "db", engine.LabelOrdinal: "0"}},
-		{ID: "i", Names: []string{"/web-5"}, Labels: map[string]string{engine.LabelSet: "web", engine.LabelOrdinal: "5", engine.LabelOwner: "o1", engine.LabelStateDir: "/s"}},
+		{ID: "h", Names: []string{"/db-0"}, Labels: map[string]string{plan.LabelSet: "db", plan.LabelOrdinal: "0"}},
+		{ID: "i", Names: []string{"/web-5"}, Labels: map[string]string{plan.LabelSet: "web", plan.LabelOrdinal: "5", plan.LabelOwner: "o1", plan.LabelStateDir: "/s"}},
 	} {
 		classify(&obs, "web", c)
 	}
-	want := []engine.Replica{
+	want := []plan.Replica{
 		{ID: "a", Name: "web-1", Ordinal: 1, Revision: "web-1a", State: "running", Health: "healthy", Created: time.Unix(100, 0)},
 		{ID: "b", Name: "web-2", Ordinal: 2, State: "exited", Created: time.Unix(0, 0)},
 		{ID: "c", Name: "renamed", Ordinal: -1, Created: time.Unix(0, 0)},
-		{ID: "i", Name: "web-5", Ordinal: 5, Created: time.Unix(0, 0), Owner: engine.Owner{ID: "o1", Dir: "/s"}},
+		{ID: "i", Name: "web-5", Ordinal: 5, Created: time.Unix(0, 0), Owner: plan.Owner{ID: "o1", Dir: "/s"}},
 	}
 	if len(obs.Replicas) != len(want) {
 		t.Fatalf("replicas %+v", obs.Replicas)
@@ -68,7 +69,7 @@ func TestClassify(t *testing.T) {
 			t.Errorf("replica %d = %+v, want %+v", i, obs.Replicas[i], want[i])
 		}
 	}
-	wantForeign := []engine.Foreign{{ID: "d", Name: "web-3", Owner: "db"}, {ID: "e", Name: "web-4"}}
+	wantForeign := []plan.Foreign{{ID: "d", Name: "web-3", Owner: "db"}, {ID: "e", Name: "web-4"}}
 	if len(obs.Foreign) != 2 || obs.Foreign[0] != wantForeign[0] || obs.Foreign[1] != wantForeign[1] {
 		t.Errorf("foreign %+v, want %+v", obs.Foreign, wantForeign)
 	}
@@ -131,7 +132,7 @@ func TestRestartPolicy(t *testing.T) {
 }
 
 func TestPortMaps(t *testing.T) {
-	exposed, bound, err := portMaps([]engine.PortBinding{
+	exposed, bound, err := portMaps([]plan.PortBinding{
 		{ContainerPort: 80, HostPort: 8080},
 		{ContainerPort: 53, HostPort: 5353, HostIP: "127.0.0.1", Protocol: "UDP"},
 		{ContainerPort: 9000},
@@ -156,15 +157,15 @@ func TestPortMaps(t *testing.T) {
 			t.Errorf("unexpected binding %s", p)
 		}
 	}
-	for _, bad := range []engine.PortBinding{{ContainerPort: 0}, {ContainerPort: 70000}, {ContainerPort: 1, Protocol: "icmp"}, {ContainerPort: 1, HostPort: 1, HostIP: "nope"}} {
-		if _, _, err := portMaps([]engine.PortBinding{bad}); err == nil {
+	for _, bad := range []plan.PortBinding{{ContainerPort: 0}, {ContainerPort: 70000}, {ContainerPort: 1, Protocol: "icmp"}, {ContainerPort: 1, HostPort: 1, HostIP: "nope"}} {
+		if _, _, err := portMaps([]plan.PortBinding{bad}); err == nil {
 			t.Errorf("portMaps(%+v) accepted", bad)
 		}
 	}
 }
 
 func TestCreateOptionsLabels(t *testing.T) {
-	spec := engine.ReplicaSpec{Set: "web", Name: "web-2", Ordinal: 2, Revision: "web-9f", Image: "sha256:x",
+	spec := plan.ReplicaSpec{Set: "web", Name: "web-2", Ordinal: 2, Revision: "web-9f", Image: "sha256:x",
 		Labels: map[string]string{"app": "x"}, StopTimeout: 10 * time.Second}
 	opts, err := createOptions(spec)
 	if err != nil {
@@ -172,10 +173,10 @@ func TestCreateOptionsLabels(t *testing.T) {
 	}
 	attach(&opts, "netid", []string{"web-2"})
 	l := opts.Config.Labels
-	if l[engine.LabelSet] != "web" || l[engine.LabelOrdinal] != "2" || l[engine.LabelRevision] != "web-9f" || l["app"] != "x" {
+	if l[plan.LabelSet] != "web" || l[plan.LabelOrdinal] != "2" || l[plan.LabelRevision] != "web-9f" || l["app"] != "x" {
 		t.Errorf("labels %v", l)
 	}
-	if spec.Labels[engine.LabelSet] != "" {
+	if spec.Labels[plan.LabelSet] != "" {
 		t.Error("spec labels modified")
 	}
 	if *opts.Config.StopTimeout != 10 || opts.Config.Healthcheck != nil || opts.Config.Cmd != nil {
@@ -184,23 +185,23 @@ func TestCreateOptionsLabels(t *testing.T) {
 	if ep := opts.NetworkingConfig.EndpointsConfig["netid"]; ep == nil || ep.Aliases[0] != "web-2" || opts.HostConfig.NetworkMode != "netid" {
 		t.Errorf("network %+v %v", opts.NetworkingConfig, opts.HostConfig.NetworkMode)
 	}
-	spec.Labels[engine.LabelSet] = "db"
+	spec.Labels[plan.LabelSet] = "db"
 	if _, err := createOptions(spec); err == nil || !strings.Contains(err.Error(), "io.ostset.set") {
 		t.Errorf("conflicting set label accepted: %v", err)
 	}
 }
 
 func TestCheckVolume(t *testing.T) {
-	want := map[string]string{engine.LabelSet: "web", engine.LabelClaim: "data", engine.LabelOrdinal: "0", "extra": "ignored"}
-	ok := volume.Volume{Name: "data-web-0", Labels: map[string]string{engine.LabelSet: "web", engine.LabelClaim: "data", engine.LabelOrdinal: "0"}}
+	want := map[string]string{plan.LabelSet: "web", plan.LabelClaim: "data", plan.LabelOrdinal: "0", "extra": "ignored"}
+	ok := volume.Volume{Name: "data-web-0", Labels: map[string]string{plan.LabelSet: "web", plan.LabelClaim: "data", plan.LabelOrdinal: "0"}}
 	if err := checkVolume(context.Background(), ok, "web", want); err != nil {
 		t.Error(err)
 	}
 	for _, labels := range []map[string]string{
 		nil,
-		{engine.LabelSet: "db", engine.LabelClaim: "data", engine.LabelOrdinal: "0"},
-		{engine.LabelSet: "web", engine.LabelClaim: "logs", engine.LabelOrdinal: "0"},
-		{engine.LabelSet: "web", engine.LabelClaim: "data", engine.LabelOrdinal: "1"},
+		{plan.LabelSet: "db", plan.LabelClaim: "data", plan.LabelOrdinal: "0"},
+		{plan.LabelSet: "web", plan.LabelClaim: "logs", plan.LabelOrdinal: "0"},
+		{plan.LabelSet: "web", plan.LabelClaim: "data", plan.LabelOrdinal: "1"},
 	} {
 		err := checkVolume(context.Background(), volume.Volume{Name: "data-web-0", Labels: labels}, "web", want)
 		if err == nil || !strings.Contains(err.Error(), "volume data-web-0 exists and does not belong to set web") {
@@ -213,16 +214,16 @@ func TestCheckVolume(t *testing.T) {
 // the engine planned; one without an owner label (made before owner labels),
 // this state directory's own and an adopted owner's are used.
 func TestCheckVolumeOwner(t *testing.T) {
-	self := engine.Owner{ID: "self", Dir: "/here"}
-	want := map[string]string{engine.LabelSet: "web", engine.LabelClaim: "data", engine.LabelOrdinal: "0", engine.LabelOwner: self.ID}
+	self := plan.Owner{ID: "self", Dir: "/here"}
+	want := map[string]string{plan.LabelSet: "web", plan.LabelClaim: "data", plan.LabelOrdinal: "0", plan.LabelOwner: self.ID}
 	withOwner := func(id string) volume.Volume {
-		l := map[string]string{engine.LabelSet: "web", engine.LabelClaim: "data", engine.LabelOrdinal: "0"}
+		l := map[string]string{plan.LabelSet: "web", plan.LabelClaim: "data", plan.LabelOrdinal: "0"}
 		if id != "" {
-			l[engine.LabelOwner], l[engine.LabelStateDir] = id, "/there"
+			l[plan.LabelOwner], l[plan.LabelStateDir] = id, "/there"
 		}
 		return volume.Volume{Name: "data-web-0", Labels: l}
 	}
-	ctx := engine.WithOwnership(context.Background(), engine.Ownership{Self: self, Adopted: []engine.Owner{{ID: "adopted"}}})
+	ctx := engine.WithOwnership(context.Background(), plan.Ownership{Self: self, Adopted: []plan.Owner{{ID: "adopted"}}})
 	for _, id := range []string{"", "self", "adopted"} {
 		if err := checkVolume(ctx, withOwner(id), "web", want); err != nil {
 			t.Errorf("owner %q: %v", id, err)
@@ -248,19 +249,19 @@ func TestSeconds(t *testing.T) {
 // ordinal: they are neither replicas nor foreign. A container without the set's
 // label holding an init container's name is foreign.
 func TestClassifyInitContainers(t *testing.T) {
-	var obs engine.Observed
+	var obs plan.Observed
 	for _, c := range []container.Summary{
-		{ID: "a", Names: []string{"/web-1-init-clone"}, Labels: map[string]string{engine.LabelSet: "web", engine.LabelOrdinal: "1",
-			engine.LabelRevision: "web-1a", engine.LabelInit: "clone", engine.LabelOwner: "o1"}, State: "exited", Status: "Exited (3) 2 seconds ago", Created: 100},
-		{ID: "b", Names: []string{"/web-2-init-chown"}, Labels: map[string]string{engine.LabelSet: "web", engine.LabelInit: "chown"}, State: "running", Status: "Up 1 second"},
-		{ID: "c", Names: []string{"/odd"}, Labels: map[string]string{engine.LabelSet: "web", engine.LabelInit: "x"}, State: "exited", Status: "Exited (0) 1 second ago"},
+		{ID: "a", Names: []string{"/web-1-init-clone"}, Labels: map[string]string{plan.LabelSet: "web", plan.LabelOrdinal: "1",
+			plan.LabelRevision: "web-1a", plan.LabelInit: "clone", plan.LabelOwner: "o1"}, State: "exited", Status: "Exited (3) 2 seconds ago", Created: 100},
+		{ID: "b", Names: []string{"/web-2-init-chown"}, Labels: map[string]string{plan.LabelSet: "web", plan.LabelInit: "chown"}, State: "running", Status: "Up 1 second"},
+		{ID: "c", Names: []string{"/odd"}, Labels: map[string]string{plan.LabelSet: "web", plan.LabelInit: "x"}, State: "exited", Status: "Exited (0) 1 second ago"},
 		{ID: "d", Names: []string{"/web-0-init-clone"}},
 		{ID: "e", Names: []string{"/web-0-initial"}},
 	} {
 		classify(&obs, "web", c)
 	}
-	want := []engine.InitContainer{
-		{ID: "a", Name: "web-1-init-clone", Ordinal: 1, Init: "clone", Revision: "web-1a", State: "exited", ExitCode: 3, Created: time.Unix(100, 0), Owner: engine.Owner{ID: "o1"}},
+	want := []plan.InitContainer{
+		{ID: "a", Name: "web-1-init-clone", Ordinal: 1, Init: "clone", Revision: "web-1a", State: "exited", ExitCode: 3, Created: time.Unix(100, 0), Owner: plan.Owner{ID: "o1"}},
 		{ID: "b", Name: "web-2-init-chown", Ordinal: 2, Init: "chown", State: "running", Created: time.Unix(0, 0)},
 		{ID: "c", Name: "odd", Ordinal: -1, Init: "x", State: "exited", Created: time.Unix(0, 0)},
 	}
@@ -293,14 +294,14 @@ func TestExitCode(t *testing.T) {
 // An init container's spec keeps its replica's hostname, has no aliases and is
 // never restarted by Docker.
 func TestCreateOptionsInit(t *testing.T) {
-	spec := engine.ReplicaSpec{Set: "web", Name: "web-2-init-clone", Hostname: "web-2", Ordinal: 2, Image: "sha256:x",
-		Labels: map[string]string{engine.LabelInit: "clone"}, Restart: "no", Healthcheck: &engine.Healthcheck{Test: []string{"NONE"}}}
+	spec := plan.ReplicaSpec{Set: "web", Name: "web-2-init-clone", Hostname: "web-2", Ordinal: 2, Image: "sha256:x",
+		Labels: map[string]string{plan.LabelInit: "clone"}, Restart: "no", Healthcheck: &plan.Healthcheck{Test: []string{"NONE"}}}
 	opts, err := createOptions(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	attach(&opts, "netid", nil)
-	if opts.Name != "web-2-init-clone" || opts.Config.Hostname != "web-2" || opts.Config.Labels[engine.LabelInit] != "clone" ||
+	if opts.Name != "web-2-init-clone" || opts.Config.Hostname != "web-2" || opts.Config.Labels[plan.LabelInit] != "clone" ||
 		opts.HostConfig.RestartPolicy.Name != container.RestartPolicyDisabled || opts.Config.Healthcheck.Test[0] != "NONE" {
 		t.Errorf("options %+v %+v %+v", opts.Config, opts.HostConfig.RestartPolicy, opts.Name)
 	}
@@ -313,9 +314,9 @@ func TestCreateOptionsInit(t *testing.T) {
 // so a volume removed between the observation and the create comes back
 // labelled, never bare; other mounts are left alone.
 func TestCreateOptionsVolumeLabels(t *testing.T) {
-	spec := engine.ReplicaSpec{Set: "web", Name: "web-1", Image: "sha256:x",
-		Volumes: []engine.VolumeSpec{{Name: "data-web-1", Driver: "local", Labels: map[string]string{engine.LabelClaim: "data", engine.LabelOrdinal: "1"}}},
-		Mounts: []engine.Mount{
+	spec := plan.ReplicaSpec{Set: "web", Name: "web-1", Image: "sha256:x",
+		Volumes: []plan.VolumeSpec{{Name: "data-web-1", Driver: "local", Labels: map[string]string{plan.LabelClaim: "data", plan.LabelOrdinal: "1"}}},
+		Mounts: []plan.Mount{
 			{Type: "volume", Source: "data-web-1", Target: "/data"},
 			{Type: "volume", Source: "shared", Target: "/shared"},
 		}}
@@ -324,7 +325,7 @@ func TestCreateOptionsVolumeLabels(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := opts.HostConfig.Mounts
-	if m[0].VolumeOptions == nil || m[0].VolumeOptions.Labels[engine.LabelSet] != "web" || m[0].VolumeOptions.Labels[engine.LabelClaim] != "data" ||
+	if m[0].VolumeOptions == nil || m[0].VolumeOptions.Labels[plan.LabelSet] != "web" || m[0].VolumeOptions.Labels[plan.LabelClaim] != "data" ||
 		m[0].VolumeOptions.DriverConfig == nil || m[0].VolumeOptions.DriverConfig.Name != "local" {
 		t.Errorf("per-ordinal volume mount %+v", m[0])
 	}
@@ -336,22 +337,22 @@ func TestCreateOptionsVolumeLabels(t *testing.T) {
 // Only a container carrying every identity label a create would give it is
 // taken for that create's own: set, ordinal, revision, init container, owner.
 func TestNotCreatedFor(t *testing.T) {
-	spec := engine.ReplicaSpec{Set: "web", Ordinal: 1, Revision: "web-abc", Labels: map[string]string{
-		engine.LabelSet: "web", engine.LabelOrdinal: "1", engine.LabelRevision: "web-abc", engine.LabelOwner: "own1",
+	spec := plan.ReplicaSpec{Set: "web", Ordinal: 1, Revision: "web-abc", Labels: map[string]string{
+		plan.LabelSet: "web", plan.LabelOrdinal: "1", plan.LabelRevision: "web-abc", plan.LabelOwner: "own1",
 	}}
-	ours := map[string]string{engine.LabelSet: "web", engine.LabelOrdinal: "1", engine.LabelRevision: "web-abc", engine.LabelOwner: "own1", "user": "x"}
+	ours := map[string]string{plan.LabelSet: "web", plan.LabelOrdinal: "1", plan.LabelRevision: "web-abc", plan.LabelOwner: "own1", "user": "x"}
 	if why := notCreatedFor(spec, ours); why != "" {
 		t.Fatalf("our own container refused: %s", why)
 	}
 	for _, tc := range []struct {
 		name, key, value, want string
 	}{
-		{"unlabelled", engine.LabelSet, "", `no io.ostset.set label`},
-		{"another set", engine.LabelSet, "db", `label io.ostset.set is "db", not "web"`},
-		{"another ordinal", engine.LabelOrdinal, "2", `label io.ostset.ordinal is "2"`},
-		{"another revision", engine.LabelRevision, "web-old", `label io.ostset.revision is "web-old"`},
-		{"another owner", engine.LabelOwner, "own2", `label io.ostset.owner is "own2"`},
-		{"an init container", engine.LabelInit, "clone", `label io.ostset.init is "clone", not ""`},
+		{"unlabelled", plan.LabelSet, "", `no io.ostset.set label`},
+		{"another set", plan.LabelSet, "db", `label io.ostset.set is "db", not "web"`},
+		{"another ordinal", plan.LabelOrdinal, "2", `label io.ostset.ordinal is "2"`},
+		{"another revision", plan.LabelRevision, "web-old", `label io.ostset.revision is "web-old"`},
+		{"another owner", plan.LabelOwner, "own2", `label io.ostset.owner is "own2"`},
+		{"an init container", plan.LabelInit, "clone", `label io.ostset.init is "clone", not ""`},
 	} {
 		labels := maps.Clone(ours)
 		if tc.value == "" {
@@ -363,7 +364,7 @@ func TestNotCreatedFor(t *testing.T) {
 			t.Errorf("%s: %q, want it to say %q", tc.name, why, tc.want)
 		}
 	}
-	if why := notCreatedFor(engine.ReplicaSpec{Name: "web-1", Ordinal: 1}, map[string]string{}); why == "" {
+	if why := notCreatedFor(plan.ReplicaSpec{Name: "web-1", Ordinal: 1}, map[string]string{}); why == "" {
 		t.Error("a spec without identity labels took an unlabelled container for its own")
 	}
 }
@@ -373,7 +374,7 @@ func TestNotCreatedFor(t *testing.T) {
 // nil, which the planner does not judge.
 func TestClassifyNetworks(t *testing.T) {
 	two := &container.NetworkSettingsSummary{Networks: map[string]*network.EndpointSettings{"net": {}, "bridge": {}}}
-	labels := map[string]string{engine.LabelSet: "web", engine.LabelOrdinal: "0"}
+	labels := map[string]string{plan.LabelSet: "web", plan.LabelOrdinal: "0"}
 	for _, tc := range []struct {
 		name  string
 		state container.ContainerState
@@ -385,7 +386,7 @@ func TestClassifyNetworks(t *testing.T) {
 		{"stopped", container.StateExited, two, nil},
 		{"no settings", container.StateRunning, nil, nil},
 	} {
-		var obs engine.Observed
+		var obs plan.Observed
 		classify(&obs, "web", container.Summary{ID: "a", Names: []string{"/web-0"}, Labels: labels, State: tc.state, NetworkSettings: tc.ns})
 		if len(obs.Replicas) != 1 {
 			t.Fatalf("%s: %+v", tc.name, obs.Replicas)

@@ -10,13 +10,14 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // ensureVolumes creates the spec's per-ordinal volumes that do not exist and
 // returns those that already did, and the names of those it created. A volume
 // that exists must carry the set, claim and ordinal labels the spec asks for.
-func (r *Runtime) ensureVolumes(ctx context.Context, spec engine.ReplicaSpec) ([]engine.Volume, map[string]bool, error) {
-	var reused []engine.Volume
+func (r *Runtime) ensureVolumes(ctx context.Context, spec plan.ReplicaSpec) ([]plan.Volume, map[string]bool, error) {
+	var reused []plan.Volume
 	created := map[string]bool{}
 	for _, vs := range spec.Volumes {
 		if vs.Observed != nil && vs.Observed.Name == vs.Name {
@@ -39,8 +40,8 @@ func (r *Runtime) ensureVolumes(ctx context.Context, spec engine.ReplicaSpec) ([
 	return reused, created, nil
 }
 
-func (r *Runtime) ensureVolume(ctx context.Context, set string, vs engine.VolumeSpec) (volume.Volume, bool, error) {
-	labels, err := withLabel(vs.Labels, engine.LabelSet, set)
+func (r *Runtime) ensureVolume(ctx context.Context, set string, vs plan.VolumeSpec) (volume.Volume, bool, error) {
+	labels, err := withLabel(vs.Labels, plan.LabelSet, set)
 	if err != nil {
 		return volume.Volume{}, false, fmt.Errorf("volume %s: %w", vs.Name, err)
 	}
@@ -73,14 +74,14 @@ func (r *Runtime) ensureVolume(ctx context.Context, set string, vs engine.Volume
 // volume create is idempotent: without this a replica would share another state
 // directory's volume.
 func checkVolume(ctx context.Context, v volume.Volume, set string, want map[string]string) error {
-	for _, k := range []string{engine.LabelSet, engine.LabelClaim, engine.LabelOrdinal} {
+	for _, k := range []string{plan.LabelSet, plan.LabelClaim, plan.LabelOrdinal} {
 		w, ok := want[k]
 		if ok && v.Labels[k] != w {
 			return fmt.Errorf("volume %s exists and does not belong to set %s (label %s is %q, want %q)",
 				v.Name, set, k, v.Labels[k], w)
 		}
 	}
-	if owner := engine.OwnerOf(v.Labels); owner.ID != want[engine.LabelOwner] {
+	if owner := plan.OwnerOf(v.Labels); owner.ID != want[plan.LabelOwner] {
 		if err := engine.CheckOwner(ctx, owner); err != nil {
 			return fmt.Errorf("volume %s exists and is not this state directory's: %w", v.Name, err)
 		}
@@ -102,7 +103,7 @@ func (r *Runtime) RemoveVolume(ctx context.Context, set, name string) error {
 	if !belongs(res.Volume.Labels, set) {
 		return refuse("remove", "volume", name, set, res.Volume.Labels)
 	}
-	if err := engine.CheckOwner(ctx, engine.OwnerOf(res.Volume.Labels)); err != nil {
+	if err := engine.CheckOwner(ctx, plan.OwnerOf(res.Volume.Labels)); err != nil {
 		return fmt.Errorf("refusing to remove volume %s of set %s: %w", name, set, err)
 	}
 	if _, err := r.cli.VolumeRemove(ctx, name, client.VolumeRemoveOptions{}); err != nil && !cerrdefs.IsNotFound(err) {

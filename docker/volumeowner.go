@@ -11,7 +11,7 @@ import (
 
 	"github.com/moby/moby/client"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // ownVolumes gives the spec's volumes that ask for it (VolumeSpec.RootOwner)
@@ -30,7 +30,7 @@ import (
 // USER), and it has to happen here, after the container's create: a helper
 // container made before it would be undone by that copy of the image's
 // ownership.
-func (r *Runtime) ownVolumes(ctx context.Context, id string, spec engine.ReplicaSpec, fresh map[string]bool) error {
+func (r *Runtime) ownVolumes(ctx context.Context, id string, spec plan.ReplicaSpec, fresh map[string]bool) error {
 	for _, v := range spec.Volumes {
 		if v.RootOwner == nil {
 			continue
@@ -42,7 +42,7 @@ func (r *Runtime) ownVolumes(ctx context.Context, id string, spec engine.Replica
 	return nil
 }
 
-func (r *Runtime) ownVolume(ctx context.Context, id string, v engine.VolumeSpec, fresh bool) error {
+func (r *Runtime) ownVolume(ctx context.Context, id string, v plan.VolumeSpec, fresh bool) error {
 	if v.MountPath == "" || path.Clean(v.MountPath) == "/" {
 		return fmt.Errorf("mount path %q", v.MountPath)
 	}

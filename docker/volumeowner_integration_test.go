@@ -12,18 +12,19 @@ import (
 
 	"github.com/moby/moby/client"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/volumes"
 )
 
 // ownedSpec is a replica of image running as 1000:1000 with a per-ordinal
 // volume at /data that asks for that owner.
-func ownedSpec(set, image string) (engine.ReplicaSpec, string) {
+func ownedSpec(set, image string) (plan.ReplicaSpec, string) {
 	spec := replicaSpec(set, 0)
 	spec.Image = image
 	spec.User = "1000:1000"
 	vol := volumeFor(&spec)
 	spec.Volumes[0].MountPath = "/data"
-	spec.Volumes[0].RootOwner = &engine.FileOwner{UID: 1000, GID: 1000}
+	spec.Volumes[0].RootOwner = &volumes.FileOwner{UID: 1000, GID: 1000}
 	return spec, vol
 }
 
@@ -59,7 +60,7 @@ func putEntry(t *testing.T, ctx context.Context, id, dir string, h tar.Header, c
 	}
 }
 
-func recreate(t *testing.T, ctx context.Context, spec engine.ReplicaSpec, id string) string {
+func recreate(t *testing.T, ctx context.Context, spec plan.ReplicaSpec, id string) string {
 	t.Helper()
 	if err := rt.RemoveReplica(ctx, spec.Set, id, time.Second); err != nil {
 		t.Fatal(err)

@@ -9,11 +9,12 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // applyRetention stores web (Parallel, a claim data) with the given replicas and
 // whenScaled, as ostset up of a set file does.
-func applyRetention(t *testing.T, store engine.Store, replicas int, whenScaled string) {
+func applyRetention(t *testing.T, store state.Store, replicas int, whenScaled string) {
 	t.Helper()
 	s := config.Set{Name: "web", Replicas: &replicas, Template: config.Template{Image: "v1"}, PodManagementPolicy: config.Parallel,
 		VolumeClaimTemplates: []config.VolumeClaimTemplate{{Name: "data", MountPath: "/data"}}}
@@ -38,7 +39,7 @@ func volumeNames(t *testing.T, rt *enginetest.Runtime) []string {
 func newRetentionController(t *testing.T, replicas int, whenScaled string) (*engine.Controller, *enginetest.Runtime) {
 	t.Helper()
 	rt := enginetest.New()
-	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}, Poll: 5 * time.Millisecond}
+	c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}, Poll: 5 * time.Millisecond}
 	applyRetention(t, c.Store, replicas, whenScaled)
 	converge(t, c)
 	return c, rt

@@ -11,18 +11,20 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 func newController(t *testing.T, rt engine.Runtime, replicas int, image string) (*engine.Controller, *[]string) {
 	t.Helper()
-	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}, Poll: 5 * time.Millisecond}
+	c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}, Poll: 5 * time.Millisecond}
 	var events []string
-	c.Report = func(e engine.Event) { events = append(events, e.Message) }
+	c.Report = func(e state.Event) { events = append(events, e.Message) }
 	apply(t, c.Store, replicas, image)
 	return c, &events
 }
 
-func apply(t *testing.T, store engine.Store, replicas int, image string) {
+func apply(t *testing.T, store state.Store, replicas int, image string) {
 	t.Helper()
 	s := config.Set{Name: "web", Replicas: &replicas, Template: config.Template{Image: image},
 		VolumeClaimTemplates: []config.VolumeClaimTemplate{{Name: "data", MountPath: "/data"}}}
@@ -32,9 +34,9 @@ func apply(t *testing.T, store engine.Store, replicas int, image string) {
 
 // storeSpec stores s as the set's spec with its update revision, as ostset up
 // of a set file does.
-func storeSpec(t *testing.T, store engine.Store, s config.Set) {
+func storeSpec(t *testing.T, store state.Store, s config.Set) {
 	t.Helper()
-	if _, err := store.Update(context.Background(), s.Name, func(st *engine.State, _ bool) error {
+	if _, err := store.Update(context.Background(), s.Name, func(st *state.State, _ bool) error {
 		st.Spec = s
 		st.SetUpdateRevision(s.RevisionSpec("sha256:"+s.Template.Image), "test", time.Now())
 		return nil
@@ -144,7 +146,7 @@ func TestStaleVolumeReported(t *testing.T) {
 
 // badRollout converges a 2-replica set at v1 on a clock that ticks a second per
 // reading, then starts a rollout to an image that never becomes healthy.
-func badRollout(t *testing.T, deadline int, autoRollback bool) (*engine.Controller, *enginetest.Runtime, engine.State, *[]string) {
+func badRollout(t *testing.T, deadline int, autoRollback bool) (*engine.Controller, *enginetest.Runtime, state.State, *[]string) {
 	t.Helper()
 	rt := enginetest.New()
 	rt.Unhealthy = map[string]bool{"sha256:bad": true}
@@ -157,7 +159,7 @@ func badRollout(t *testing.T, deadline int, autoRollback bool) (*engine.Controll
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Store.Update(context.Background(), "web", func(st *engine.State, _ bool) error {
+	if _, err := c.Store.Update(context.Background(), "web", func(st *state.State, _ bool) error {
 		st.Spec.UpdateStrategy.ProgressDeadlineSeconds = ptr(deadline)
 		st.Spec.UpdateStrategy.AutoRollback = autoRollback
 		st.Spec.Template.Image = "bad"
@@ -185,7 +187,7 @@ func TestProgressDeadlineAutoRollback(t *testing.T) {
 	}
 	obs, _ := rt.Observe(ctx, "web", engine.ObserveOptions{})
 	for _, r := range obs.Replicas {
-		if r.Revision != good.UpdateRevision || r.Health == engine.HealthUnhealthy {
+		if r.Revision != good.UpdateRevision || r.Health == plan.HealthUnhealthy {
 			t.Errorf("%s at %s (%s) after the rollback", r.Name, r.Revision, r.Health)
 		}
 	}
@@ -203,7 +205,7 @@ func TestProgressDeadlineCondition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(s.Conditions, func(c engine.Condition) bool {
+	if !slices.ContainsFunc(s.Conditions, func(c plan.Condition) bool {
 		return c.Type == "Progressing" && c.Status == "False" && c.Reason == "ProgressDeadlineExceeded"
 	}) {
 		t.Errorf("conditions %+v lack Progressing=False ProgressDeadlineExceeded", s.Conditions)
@@ -222,7 +224,7 @@ func TestInterruptedDeleteIsFinished(t *testing.T) {
 	if err := c.Delete(context.Background(), "web", true); err == nil {
 		t.Fatal("delete with a failing remove succeeded")
 	}
-	if _, err := c.Pass(context.Background(), "web"); !errors.Is(err, engine.ErrUnknownSet) {
+	if _, err := c.Pass(context.Background(), "web"); !errors.Is(err, state.ErrUnknownSet) {
 		t.Fatalf("pass after an interrupted delete: %v, want the set gone", err)
 	}
 	want := []string{"remove web-2", "remove web-1", "remove web-0", "remove volume", "remove volume", "remove volume"}
@@ -245,10 +247,10 @@ func TestConvergeFinishesAnInterruptedDelete(t *testing.T) {
 	rt.FailRemove = ""
 	err := c.Converge(context.Background(), "web")
 	var deleted *engine.DeletedError
-	if !errors.As(err, &deleted) || !deleted.Finished || errors.Is(err, engine.ErrUnknownSet) {
+	if !errors.As(err, &deleted) || !deleted.Finished || errors.Is(err, state.ErrUnknownSet) {
 		t.Fatalf("converge of a set being deleted: %v, want a finished *DeletedError", err)
 	}
-	if err := c.Converge(context.Background(), "web"); !errors.Is(err, engine.ErrUnknownSet) {
+	if err := c.Converge(context.Background(), "web"); !errors.Is(err, state.ErrUnknownSet) {
 		t.Fatalf("converge of a deleted set: %v, want ErrUnknownSet", err)
 	}
 }
@@ -291,7 +293,7 @@ func TestCrashLoopBackoff(t *testing.T) {
 	c, _ := newController(t, rt, 1, "crash")
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	c.Now = func() time.Time { return clock }
-	pass := func() engine.Plan {
+	pass := func() plan.Plan {
 		t.Helper()
 		p, err := c.Pass(context.Background(), "web")
 		if err != nil {
@@ -326,7 +328,7 @@ func TestCrashLoopBackoffGrowsUntilTheReplicaRunsWell(t *testing.T) {
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := func() time.Time { return clock }
 	c.Now = now
-	pass := func() engine.Plan {
+	pass := func() plan.Plan {
 		t.Helper()
 		p, err := c.Pass(context.Background(), "web")
 		if err != nil {
@@ -334,7 +336,7 @@ func TestCrashLoopBackoffGrowsUntilTheReplicaRunsWell(t *testing.T) {
 		}
 		return p
 	}
-	recreated := func(p engine.Plan) bool {
+	recreated := func(p plan.Plan) bool {
 		return len(p.Actions) == 1 && p.Actions[0].Failed && p.Actions[0].Name == "web-0"
 	}
 	pass() // create
@@ -459,7 +461,7 @@ func TestDeleteLeavesANetworkWithStaleEndpoints(t *testing.T) {
 	if err := c.Delete(context.Background(), "web", false); err != nil {
 		t.Fatalf("delete: %v", err)
 	}
-	if _, err := c.Store.Load("web"); !errors.Is(err, engine.ErrUnknownSet) {
+	if _, err := c.Store.Load("web"); !errors.Is(err, state.ErrUnknownSet) {
 		t.Fatalf("after the delete the set is still stored: %v", err)
 	}
 	if !slices.ContainsFunc(*events, func(e string) bool {
@@ -483,7 +485,7 @@ func TestDeleteLeavesANetworkWithStaleEndpoints(t *testing.T) {
 // the set converges.
 func TestConvergeStopsAtAForeignContainer(t *testing.T) {
 	rt := enginetest.New()
-	rt.Foreign = []engine.Foreign{{ID: "0123456789abcdef", Name: "web-1"}}
+	rt.Foreign = []plan.Foreign{{ID: "0123456789abcdef", Name: "web-1"}}
 	c, _ := newController(t, rt, 3, "v1")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // UnfinishedDeleteError is a delete of a set (ostset down) that stopped before
@@ -10,7 +12,7 @@ import (
 // and any later pass finishes it, volumes included if the intent says so.
 type UnfinishedDeleteError struct {
 	Set    string
-	Intent DeleteIntent
+	Intent plan.DeleteIntent
 	// Volumes are the set's volumes when the delete began.
 	Volumes []string
 	Err     error
@@ -36,7 +38,7 @@ func (e *UnfinishedDeleteError) Unwrap() error { return e.Err }
 
 // resumedDelete says, before anything is removed, that a delete recorded by an
 // earlier ostset down is being finished, and what it does with the volumes.
-func resumedDelete(set string, intent DeleteIntent, vols []Volume) string {
+func resumedDelete(set string, intent plan.DeleteIntent, vols []plan.Volume) string {
 	if !intent.Volumes {
 		return fmt.Sprintf("finishing the delete of %s that an earlier 'ostset down' began; its volumes are kept", set)
 	}
@@ -47,7 +49,7 @@ func resumedDelete(set string, intent DeleteIntent, vols []Volume) string {
 	return fmt.Sprintf("finishing the delete of %s that an earlier 'ostset down --volumes' (or whenDeleted: Delete) began: %s", set, what)
 }
 
-func volumeNames(vols []Volume) []string {
+func volumeNames(vols []plan.Volume) []string {
 	names := make([]string, len(vols))
 	for i, v := range vols {
 		names[i] = v.Name

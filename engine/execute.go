@@ -12,6 +12,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/volumes"
 )
 
@@ -32,7 +34,7 @@ const parallelLimit = 64
 // which runs on even when the caller's context has ended.
 const recreateBound = 2 * time.Minute
 
-func (c *Controller) execute(ctx context.Context, st *State, actions []Action, observed []Volume) error {
+func (c *Controller) execute(ctx context.Context, st *state.State, actions []plan.Action, observed []plan.Volume) error {
 	if len(actions) == 0 {
 		return nil
 	}
@@ -48,12 +50,12 @@ func (c *Controller) execute(ctx context.Context, st *State, actions []Action, o
 	for i, a := range actions {
 		g.Go(func() error {
 			errs[i] = c.apply(gctx, st, &mu, a, observed)
-			if errs[i] == nil && a.Kind == ActDelete && a.Recreate != "" {
+			if errs[i] == nil && a.Kind == plan.ActDelete && a.Recreate != "" {
 				// The replacement is half of one step: a wait that ends (its
 				// timeout, Ctrl-C) after the removal must not leave the
 				// ordinal without a replica until some later pass.
 				rctx, cancel := context.WithTimeout(context.WithoutCancel(gctx), recreateBound)
-				errs[i] = c.apply(rctx, st, &mu, Action{Kind: ActCreate, Ordinal: a.Ordinal, Name: a.Name, Revision: a.Recreate, Reason: "exited; recreated"}, observed)
+				errs[i] = c.apply(rctx, st, &mu, plan.Action{Kind: plan.ActCreate, Ordinal: a.Ordinal, Name: a.Name, Revision: a.Recreate, Reason: "exited; recreated"}, observed)
 				cancel()
 			}
 			return nil
@@ -63,15 +65,15 @@ func (c *Controller) execute(ctx context.Context, st *State, actions []Action, o
 	return errors.Join(errs...)
 }
 
-func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Action, observed []Volume) error {
+func (c *Controller) apply(ctx context.Context, st *state.State, mu *sync.Mutex, a plan.Action, observed []plan.Volume) error {
 	set := st.Spec.Name
 	switch a.Kind {
-	case ActCreate:
+	case plan.ActCreate:
 		rev, ok := st.Revision(a.Revision)
 		if !ok {
 			return fmt.Errorf("%s: revision %s is not in the history", a.Name, a.Revision)
 		}
-		spec, err := Render(st.Spec, rev, a.Ordinal)
+		spec, err := plan.Render(st.Spec, rev.Name, rev.Spec, a.Ordinal)
 		if err == nil {
 			err = c.labelOwner(&spec)
 		}
@@ -82,7 +84,7 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Act
 			return err
 		}
 		for i, vs := range spec.Volumes {
-			if j := slices.IndexFunc(observed, func(v Volume) bool { return v.Name == vs.Name }); j >= 0 {
+			if j := slices.IndexFunc(observed, func(v plan.Volume) bool { return v.Name == vs.Name }); j >= 0 {
 				spec.Volumes[i].Observed = &observed[j]
 			}
 		}
@@ -91,7 +93,7 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Act
 		if err != nil {
 			return err
 		}
-		c.createdAt.Store(shortID(res.ID), began)
+		c.createdAt.Store(plan.ShortID(res.ID), began)
 		c.emit(set, a.Name, "%s created (revision %s)", a.Name, a.Revision)
 		mu.Lock()
 		defer mu.Unlock()
@@ -100,13 +102,13 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Act
 				c.emit(set, a.Name, "%s", msg)
 			}
 		}
-		st.useVolumes(spec.Volumes, a.Revision, c.now())
-	case ActStart:
+		st.UseVolumes(spec.Volumes, a.Revision, c.now())
+	case plan.ActStart:
 		if err := c.Runtime.StartReplica(ctx, set, a.ID); err != nil {
 			return err
 		}
 		c.emit(set, a.Name, "%s started", a.Name)
-	case ActDelete:
+	case plan.ActDelete:
 		if a.Exited {
 			c.keepPrevious(ctx, set, a)
 		}
@@ -118,12 +120,12 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Act
 		c.emit(set, a.Name, "%s removed (%s)%s", a.Name, a.Reason, keptOnScaleDown(st, a))
 		delete(st.Removing, a.ID)
 		if st.VolumeUse == nil {
-			st.VolumeUse = map[string]VolumeUse{}
+			st.VolumeUse = map[string]state.VolumeUse{}
 		}
 		for _, claim := range st.Spec.VolumeClaimTemplates {
-			st.VolumeUse[volumes.Name(claim.Name, set, a.Ordinal)] = VolumeUse{Revision: a.Revision, Until: c.now(), Released: a.Releases}
+			st.VolumeUse[volumes.Name(claim.Name, set, a.Ordinal)] = state.VolumeUse{Revision: a.Revision, Until: c.now(), Released: a.Releases}
 		}
-	case ActDeleteVolume:
+	case plan.ActDeleteVolume:
 		if err := c.Runtime.RemoveVolume(ctx, set, a.Name); err != nil {
 			return err
 		}
@@ -131,19 +133,19 @@ func (c *Controller) apply(ctx context.Context, st *State, mu *sync.Mutex, a Act
 		defer mu.Unlock()
 		delete(st.VolumeUse, a.Name)
 		c.emit(set, a.Name, "volume %s removed (%s)", a.Name, a.Reason)
-	case ActCreateInit:
+	case plan.ActCreateInit:
 		return c.createInit(ctx, st, mu, a)
-	case ActDeleteInit:
+	case plan.ActDeleteInit:
 		if err := c.Runtime.RemoveReplica(ctx, set, a.ID, st.Spec.GracePeriod()); err != nil {
 			return err
 		}
-		c.emit(set, ReplicaName(set, a.Ordinal), "%s removed (%s)", a.Name, a.Reason)
+		c.emit(set, plan.ReplicaName(set, a.Ordinal), "%s removed (%s)", a.Name, a.Reason)
 	}
 	return nil
 }
 
 // staleVolume is volumes.Stale for a volume a new replica reuses.
-func staleVolume(replica string, v Volume, use VolumeUse) string {
+func staleVolume(replica string, v plan.Volume, use state.VolumeUse) string {
 	return volumes.Stale(replica, v.Name, v.Created, use)
 }
 
@@ -151,7 +153,7 @@ func staleVolume(replica string, v Volume, use VolumeUse) string {
 // (Ctrl-C, a crash, a volume in use) is finished by the next pass of any process
 // instead of being undone by it, then removes the set (see finishDelete).
 func (c *Controller) Delete(ctx context.Context, name string, removeVolumes bool) error {
-	st, unlock, err := c.Store.lockAndLoad(ctx, name)
+	st, unlock, err := c.Store.LockAndLoad(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -159,7 +161,7 @@ func (c *Controller) Delete(ctx context.Context, name string, removeVolumes bool
 	resumed := st.Deleting != nil
 	if st.Deleting == nil || removeVolumes && !st.Deleting.Volumes {
 		resumed = false // a new intent: this command's own
-		st.Deleting = &DeleteIntent{Volumes: removeVolumes || volumes.RemoveOnSetDelete(st.Spec.PersistentVolumeClaimRetentionPolicy.WhenDeleted, false)}
+		st.Deleting = &plan.DeleteIntent{Volumes: removeVolumes || volumes.RemoveOnSetDelete(st.Spec.PersistentVolumeClaimRetentionPolicy.WhenDeleted, false)}
 		if err := c.Store.Save(st); err != nil {
 			return err
 		}
@@ -174,7 +176,7 @@ func (c *Controller) Delete(ctx context.Context, name string, removeVolumes bool
 // recorded by an earlier delete that did not finish; this one says so, and
 // which volumes it removes, before it removes anything. A delete that stops
 // short returns an *UnfinishedDeleteError: the intent stays recorded.
-func (c *Controller) finishDelete(ctx context.Context, st State, resumed bool) error {
+func (c *Controller) finishDelete(ctx context.Context, st state.State, resumed bool) error {
 	spec := st.Spec
 	ctx, obs, err := c.observe(ctx, spec.Name, st, ObserveOptions{})
 	if err != nil {
@@ -190,7 +192,7 @@ func (c *Controller) finishDelete(ctx context.Context, st State, resumed bool) e
 }
 
 // removeSet is finishDelete once the set is observed.
-func (c *Controller) removeSet(ctx context.Context, st State, obs Observed) error {
+func (c *Controller) removeSet(ctx context.Context, st state.State, obs plan.Observed) error {
 	spec := st.Spec
 	// Init containers first: they would be removed once their replica exists,
 	// and a replica that does not exist yet is the highest to go anyway.
@@ -198,12 +200,12 @@ func (c *Controller) removeSet(ctx context.Context, st State, obs Observed) erro
 		if err := c.Runtime.RemoveReplica(ctx, spec.Name, x.ID, spec.GracePeriod()); err != nil {
 			return err
 		}
-		c.emit(spec.Name, ReplicaName(spec.Name, x.Ordinal), "%s removed", x.Name)
+		c.emit(spec.Name, plan.ReplicaName(spec.Name, x.Ordinal), "%s removed", x.Name)
 	}
 	replicas := slices.Clone(obs.Replicas)
-	slices.SortFunc(replicas, func(a, b Replica) int { return b.Ordinal - a.Ordinal })
+	slices.SortFunc(replicas, func(a, b plan.Replica) int { return b.Ordinal - a.Ordinal })
 	// Recorded before the removals, so that a delete cut short keeps it.
-	if st.releaseVolumes(replicas, c.now()) {
+	if st.ReleaseVolumes(replicas, c.now()) {
 		if err := c.Store.Save(st); err != nil {
 			return err
 		}
@@ -239,7 +241,7 @@ func (c *Controller) removeSet(ctx context.Context, st State, obs Observed) erro
 			return err
 		}
 	}
-	if err := c.Store.KeepVolumeUse(spec.Name, st.keptUse(kept)); err != nil {
+	if err := c.Store.KeepVolumeUse(spec.Name, st.KeptUse(kept)); err != nil {
 		return err
 	}
 	return errors.Join(c.Store.Delete(spec.Name), c.Store.DeleteEvents(spec.Name))
@@ -249,8 +251,8 @@ func (c *Controller) removeSet(ctx context.Context, st State, obs Observed) erro
 // removal a scale-down under whenScaled: Delete left pending (the whenScaled
 // rule, see State.CondemnedVolumes): the set's replicas are gone, and the
 // delete must not turn them into kept volumes. It returns the other volumes.
-func (c *Controller) removeCondemnedVolumes(ctx context.Context, st State, vols []Volume) ([]Volume, error) {
-	var rest []Volume
+func (c *Controller) removeCondemnedVolumes(ctx context.Context, st state.State, vols []plan.Volume) ([]plan.Volume, error) {
+	var rest []plan.Volume
 	for _, v := range vols {
 		inRange := v.Ordinal >= st.Spec.FirstOrdinal() && v.Ordinal < st.Spec.EndOrdinal() // scaled up again since
 		condemned := !inRange && slices.Contains(st.CondemnedVolumes, v.Ordinal)
@@ -295,14 +297,14 @@ func (c *Controller) removeNetwork(ctx context.Context, set, network string) (bo
 // Recreate included) attach to, each
 // once: those of each one's revision, which is the set's own unless a replica
 // is created at an older revision (below the partition).
-func createNetworks(st State, actions []Action) []string {
+func createNetworks(st state.State, actions []plan.Action) []string {
 	var out []string
 	for _, a := range actions {
 		rev := a.Revision
 		switch {
 		case a.Recreate != "": // a delete whose replacement is created at once
 			rev = a.Recreate
-		case a.Kind != ActCreate && a.Kind != ActCreateInit:
+		case a.Kind != plan.ActCreate && a.Kind != plan.ActCreateInit:
 			continue
 		}
 		names := st.Spec.NetworkNames()
@@ -334,7 +336,7 @@ func (c *Controller) ensureNetwork(ctx context.Context, name string) error {
 // a new pod starts a new CrashLoopBackOff, the ordinals' crash-loop back-off
 // starts again.
 func (c *Controller) Recreate(ctx context.Context, name string, ordinals []int) error {
-	st, unlock, err := c.Store.lockAndLoad(ctx, name)
+	st, unlock, err := c.Store.LockAndLoad(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -346,17 +348,17 @@ func (c *Controller) Recreate(ctx context.Context, name string, ordinals []int) 
 	if err != nil {
 		return err
 	}
-	var inits, actions []Action
+	var inits, actions []plan.Action
 	for _, ord := range ordinals {
-		i := slices.IndexFunc(obs.Replicas, func(r Replica) bool { return r.Ordinal == ord })
+		i := slices.IndexFunc(obs.Replicas, func(r plan.Replica) bool { return r.Ordinal == ord })
 		if i < 0 {
-			return fmt.Errorf("set %s has no replica %s", name, ReplicaName(name, ord))
+			return fmt.Errorf("set %s has no replica %s", name, plan.ReplicaName(name, ord))
 		}
 		r := obs.Replicas[i]
-		actions = append(actions, Action{Kind: ActDelete, Ordinal: ord, Name: r.Name, ID: r.ID, Revision: r.Revision, Reason: "ostset recreate"})
+		actions = append(actions, plan.Action{Kind: plan.ActDelete, Ordinal: ord, Name: r.Name, ID: r.ID, Revision: r.Revision, Reason: "ostset recreate"})
 		for _, x := range obs.Inits {
 			if x.Ordinal == ord { // not yet removed after the replica started: they go first (see leftoverInits)
-				inits = append(inits, Action{Kind: ActDeleteInit, Ordinal: ord, Name: x.Name, ID: x.ID, Init: x.Init, Revision: x.Revision, Reason: "ostset recreate"})
+				inits = append(inits, plan.Action{Kind: plan.ActDeleteInit, Ordinal: ord, Name: x.Name, ID: x.ID, Init: x.Init, Revision: x.Revision, Reason: "ostset recreate"})
 			}
 		}
 	}
@@ -369,7 +371,7 @@ func (c *Controller) Recreate(ctx context.Context, name string, ordinals []int) 
 	// As a pass does: a process killed after the stop was sent leaves a
 	// replica that looks ready until it exits, and the record has the next
 	// pass finish its removal (finishRemovals).
-	recorded := st.recordRemovals(actions, c.now())
+	recorded := st.RecordRemovals(actions, c.now())
 	if recorded {
 		if err := c.Store.Save(st); err != nil {
 			return err
@@ -395,15 +397,15 @@ func (c *Controller) RemoveKeptVolumes(ctx context.Context, name string) ([]stri
 		return nil, err
 	}
 	defer unlock()
-	if _, err := c.Store.Load(name); !errors.Is(err, ErrUnknownSet) {
+	if _, err := c.Store.Load(name); !errors.Is(err, state.ErrUnknownSet) {
 		return nil, fmt.Errorf("set %s exists: use ostset down %s --volumes", name, name)
 	}
-	ctx, obs, err := c.observe(ctx, name, State{}, ObserveOptions{}) // another state directory's volumes are not ours
+	ctx, obs, err := c.observe(ctx, name, state.State{}, ObserveOptions{}) // another state directory's volumes are not ours
 	if err != nil {
 		return nil, err
 	}
 	for _, x := range obs.OwnedElsewhere {
-		c.report(name, x.Name, "%s %s left alone: it belongs to %s", x.Kind, x.Name, x.holder)
+		c.report(name, x.Name, "%s %s left alone: it belongs to %s", x.Kind, x.Name, x.Holder)
 	}
 	if len(obs.Volumes) == 0 {
 		return nil, c.Store.Unknown(name)
@@ -426,4 +428,18 @@ func (c *Controller) RemoveKeptVolumes(ctx context.Context, name string) ([]stri
 		removed = append(removed, v.Name)
 	}
 	return removed, c.Store.ForgetVolumeUse(name)
+}
+
+// keepPrevious keeps the last lines of a failed replica container before it
+// is removed. Failing to read or keep them does not stop the removal: the
+// replica's recovery matters more than its old output.
+func (c *Controller) keepPrevious(ctx context.Context, set string, a plan.Action) {
+	lines, err := c.Runtime.LogTail(ctx, set, a.ID, state.PreviousLines)
+	if err == nil {
+		err = c.Store.SavePrevious(state.Previous{Replica: a.Name, Container: plan.ShortID(a.ID), Revision: a.Revision,
+			Reason: a.Reason, Removed: c.now(), Lines: lines})
+	}
+	if err != nil {
+		c.logger().Warn("could not keep the logs of a failed replica", "replica", a.Name, "err", err)
+	}
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // barrier is a runtime whose CreateReplica returns only once n creates are in
@@ -22,7 +24,7 @@ type barrier struct {
 	n       int
 }
 
-func (b *barrier) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+func (b *barrier) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
 	b.mu.Lock()
 	b.waiting++
 	if b.waiting == b.n {
@@ -45,7 +47,7 @@ func (b *barrier) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (e
 func TestParallelCreatesEveryReplicaAtOnce(t *testing.T) {
 	const n = 20
 	rt := &barrier{Runtime: enginetest.New(), all: make(chan struct{}), n: n}
-	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}, Poll: 5 * time.Millisecond}
+	c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}, Poll: 5 * time.Millisecond}
 	s := config.Set{Name: "web", Replicas: ptr(n), PodManagementPolicy: config.Parallel, Template: config.Template{Image: "a"}}
 	s.ApplyDefaults()
 	if _, err := c.Apply(context.Background(), s, "test", nil); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // A replica's templates see the replica count when it is created. Scaling does
@@ -16,13 +17,13 @@ import (
 // with, as a Kubernetes pod keeps its environment.
 func TestScaleKeepsExpandedValuesOfExistingReplicas(t *testing.T) {
 	rt := enginetest.New()
-	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}, Poll: 5 * time.Millisecond}
+	c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}, Poll: 5 * time.Millisecond}
 	scaleTo := func(n int) {
 		t.Helper()
 		s := config.Set{Name: "web", Replicas: &n, Template: config.Template{Image: "v1",
 			Env: map[string]string{"MEMBERS": "{{.Replicas}}:{{range .Peers}}{{.Host}} {{end}}"}}}
 		s.ApplyDefaults()
-		if _, err := c.ApplyImages(context.Background(), s, engine.ImageIDs{Main: "sha256:v1"}, "test"); err != nil {
+		if _, err := c.ApplyImages(context.Background(), s, state.ImageIDs{Main: "sha256:v1"}, "test"); err != nil {
 			t.Fatal(err)
 		}
 		converge(t, c)

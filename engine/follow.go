@@ -2,9 +2,10 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
+
+	"github.com/ostset/ostset/engine/state"
 )
 
 // Follow waits, as Converge does, for the set's rollout while a daemon drives
@@ -31,80 +32,36 @@ func (c *Controller) Follow(ctx context.Context, name string, after int64, revis
 	if err != nil {
 		return err
 	}
-	wt := &wait{revision: revision, start: start.UpdateRevision, started: c.now()}
-	return deletedSince(name, start, c.follow(ctx, name, after, wt))
+	return c.loop(ctx, &turns{c: c, name: name, p: &progress{c: c, set: name, following: true, acted: map[string]bool{}},
+		wt: &wait{revision: revision, start: start.UpdateRevision, started: c.now()}, following: true, after: after}, start)
 }
 
-func (c *Controller) follow(ctx context.Context, name string, after int64, wt *wait) error {
-	w := watcher{c: c, set: name}
-	if err := w.subscribe(ctx); err != nil {
-		c.logger().Warn("docker events", "set", name, "err", err)
+// daemonStopped, following, says whether the daemon no longer holds the state
+// directory: the loop then drives the rollout itself (as Converge), with the
+// same reporter, once the daemon's last lines are relayed. While it runs, a
+// new daemon (pid) is announced, with the failure it keeps hitting.
+func (t *turns) daemonStopped() bool {
+	pid, running := t.c.Store.DaemonRunning()
+	if !running {
+		t.relay() // the daemon's last lines first
+		if t.daemon != 0 {
+			t.c.report(t.name, "", "the daemon (pid %d) stopped: going on with the rollout", t.daemon)
+		}
+		t.following, t.p.following = false, false
+		t.p.sayUnrecorded() // the daemon records nothing more
+		return true
 	}
-	p := &progress{c: c, set: name, following: true, acted: map[string]bool{}}
-	daemon := 0
-	backoff := time.Duration(0)
-	for {
-		pid, running := c.Store.DaemonRunning()
-		if !running {
-			c.relay(name, after, p) // the daemon's last lines first
-			if daemon != 0 {
-				c.report(name, "", "the daemon (pid %d) stopped: going on with the rollout", daemon)
-			}
-			p.following = false
-			p.sayUnrecorded() // the daemon records nothing more
-			return c.drive(ctx, &w, p, wt)
-		}
-		if pid != daemon {
-			c.report(name, "", "following the rollout that the daemon (pid %d) drives", pid)
-			daemon = pid
-			c.lastFailure(name, after, pid, p)
-		}
-		// What the view shows the daemon did, it recorded just before: relaying
-		// after the view keeps the daemon's lines ahead of what they caused.
-		st, plan, err := c.view(ctx, name)
-		after = c.relay(name, after, p)
-		switch {
-		case errors.Is(err, ErrUnknownSet):
-			return err
-		case ctx.Err() != nil:
-			return p.stopped(ctx.Err())
-		case err != nil:
-			backoff = min(max(2*backoff, 500*time.Millisecond), 10*time.Second)
-			p.failed(err, backoff)
-		default:
-			backoff = 0
-			p.succeeded()
-			p.observed(plan)
-			if c.OnPlan != nil {
-				c.OnPlan(st, plan)
-			}
-			// A newer revision ends the wait whether or not the daemon read it.
-			if err := wt.superseded(st); err != nil {
-				c.relay(name, after, p)
-				return err
-			}
-			// The daemon has read the change (a pass recorded this generation):
-			// only then is a complete plan its rollout's end.
-			if st.ObservedGeneration >= st.Generation {
-				if done, err := wt.finished(name, plan, st); done {
-					c.awaitPass(ctx, name)
-					c.relay(name, after, p)
-					p.sayUnrecorded()
-					return err
-				}
-			}
-			if err := heldElsewhere(name, plan); err != nil {
-				return err
-			}
-			if err := failedSince(name, st, wt.started); err != nil {
-				return err // the daemon goes on retrying; the wait reports it
-			}
-		}
-		if err := c.sleep(ctx, &w, plan.RequeueAt, backoff); err != nil {
-			return p.stopped(err)
-		}
+	if pid != t.daemon {
+		t.c.report(t.name, "", "following the rollout that the daemon (pid %d) drives", pid)
+		t.daemon = pid
+		t.c.lastFailure(t.name, t.after, pid, t.p)
 	}
+	return false
 }
+
+// relay reports what the daemon recorded since the last relay (see
+// Controller.relay).
+func (t *turns) relay() { t.after = t.c.relay(t.name, t.after, t.p) }
 
 // awaitPass waits, for a few seconds at most, until no pass holds the set's
 // lock. A pass records what it did before it releases the lock, but Docker
@@ -154,7 +111,7 @@ func (c *Controller) lastFailure(name string, after int64, pid int, p *progress)
 	}
 	// Numbers go up by one from line to line: those above after are relayed.
 	events = events[:min(len(events), max(0, len(events)-int(newest-after)))]
-	var last *Event
+	var last *state.Event
 	for i := range events {
 		if e := &events[i]; e.PID == pid && (e.Failing || e.Recovered) {
 			last = e

@@ -14,6 +14,8 @@ import (
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/daemon"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // watchOnly is a runtime that counts every call that would change something:
@@ -46,7 +48,7 @@ func (w *watchOnly) RemoveNetwork(ctx context.Context, name string) (bool, error
 	return w.Runtime.RemoveNetwork(ctx, name)
 }
 
-func (w *watchOnly) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+func (w *watchOnly) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
 	w.changed("CreateReplica " + spec.Name)
 	return w.Runtime.CreateReplica(ctx, spec)
 }
@@ -74,7 +76,7 @@ type recordedLate struct {
 	late time.Duration
 }
 
-func (r recordedLate) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+func (r recordedLate) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
 	res, err := r.Runtime.CreateReplica(ctx, spec)
 	time.Sleep(r.late)
 	return res, err
@@ -83,10 +85,10 @@ func (r recordedLate) CreateReplica(ctx context.Context, spec engine.ReplicaSpec
 // recorder collects reported events, safe for the goroutines of a test.
 type recorder struct {
 	mu     sync.Mutex
-	events []engine.Event
+	events []state.Event
 }
 
-func (r *recorder) report(e engine.Event) {
+func (r *recorder) report(e state.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = append(r.events, e)
@@ -108,7 +110,7 @@ func (r *recorder) has(prefix string) bool {
 
 // startDaemon runs a daemon on the store, recording its events as another
 // process's, until the test ends.
-func runDaemonAs(t *testing.T, rt engine.Runtime, store engine.Store, pid int) {
+func runDaemonAs(t *testing.T, rt engine.Runtime, store state.Store, pid int) {
 	t.Helper()
 	release, err := store.HoldDaemon()
 	if err != nil {
@@ -127,7 +129,7 @@ func runDaemonAs(t *testing.T, rt engine.Runtime, store engine.Store, pid int) {
 // follower still relays the last one before it ends.
 func TestFollowReportsTheDaemonsRolloutWithoutActing(t *testing.T) {
 	rt := enginetest.New()
-	store := engine.Store{Dir: t.TempDir()}
+	store := state.Store{Dir: t.TempDir()}
 	daemonPID := os.Getpid() + 1
 	runDaemonAs(t, recordedLate{rt, 100 * time.Millisecond}, store, daemonPID)
 
@@ -137,7 +139,7 @@ func TestFollowReportsTheDaemonsRolloutWithoutActing(t *testing.T) {
 	}
 	apply(t, store, 3, "v1")
 	// This process's own line about the change is printed by whoever made it.
-	if err := store.AppendEvent(engine.Event{Time: time.Now(), Set: "web", Message: "applied by this process"}); err != nil {
+	if err := store.AppendEvent(state.Event{Time: time.Now(), Set: "web", Message: "applied by this process"}); err != nil {
 		t.Fatal(err)
 	}
 	watch := &watchOnly{Runtime: rt}
@@ -191,7 +193,7 @@ func TestFollowReportsTheDaemonsRolloutWithoutActing(t *testing.T) {
 // in that order.
 func TestFollowSaysTheReadinessOfAReplicaRecordedLate(t *testing.T) {
 	rt := enginetest.New()
-	store := engine.Store{Dir: t.TempDir()}
+	store := state.Store{Dir: t.TempDir()}
 	runDaemonAs(t, recordedLate{rt, 300 * time.Millisecond}, store, os.Getpid()+1)
 	after, err := store.EventSeq("web")
 	if err != nil {
@@ -221,7 +223,7 @@ func TestFollowSaysTheReadinessOfAReplicaRecordedLate(t *testing.T) {
 // (the daemon died), the follower drives the rollout to its end.
 func TestFollowTakesOverWhenTheDaemonStops(t *testing.T) {
 	rt := enginetest.New()
-	store := engine.Store{Dir: t.TempDir()}
+	store := state.Store{Dir: t.TempDir()}
 	release, err := store.HoldDaemon() // a daemon that hangs: it holds the lock, drives nothing
 	if err != nil {
 		t.Fatal(err)
@@ -257,7 +259,7 @@ func TestFollowTakesOverWhenTheDaemonStops(t *testing.T) {
 // A follow that times out says where the rollout stood, as a driving wait does.
 func TestFollowStopsWithWhereTheRolloutStood(t *testing.T) {
 	rt := enginetest.New()
-	store := engine.Store{Dir: t.TempDir()}
+	store := state.Store{Dir: t.TempDir()}
 	release, err := store.HoldDaemon()
 	if err != nil {
 		t.Fatal(err)
@@ -281,7 +283,7 @@ func TestFollowStopsWithWhereTheRolloutStood(t *testing.T) {
 // once the daemon has read it (a pass recorded its generation).
 func TestFollowEndsWhenTheDaemonHasReadTheChange(t *testing.T) {
 	rt := enginetest.New()
-	store := engine.Store{Dir: t.TempDir()}
+	store := state.Store{Dir: t.TempDir()}
 	apply(t, store, 1, "v1")
 	d := &engine.Controller{Runtime: rt, Store: store}
 	if err := d.Converge(context.Background(), "web"); err != nil {
@@ -292,7 +294,7 @@ func TestFollowEndsWhenTheDaemonHasReadTheChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer release()
-	bump := func(st *engine.State, _ bool) error { st.Generation++; return nil }
+	bump := func(st *state.State, _ bool) error { st.Generation++; return nil }
 	if _, err := store.Update(context.Background(), "web", bump); err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +326,7 @@ func TestFollowEndsWhenTheDaemonHasReadTheChange(t *testing.T) {
 // command began is news, whenever the follower sees it.
 func TestFollowReportsReadinessReachedBeforeItLooked(t *testing.T) {
 	rt := enginetest.New()
-	store := engine.Store{Dir: t.TempDir()}
+	store := state.Store{Dir: t.TempDir()}
 	runDaemonAs(t, rt, store, os.Getpid()+1)
 	after, err := store.EventSeq("web")
 	if err != nil {
@@ -369,7 +371,7 @@ type failingCreates struct {
 	fail *atomic.Bool
 }
 
-func (r failingCreates) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+func (r failingCreates) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
 	if r.fail.Load() {
 		return engine.CreateResult{}, errors.New(spec.Name + ": start: network 2d8d not found")
 	}
@@ -377,7 +379,7 @@ func (r failingCreates) CreateReplica(ctx context.Context, spec engine.ReplicaSp
 }
 
 // awaitEvent waits until the set's log holds an event that ok accepts.
-func awaitEvent(t *testing.T, store engine.Store, ok func(engine.Event) bool) {
+func awaitEvent(t *testing.T, store state.Store, ok func(state.Event) bool) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		events, _, err := store.Events("web", 0)
@@ -397,14 +399,14 @@ func awaitEvent(t *testing.T, store engine.Store, ok func(engine.Event) bool) {
 // new follower says nothing of it.
 func TestFollowShowsTheFailureTheDaemonKeepsHitting(t *testing.T) {
 	rt := enginetest.New()
-	store := engine.Store{Dir: t.TempDir()}
+	store := state.Store{Dir: t.TempDir()}
 	fail := &atomic.Bool{}
 	fail.Store(true)
 	// The daemon records as this process, the pid its lock holds; the
 	// follower is another.
 	runDaemonAs(t, failingCreates{rt, fail}, store, os.Getpid())
 	apply(t, store, 2, "v1")
-	awaitEvent(t, store, func(e engine.Event) bool { return e.Failing })
+	awaitEvent(t, store, func(e state.Event) bool { return e.Failing })
 	after, err := store.EventSeq("web")
 	if err != nil {
 		t.Fatal(err)
@@ -425,7 +427,7 @@ func TestFollowShowsTheFailureTheDaemonKeepsHitting(t *testing.T) {
 	}
 
 	fail.Store(false)
-	awaitEvent(t, store, func(e engine.Event) bool { return e.Recovered })
+	awaitEvent(t, store, func(e state.Event) bool { return e.Recovered })
 	if after, err = store.EventSeq("web"); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // up warns about every VOLUME of the image that no claim, volume mount or
@@ -17,12 +18,12 @@ import (
 func TestApplyWarnsAboutUncoveredImageVolumes(t *testing.T) {
 	rt := enginetest.New()
 	rt.ImageVolumesOf = map[string][]string{"sha256:pg": {"/cache", "/conf", "/data", "/run/x", "/var/lib/db/data/"}}
-	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}}
+	c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}}
 	s := config.Set{Name: "web", Template: config.Template{Image: "pg:1",
 		VolumeMounts: []config.VolumeMount{{Source: "/etc/app", Target: "/conf/"}}, Tmpfs: []string{"/run/x:size=1m"}},
 		VolumeClaimTemplates: []config.VolumeClaimTemplate{{Name: "data", MountPath: "/data"}, {Name: "db", MountPath: "/var/lib/db"}}}
 	s.ApplyDefaults()
-	res, err := c.ApplyImages(context.Background(), s, engine.ImageIDs{Main: "sha256:pg"}, "test")
+	res, err := c.ApplyImages(context.Background(), s, state.ImageIDs{Main: "sha256:pg"}, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func TestApplyWarnsAboutUncoveredImageVolumes(t *testing.T) {
 func TestApplyWarnsAboutUnexposedContainerPorts(t *testing.T) {
 	rt := enginetest.New()
 	rt.ImagePortsOf = map[string][]string{"sha256:redis": {"6379/tcp"}}
-	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}}
+	c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}}
 	file := filepath.Join(t.TempDir(), "cache.yaml")
 	data := "name: cache\ntemplate:\n  image: redis:7\n  ports:\n    - containerPort: 6379\n    - containerPort: 6380\n      hostPort: 16380\n    - containerPort: 6379\n      protocol: udp\n"
 	if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
@@ -56,7 +57,7 @@ func TestApplyWarnsAboutUnexposedContainerPorts(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := sets[0]
-	res, err := c.ApplyImages(context.Background(), s, engine.ImageIDs{Main: "sha256:redis"}, "test")
+	res, err := c.ApplyImages(context.Background(), s, state.ImageIDs{Main: "sha256:redis"}, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestApplyWarnsAboutUnexposedContainerPorts(t *testing.T) {
 	}
 	// An image that exposes nothing says nothing of its ports.
 	s.Template.Image = "busybox"
-	res, err = c.ApplyImages(context.Background(), s, engine.ImageIDs{Main: "sha256:busybox"}, "test")
+	res, err = c.ApplyImages(context.Background(), s, state.ImageIDs{Main: "sha256:busybox"}, "test")
 	if err != nil || len(res.Warnings) != 0 {
 		t.Errorf("an image without EXPOSE: %q, %v", res.Warnings, err)
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // initSet is web with replicas and two init containers, clone (image "clone")
@@ -29,10 +31,10 @@ func initSet(replicas int, clone string) config.Set {
 // initController applies s through Controller.Apply, as ostset up does.
 func initController(t *testing.T, rt *enginetest.Runtime, s config.Set) (*engine.Controller, *[]string) {
 	t.Helper()
-	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}, Poll: 5 * time.Millisecond}
+	c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}, Poll: 5 * time.Millisecond}
 	var mu sync.Mutex // the executor reports from its goroutines
 	var events []string
-	c.Report = func(e engine.Event) {
+	c.Report = func(e state.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		events = append(events, e.Message)
@@ -113,7 +115,7 @@ func TestInitContainerFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Initializing) != 1 || s.Initializing[0].State != engine.InitFailed || s.Initializing[0].ExitCode != 3 ||
+	if len(s.Initializing) != 1 || s.Initializing[0].State != plan.InitFailed || s.Initializing[0].ExitCode != 3 ||
 		s.Initializing[0].Init != "clone" || !slices.Equal(s.Initializing[0].Logs, []string{"cloning from web-0", "connection refused"}) {
 		t.Errorf("status initializing %+v", s.Initializing)
 	}
@@ -198,7 +200,7 @@ func TestApplyPullsInitImages(t *testing.T) {
 	rt := enginetest.New()
 	rt.Local = map[string]string{"v1": "sha256:v1", "chown": "sha256:chown"}
 	rt.Registry = map[string]string{"clone": "sha256:clone"}
-	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}}
+	c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}}
 	res, err := c.Apply(context.Background(), initSet(1, "clone"), "test", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -245,7 +247,7 @@ func TestRecreateRemovesLeftoverInits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt.AddInit(engine.InitContainer{ID: "left", Name: "web-0-init-clone", Ordinal: 0, Init: "clone", Revision: st.UpdateRevision, State: engine.StateExited})
+	rt.AddInit(plan.InitContainer{ID: "left", Name: "web-0-init-clone", Ordinal: 0, Init: "clone", Revision: st.UpdateRevision, State: plan.StateExited})
 	rt.Log = nil
 	if err := c.Recreate(context.Background(), "web", []int{0}); err != nil {
 		t.Fatal(err)

@@ -5,17 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-)
 
-// revisionNetworks is the network of each revision in st's history, by
-// revision name (see Input.Networks).
-func revisionNetworks(st State) map[string]string {
-	out := make(map[string]string, len(st.Revisions))
-	for _, r := range st.Revisions {
-		out[r.Name] = r.Spec.Network
-	}
-	return out
-}
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
+)
 
 // StaleEndpointsError is what Runtime.RemoveNetwork returns when the engine
 // refuses to remove a network for active endpoints while no container is
@@ -30,7 +23,7 @@ type StaleEndpointsError struct {
 }
 
 func (e *StaleEndpointsError) Error() string {
-	return fmt.Sprintf("network %s (id %s) has endpoints but no container attached: %v", e.Network, shortID(e.ID), e.Err)
+	return fmt.Sprintf("network %s (id %s) has endpoints but no container attached: %v", e.Network, plan.ShortID(e.ID), e.Err)
 }
 
 func (e *StaleEndpointsError) Unwrap() error { return e.Err }
@@ -39,7 +32,7 @@ func (e *StaleEndpointsError) Unwrap() error { return e.Err }
 func (e *StaleEndpointsError) Warning() string {
 	return fmt.Sprintf("warning: network %s (id %s) left behind: Docker reports active endpoints but no container is attached to it (stale endpoints); "+
 		"list them with 'docker network inspect %s', clear each with 'docker network disconnect -f %s ENDPOINT', then 'docker network rm %s'",
-		e.Network, shortID(e.ID), e.Network, e.Network, e.Network)
+		e.Network, plan.ShortID(e.ID), e.Network, e.Network, e.Network)
 }
 
 // releaseNetworks removes the networks the set left (State.LeftNetworks) that
@@ -49,7 +42,7 @@ func (e *StaleEndpointsError) Warning() string {
 // another set still uses, stays. Either way the set forgets it. obs must be
 // current: the caller runs it after a pass that changed nothing. It reports
 // whether st changed.
-func (c *Controller) releaseNetworks(ctx context.Context, st *State, obs Observed) (bool, error) {
+func (c *Controller) releaseNetworks(ctx context.Context, st *state.State, obs plan.Observed) (bool, error) {
 	if len(st.LeftNetworks) == 0 {
 		return false, nil
 	}
@@ -63,7 +56,7 @@ func (c *Controller) releaseNetworks(ctx context.Context, st *State, obs Observe
 				return true
 			}
 		}
-		return slices.ContainsFunc(obs.Inits, func(x InitContainer) bool { return slices.Contains(nets[x.Revision], n) })
+		return slices.ContainsFunc(obs.Inits, func(x plan.InitContainer) bool { return slices.Contains(nets[x.Revision], n) })
 	}
 	kept := st.LeftNetworks[:0:0]
 	var errs []error

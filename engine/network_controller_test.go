@@ -8,10 +8,11 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // applyNetwork stores web with the given network, partition and strategy.
-func applyNetwork(t *testing.T, store engine.Store, replicas int, network string, mod func(*config.Set)) {
+func applyNetwork(t *testing.T, store state.Store, replicas int, network string, mod func(*config.Set)) {
 	t.Helper()
 	s := config.Set{Name: "web", Replicas: &replicas, Template: config.Template{Image: "v1"}, Network: network}
 	s.ApplyDefaults()

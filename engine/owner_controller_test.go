@@ -11,6 +11,7 @@ import (
 
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // objects lists what the runtime holds for the set: name -> ID (volumes: owner ID).
@@ -50,7 +51,7 @@ func TestTwoStateDirectories(t *testing.T) {
 	rt.Log = nil
 
 	second, events := newController(t, rt, 2, "v1")
-	var oe *engine.OwnershipError
+	var oe *plan.OwnershipError
 	if _, err := second.Claim(ctx, "web", false); !errors.As(err, &oe) ||
 		!strings.Contains(err.Error(), "set web: container web-0, container web-1, volume data-web-0, and volume data-web-1 belong to state directory "+first.Store.Dir) ||
 		!strings.Contains(err.Error(), "ostset up --adopt") {
@@ -121,10 +122,10 @@ func TestTwoStateDirectories(t *testing.T) {
 // whatever the engine asks.
 func TestRuntimeRefusesAnotherOwner(t *testing.T) {
 	rt := enginetest.New()
-	theirs := engine.Owner{ID: "theirs", Dir: "/elsewhere"}
-	rt.Add(engine.Replica{ID: "c1", Name: "web-0", Ordinal: 0, State: engine.StateRunning, Owner: theirs})
-	rt.AddVolume(engine.Volume{Name: "data-web-0", Ordinal: 0, Owner: theirs})
-	ctx := engine.WithOwnership(context.Background(), engine.Ownership{Self: engine.Owner{ID: "mine"}})
+	theirs := plan.Owner{ID: "theirs", Dir: "/elsewhere"}
+	rt.Add(plan.Replica{ID: "c1", Name: "web-0", Ordinal: 0, State: plan.StateRunning, Owner: theirs})
+	rt.AddVolume(plan.Volume{Name: "data-web-0", Ordinal: 0, Owner: theirs})
+	ctx := engine.WithOwnership(context.Background(), plan.Ownership{Self: plan.Owner{ID: "mine"}})
 	for what, err := range map[string]error{
 		"remove": rt.RemoveReplica(ctx, "web", "c1", 0),
 		"start":  rt.StartReplica(ctx, "web", "c1"),
@@ -134,7 +135,7 @@ func TestRuntimeRefusesAnotherOwner(t *testing.T) {
 			t.Errorf("%s: %v", what, err)
 		}
 	}
-	adopted := engine.WithOwnership(context.Background(), engine.Ownership{Self: engine.Owner{ID: "mine"}, Adopted: []engine.Owner{theirs}})
+	adopted := engine.WithOwnership(context.Background(), plan.Ownership{Self: plan.Owner{ID: "mine"}, Adopted: []plan.Owner{theirs}})
 	if err := rt.RemoveVolume(adopted, "web", "data-web-0"); err != nil {
 		t.Errorf("adopted: %v", err)
 	}

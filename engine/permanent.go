@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ostset/ostset/engine/state"
 )
 
 // PermanentError is a runtime failure that trying again will not cure by
@@ -52,6 +54,16 @@ func permanentFailures(err error) []*PermanentError {
 	return out
 }
 
+// permanentReasons is the reason of each permanent error in err, by the
+// container name it is about.
+func permanentReasons(err error) map[string]string {
+	failed := map[string]string{}
+	for _, pe := range permanentFailures(err) {
+		failed[pe.Replica] = pe.Error()
+	}
+	return failed
+}
+
 // FailedError ends a wait whose set cannot progress without a change by a
 // person: a replica the engine refuses to create or start for a reason that a
 // retry does not cure (see PermanentError).
@@ -76,55 +88,9 @@ func (e *FailedError) Unwrap() []error {
 	return out
 }
 
-// Failure is the last permanent error of a replica's create or start.
-type Failure struct {
-	Reason string    `json:"reason"`
-	Since  time.Time `json:"since"` // the first failure with this reason
-	At     time.Time `json:"at"`    // the last one
-}
-
-// noteFailures records the permanent failures of a pass's actions in
-// st.Failures, and forgets the failure of a replica created or started now.
-func (st *State) noteFailures(actions []Action, err error, now time.Time) {
-	failed := map[string]string{}
-	for _, pe := range permanentFailures(err) {
-		failed[pe.Replica] = pe.Error()
-	}
-	for _, a := range actions {
-		if a.Kind != ActCreate && a.Kind != ActStart && a.Kind != ActCreateInit {
-			continue
-		}
-		name := ReplicaName(st.Spec.Name, a.Ordinal)
-		reason, ok := failed[a.Name]
-		switch {
-		case ok:
-			f := st.Failures[name]
-			if f.Reason != reason {
-				f = Failure{Reason: reason, Since: now}
-			}
-			f.At = now
-			if st.Failures == nil {
-				st.Failures = map[string]Failure{}
-			}
-			st.Failures[name] = f
-		case err == nil || !failedAction(err, a.Name):
-			delete(st.Failures, name)
-		}
-	}
-	if len(st.Failures) == 0 {
-		st.Failures = nil
-	}
-}
-
-// failedAction reports whether err names the container name at all (a failure
-// that is not permanent keeps the recorded reason: it says nothing new).
-func failedAction(err error, name string) bool {
-	return strings.Contains(err.Error(), name)
-}
-
 // failedSince is the *FailedError of the permanent failures that a pass (of
 // any process) recorded in st since the time a wait began; nil if none.
-func failedSince(name string, st State, since time.Time) error {
+func failedSince(name string, st state.State, since time.Time) error {
 	var fs []*PermanentError
 	for _, replica := range slices.Sorted(maps.Keys(st.Failures)) {
 		if f := st.Failures[replica]; !f.At.Before(since) {
@@ -135,23 +101,4 @@ func failedSince(name string, st State, since time.Time) error {
 		return nil
 	}
 	return &FailedError{Set: name, Failures: fs}
-}
-
-// forgetFailures drops the recorded failures of replicas that exist now
-// (created by another process, or by hand) and of ordinals outside the set's
-// range (scaled away): they say nothing about the set any more.
-func (st *State) forgetFailures(replicas []Replica) {
-	for name := range st.Failures {
-		exists := slices.ContainsFunc(replicas, func(r Replica) bool { return r.Name == name })
-		wanted := false
-		for ord := st.Spec.FirstOrdinal(); ord < st.Spec.EndOrdinal() && !wanted; ord++ {
-			wanted = ReplicaName(st.Spec.Name, ord) == name
-		}
-		if exists || !wanted {
-			delete(st.Failures, name)
-		}
-	}
-	if len(st.Failures) == 0 {
-		st.Failures = nil
-	}
 }

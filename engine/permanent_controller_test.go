@@ -10,6 +10,7 @@ import (
 
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // A replica the engine refuses for good (a host port another container
@@ -73,7 +74,7 @@ func TestFollowStopsOnTheDaemonsPermanentError(t *testing.T) {
 	rt := enginetest.New()
 	const why = "invalid mount config for type \"bind\": bind source path does not exist: /srv/conf"
 	rt.Refuse = map[string]string{"web-0": why}
-	store := engine.Store{Dir: t.TempDir()}
+	store := state.Store{Dir: t.TempDir()}
 	apply(t, store, 1, "v1")
 	runDaemonAs(t, rt, store, os.Getpid()+1)
 	f := &engine.Controller{Runtime: rt, Store: store, Poll: 5 * time.Millisecond}

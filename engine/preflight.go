@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // HeldPort is a host port that a running container publishes.
@@ -87,7 +89,7 @@ func (c *Controller) Preflight(ctx context.Context, sets []config.Set) error {
 			continue
 		}
 		st, err := c.Store.Load(name)
-		if errors.Is(err, ErrUnknownSet) {
+		if errors.Is(err, state.ErrUnknownSet) {
 			continue // deleted meanwhile
 		}
 		if err != nil {
@@ -179,7 +181,7 @@ func checkPorts(s config.Set, others []config.Set, held []HeldPort) []error {
 				reported[h.Set] = true
 			}
 			errs = append(errs, fmt.Errorf("%s: %s: host port %d (for %s) is already held by %s",
-				s.FieldSource(r.path), r.path, h.Port, ReplicaName(s.Name, r.first+h.Port-r.lo), holder))
+				s.FieldSource(r.path), r.path, h.Port, plan.ReplicaName(s.Name, r.first+h.Port-r.lo), holder))
 		}
 		for _, o := range others {
 			if reported[o.Name] {

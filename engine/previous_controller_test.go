@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // A replica that exited is removed to be recreated, and its logs with it:
@@ -18,7 +18,7 @@ func TestFailedReplicaKeepsItsLastLines(t *testing.T) {
 	c, _ := newController(t, rt, 2, "v1")
 	converge(t, c)
 	var lines []string
-	for i := range engine.PreviousLines + 50 {
+	for i := range state.PreviousLines + 50 {
 		lines = append(lines, fmt.Sprintf("line %d", i))
 	}
 	rt.Output = map[string][]string{"web-1": lines, "web-0": {"fine"}}
@@ -28,8 +28,8 @@ func TestFailedReplicaKeepsItsLastLines(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("nothing kept of web-1's previous container: %v", err)
 	}
-	if len(p.Lines) != engine.PreviousLines || p.Lines[len(p.Lines)-1] != "line 249" || p.Container == "" {
-		t.Errorf("kept %d lines ending %q of container %q; want the last %d", len(p.Lines), p.Lines[len(p.Lines)-1], p.Container, engine.PreviousLines)
+	if len(p.Lines) != state.PreviousLines || p.Lines[len(p.Lines)-1] != "line 249" || p.Container == "" {
+		t.Errorf("kept %d lines ending %q of container %q; want the last %d", len(p.Lines), p.Lines[len(p.Lines)-1], p.Container, state.PreviousLines)
 	}
 	apply(t, c.Store, 0, "v1")
 	converge(t, c)

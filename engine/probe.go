@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // OwnBinary is the ostset binary that a replica's healthcheck runs when it
@@ -20,7 +21,7 @@ type OwnBinary struct {
 // mountProbe gives a replica whose healthcheck runs ostset's probe the
 // binary to run. It is looked up at each create, so a daemon whose binary
 // was replaced or moved mounts the one that is there now.
-func (c *Controller) mountProbe(spec *ReplicaSpec) error {
+func (c *Controller) mountProbe(spec *plan.ReplicaSpec) error {
 	if spec.Healthcheck == nil || !config.UsesProbe(spec.Healthcheck.Test) {
 		return nil
 	}
@@ -34,6 +35,6 @@ func (c *Controller) mountProbe(spec *ReplicaSpec) error {
 	if bin.Dynamic {
 		c.emit(spec.Set, spec.Name, "%s: warning: %s is dynamically linked (built with cgo); the probe runs it inside the replica, where it fails if the image lacks its C library: build ostset with CGO_ENABLED=0", spec.Name, bin.Path)
 	}
-	spec.Mounts = append(spec.Mounts, Mount{Type: "bind", Source: bin.Path, Target: config.ProbePath, ReadOnly: true})
+	spec.Mounts = append(spec.Mounts, plan.Mount{Type: "bind", Source: bin.Path, Target: config.ProbePath, ReadOnly: true})
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // A replica whose healthcheck runs ostset's probe gets the ostset binary
@@ -22,7 +24,7 @@ func TestProbeHealthcheckMountsTheOstsetBinary(t *testing.T) {
 	var revisions []string
 	for _, bin := range []string{"/usr/local/bin/ostset", "/home/me/bin/ostset"} {
 		rt := enginetest.New()
-		c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}, Poll: 5 * time.Millisecond,
+		c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}, Poll: 5 * time.Millisecond,
 			Binary: func() (engine.OwnBinary, error) { return engine.OwnBinary{Path: bin}, nil }}
 		if _, err := c.Apply(context.Background(), s, "test", nil); err != nil {
 			t.Fatal(err)
@@ -35,7 +37,7 @@ func TestProbeHealthcheckMountsTheOstsetBinary(t *testing.T) {
 		if len(rt.Created) != 1 {
 			t.Fatalf("%d creates, want 1", len(rt.Created))
 		}
-		want := engine.Mount{Type: "bind", Source: bin, Target: config.ProbePath, ReadOnly: true}
+		want := plan.Mount{Type: "bind", Source: bin, Target: config.ProbePath, ReadOnly: true}
 		if !slices.Contains(rt.Created[0].Mounts, want) {
 			t.Errorf("mounts %+v, want %+v among them", rt.Created[0].Mounts, want)
 		}
@@ -53,7 +55,7 @@ func TestProbeHealthcheckWithoutBinaryFailsTheCreate(t *testing.T) {
 		Healthcheck: &config.Healthcheck{Test: []string{"CMD", config.ProbePath, "probe", config.ProbeHTTP, "http://127.0.0.1:80/"}}}}
 	s.ApplyDefaults()
 	rt := enginetest.New()
-	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}, Poll: 5 * time.Millisecond}
+	c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}, Poll: 5 * time.Millisecond}
 	if _, err := c.Apply(context.Background(), s, "test", nil); err != nil {
 		t.Fatal(err)
 	}

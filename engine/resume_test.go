@@ -11,12 +11,14 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // update changes the stored state of web under its lock.
-func update(t *testing.T, c *engine.Controller, fn func(st *engine.State)) {
+func update(t *testing.T, c *engine.Controller, fn func(st *state.State)) {
 	t.Helper()
-	if _, err := c.Store.Update(context.Background(), "web", func(st *engine.State, _ bool) error {
+	if _, err := c.Store.Update(context.Background(), "web", func(st *state.State, _ bool) error {
 		fn(st)
 		return nil
 	}); err != nil {
@@ -34,7 +36,7 @@ func TestResumedRolloutKeepsItsDeadline(t *testing.T) {
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	c.Now = func() time.Time { return clock }
 	c.WatchGap = 3 * time.Second
-	update(t, c, func(st *engine.State) {
+	update(t, c, func(st *state.State) {
 		st.Spec.UpdateStrategy.ProgressDeadlineSeconds = ptr(6)
 		st.Spec.UpdateStrategy.AutoRollback = true
 		st.SetUpdateRevision(st.Spec.RevisionSpec("sha256:slow"), "test", clock)
@@ -69,10 +71,10 @@ func TestResumedRolloutKeepsItsDeadline(t *testing.T) {
 func TestRollbackInFirstPassIsReported(t *testing.T) {
 	c, _, good, _ := badRollout(t, 5, true)
 	now := c.Now()
-	update(t, c, func(st *engine.State) {
+	update(t, c, func(st *state.State) {
 		// Another process watched the rollout until a moment ago, for longer
 		// than its deadline.
-		st.Progress = engine.ProgressMark{Revision: st.UpdateRevision, At: now.Add(-time.Minute), Seen: now}
+		st.Progress = state.ProgressMark{Revision: st.UpdateRevision, At: now.Add(-time.Minute), Seen: now}
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -91,14 +93,14 @@ func TestDiscardedPlanIsNotACrash(t *testing.T) {
 	converge(t, c)
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	c.Now = func() time.Time { return clock }
-	update(t, c, func(st *engine.State) {
+	update(t, c, func(st *state.State) {
 		st.Spec.UpdateStrategy.ProgressDeadlineSeconds = ptr(5)
 		st.Spec.UpdateStrategy.AutoRollback = true
 		st.SetUpdateRevision(st.Spec.RevisionSpec("sha256:crash"), "test", clock)
 	})
-	mustPass(t, c)                        // remove web-1 for the update
-	mustPass(t, c)                        // create web-1 at crash: it exits
-	update(t, c, func(st *engine.State) { // the deadline passed while it was being watched
+	mustPass(t, c)                       // remove web-1 for the update
+	mustPass(t, c)                       // create web-1 at crash: it exits
+	update(t, c, func(st *state.State) { // the deadline passed while it was being watched
 		st.Progress.At, st.Progress.Seen = clock.Add(-time.Minute), clock
 	})
 	if _, err := c.Pass(context.Background(), "web"); err == nil || !strings.Contains(err.Error(), "plan again") {
@@ -117,7 +119,7 @@ func TestDiscardedPlanIsNotACrash(t *testing.T) {
 // that the new rollout may itself be rolled back.
 func TestNewRevisionEndsAutoRollback(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	st := engine.State{Spec: config.Set{Name: "web"}}
+	st := state.State{Spec: config.Set{Name: "web"}}
 	st.Spec.UpdateStrategy.AutoRollback = true
 	good := config.RevisionSpec{ImageID: "sha256:good"}
 	st.SetUpdateRevision(good, "up", t0)
@@ -157,7 +159,7 @@ func TestReadinessMemorySurvivesTheProcess(t *testing.T) {
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	rt := &slidingRuntime{Runtime: enginetest.New(), now: func() time.Time { return clock }}
 	c, _ := newController(t, rt, 1, "v1")
-	update(t, c, func(st *engine.State) { st.Spec.MinReadySeconds = 6 })
+	update(t, c, func(st *state.State) { st.Spec.MinReadySeconds = 6 })
 	c.Now = func() time.Time { return clock }
 	mustPass(t, c) // create
 	clock = clock.Add(time.Second)
@@ -180,10 +182,10 @@ type slidingRuntime struct {
 	now func() time.Time
 }
 
-func (r *slidingRuntime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
+func (r *slidingRuntime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (plan.Observed, error) {
 	obs, err := r.Runtime.Observe(ctx, set, opts)
 	for i := range obs.Replicas {
-		if obs.Replicas[i].State == engine.StateRunning {
+		if obs.Replicas[i].State == plan.StateRunning {
 			obs.Replicas[i].ReadySince = r.now().Add(-time.Second)
 		}
 	}

@@ -5,13 +5,15 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/volumes"
 )
 
 // keptOnScaleDown says which volumes a scale-down keeps of the ordinal it
 // removed (whenScaled: Retain), as "; volumes kept: data-web-2", so that a
 // user knows the data is still there and where; "" when it keeps none.
-func keptOnScaleDown(st *State, a Action) string {
+func keptOnScaleDown(st *state.State, a plan.Action) string {
 	if !a.Releases || len(st.Spec.VolumeClaimTemplates) == 0 || slices.Contains(st.CondemnedVolumes, a.Ordinal) {
 		return ""
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // up applies the set that apply stores, as ostset up does.
@@ -20,7 +21,7 @@ func up(t *testing.T, c *engine.Controller, replicas int, image string) {
 	s := config.Set{Name: "web", Replicas: &replicas, Template: config.Template{Image: image},
 		VolumeClaimTemplates: []config.VolumeClaimTemplate{{Name: "data", MountPath: "/data"}}}
 	s.ApplyDefaults()
-	if _, err := c.ApplyImages(context.Background(), s, engine.ImageIDs{Main: "sha256:" + image}, "test"); err != nil {
+	if _, err := c.ApplyImages(context.Background(), s, state.ImageIDs{Main: "sha256:" + image}, "test"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -120,7 +121,7 @@ func TestReuseIsNewsOnlyAfterARelease(t *testing.T) {
 	// An update's pass recorded the removal of web-2, removed it, and was
 	// killed before it saved what else it did.
 	id := rt.Destroy("web-2")
-	if _, err := c.Store.Update(context.Background(), "web", func(st *engine.State, _ bool) error {
+	if _, err := c.Store.Update(context.Background(), "web", func(st *state.State, _ bool) error {
 		st.Removing = map[string]time.Time{id: time.Now()}
 		return nil
 	}); err != nil {
@@ -139,7 +140,7 @@ func TestReuseIsNewsOnlyAfterARelease(t *testing.T) {
 			id = r.ID
 		}
 	}
-	if _, err := c.Store.Update(context.Background(), "web", func(st *engine.State, _ bool) error {
+	if _, err := c.Store.Update(context.Background(), "web", func(st *state.State, _ bool) error {
 		st.Removing = map[string]time.Time{id: time.Now()}
 		st.Spec.Replicas = ptr(2)
 		return nil

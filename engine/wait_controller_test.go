@@ -13,6 +13,8 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // missDeadline runs badRollout's rollout (no autoRollback) until its wait fails
@@ -70,7 +72,7 @@ func TestNextWaitOnAStuckRolloutGetsAWholeDeadline(t *testing.T) {
 		t.Fatalf("%d deadline events, want 1: %v", n, *events)
 	}
 	plans := 0
-	c.OnPlan = func(engine.State, engine.Plan) { plans++ }
+	c.OnPlan = func(state.State, plan.Plan) { plans++ }
 	var began time.Time
 	now := c.Now
 	c.Now = func() time.Time {
@@ -122,13 +124,13 @@ func TestFollowAfterAMissedDeadlineWaitsAnew(t *testing.T) {
 
 // applyLater applies a set of replicas at image in the background, once the
 // set's lock is free (a driving wait's plans are seen under it).
-func applyLater(store engine.Store, replicas int, image string) <-chan error {
+func applyLater(store state.Store, replicas int, image string) <-chan error {
 	done := make(chan error, 1)
 	go func() {
 		s := config.Set{Name: "web", Replicas: &replicas, Template: config.Template{Image: image},
 			VolumeClaimTemplates: []config.VolumeClaimTemplate{{Name: "data", MountPath: "/data"}}}
 		s.ApplyDefaults()
-		_, err := store.Update(context.Background(), "web", func(st *engine.State, _ bool) error {
+		_, err := store.Update(context.Background(), "web", func(st *state.State, _ bool) error {
 			st.Spec = s
 			st.SetUpdateRevision(s.RevisionSpec("sha256:"+image), "test", time.Now())
 			return nil
@@ -140,7 +142,7 @@ func applyLater(store engine.Store, replicas int, image string) <-chan error {
 
 // stuckThenReplaced starts a rollout to v2, which never becomes ready, and has
 // the first plan a wait sees replace it by v3, as a second ostset up would.
-func stuckThenReplaced(t *testing.T) (*engine.Controller, engine.State, func()) {
+func stuckThenReplaced(t *testing.T) (*engine.Controller, state.State, func()) {
 	t.Helper()
 	rt := enginetest.New()
 	rt.Unhealthy = map[string]bool{"sha256:v2": true}
@@ -149,7 +151,7 @@ func stuckThenReplaced(t *testing.T) (*engine.Controller, engine.State, func()) 
 	apply(t, c.Store, 3, "v2")
 	mine, _ := c.Store.Load("web")
 	var replaced <-chan error
-	c.OnPlan = func(engine.State, engine.Plan) {
+	c.OnPlan = func(state.State, plan.Plan) {
 		if replaced == nil {
 			replaced = applyLater(c.Store, 3, "v3")
 		}
@@ -215,7 +217,7 @@ func TestWaitWithoutARevisionFollowsANewerOne(t *testing.T) {
 	converge(t, c)
 	replaced()
 	st, _ := c.Store.Load("web")
-	if !slices.ContainsFunc(st.Revisions, func(r engine.Revision) bool { return r.Name == st.CurrentRevision && r.Number == 3 }) {
+	if !slices.ContainsFunc(st.Revisions, func(r state.Revision) bool { return r.Name == st.CurrentRevision && r.Number == 3 }) {
 		t.Errorf("current revision %s, want the third", st.CurrentRevision)
 	}
 }
@@ -229,17 +231,17 @@ func TestTimeToReadyOfAFlappingReplica(t *testing.T) {
 	c.Now = func() time.Time { return clock }
 	c.WatchGap = time.Hour
 	step := 0
-	c.OnPlan = func(_ engine.State, plan engine.Plan) {
-		ready := len(plan.Status.Containers) > 0 && plan.Status.Containers[0].Ready
+	c.OnPlan = func(_ state.State, pl plan.Plan) {
+		ready := len(pl.Status.Containers) > 0 && pl.Status.Containers[0].Ready
 		switch {
 		case step == 0 && ready: // web-0 ready: its healthcheck starts failing 10 minutes on
 			step++
 			clock = clock.Add(10 * time.Minute)
-			rt.SetHealth("web-0", engine.HealthUnhealthy)
+			rt.SetHealth("web-0", plan.HealthUnhealthy)
 		case step == 1 && !ready: // seen not ready: healthy again 5 s later
 			step++
 			clock = clock.Add(5 * time.Second)
-			rt.SetHealth("web-0", engine.HealthHealthy)
+			rt.SetHealth("web-0", plan.HealthHealthy)
 		}
 	}
 	converge(t, c)
@@ -262,7 +264,7 @@ type killedAfterCreate struct {
 	created chan struct{}
 }
 
-func (r killedAfterCreate) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+func (r killedAfterCreate) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
 	if _, err := r.Runtime.CreateReplica(ctx, spec); err != nil {
 		return engine.CreateResult{}, err
 	}
@@ -276,9 +278,9 @@ func (r killedAfterCreate) CreateReplica(ctx context.Context, spec engine.Replic
 // says what it saw, the creation first, once the daemon is gone.
 func TestFollowSaysACreateTheDaemonDidNotRecord(t *testing.T) {
 	rt := enginetest.New()
-	store := engine.Store{Dir: t.TempDir()}
+	store := state.Store{Dir: t.TempDir()}
 	apply(t, store, 1, "v1")
-	bump := func(st *engine.State, _ bool) error { st.Generation++; return nil } // not yet read by a pass
+	bump := func(st *state.State, _ bool) error { st.Generation++; return nil } // not yet read by a pass
 	if _, err := store.Update(context.Background(), "web", bump); err != nil {
 		t.Fatal(err)
 	}
@@ -290,11 +292,11 @@ func TestFollowSaysACreateTheDaemonDidNotRecord(t *testing.T) {
 	looked, sawReady := make(chan struct{}), make(chan struct{})
 	var onceLooked, onceReady sync.Once
 	f := &engine.Controller{Runtime: rt, Store: store, Poll: 5 * time.Millisecond, Report: rec.report}
-	f.OnPlan = func(_ engine.State, plan engine.Plan) {
+	f.OnPlan = func(_ state.State, pl plan.Plan) {
 		switch {
-		case len(plan.Status.Containers) == 0:
+		case len(pl.Status.Containers) == 0:
 			onceLooked.Do(func() { close(looked) })
-		case plan.Status.Containers[0].Ready:
+		case pl.Status.Containers[0].Ready:
 			onceReady.Do(func() { close(sawReady) })
 		}
 	}
@@ -337,13 +339,13 @@ func TestTimeToReadyOfAnOldReplica(t *testing.T) {
 	c.WatchGap = time.Hour
 	converge(t, c)
 	clock = clock.Add(time.Hour)
-	rt.SetHealth("web-0", engine.HealthUnhealthy)
+	rt.SetHealth("web-0", plan.HealthUnhealthy)
 	healed := false
-	c.OnPlan = func(engine.State, engine.Plan) {
+	c.OnPlan = func(state.State, plan.Plan) {
 		if !healed {
 			healed = true
 			clock = clock.Add(7 * time.Second)
-			rt.SetHealth("web-0", engine.HealthHealthy)
+			rt.SetHealth("web-0", plan.HealthHealthy)
 		}
 	}
 	*events = nil

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/internal/faultproxy"
 )
 
@@ -246,7 +246,7 @@ func (h *harness) awaitReady(n int) {
 func TestDaemonLogsLockWaitInItsFormat(t *testing.T) {
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(daemonSpec(1), imageV1), "--wait=false")
-	unlock, err := engine.Store{Dir: h.stateDir}.Lock(context.Background(), h.set)
+	unlock, err := state.Store{Dir: h.stateDir}.Lock(context.Background(), h.set)
 	if err != nil {
 		t.Fatal(err)
 	}

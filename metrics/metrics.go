@@ -15,8 +15,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/daemon"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // Daemon holds the daemon's metrics on a registry of its own.
@@ -82,7 +82,7 @@ func New() *Daemon {
 		d.sets.WithLabelValues(s) // every state is present, at 0
 	}
 	// Series that exist from the start at 0, so that a rate() has a start.
-	for _, k := range []engine.ActionKind{engine.ActCreate, engine.ActStart, engine.ActDelete, engine.ActDeleteVolume, engine.ActCreateInit, engine.ActDeleteInit} {
+	for _, k := range []plan.ActionKind{plan.ActCreate, plan.ActStart, plan.ActDelete, plan.ActDeleteVolume, plan.ActCreateInit, plan.ActDeleteInit} {
 		d.actions.WithLabelValues(k.String())
 	}
 	for _, op := range []string{"events", "observe", "create", "start", "remove"} {
@@ -94,23 +94,23 @@ func New() *Daemon {
 }
 
 // Pass implements daemon.Metrics.
-func (d *Daemon) Pass(set string, plan engine.Plan, err error) {
+func (d *Daemon) Pass(set string, pl plan.Plan, err error) {
 	if err != nil {
 		d.reconciles.WithLabelValues(set, "error").Inc()
 		d.setSet(set, SetFailing)
 		return
 	}
 	d.reconciles.WithLabelValues(set, "ok").Inc()
-	for _, a := range plan.Actions {
+	for _, a := range pl.Actions {
 		d.actions.WithLabelValues(a.Kind.String()).Inc()
 	}
 	state := SetProgressing
-	if plan.Complete {
+	if pl.Complete {
 		state = SetConverged
 	}
 	d.setSet(set, state)
 	ready, notReady := 0, 0
-	for _, c := range plan.Status.Containers {
+	for _, c := range pl.Status.Containers {
 		if c.Ready {
 			ready++
 		} else {
@@ -119,7 +119,7 @@ func (d *Daemon) Pass(set string, plan engine.Plan, err error) {
 	}
 	d.replicas.WithLabelValues(set, "ready").Set(float64(ready))
 	d.replicas.WithLabelValues(set, "not_ready").Set(float64(notReady))
-	d.replicas.WithLabelValues(set, "missing").Set(float64(max(plan.Status.Replicas-ready-notReady, 0)))
+	d.replicas.WithLabelValues(set, "missing").Set(float64(max(pl.Status.Replicas-ready-notReady, 0)))
 }
 
 func (d *Daemon) setSet(set, state string) {

@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // scrape gets /metrics from addr and parses it as Prometheus text.
@@ -71,14 +71,14 @@ func TestMetricsServed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Pass("web", engine.Plan{
-		Actions: []engine.Action{{Kind: engine.ActCreate, Name: "web-2"}},
-		Status: engine.Status{Replicas: 3, Containers: []engine.ContainerStatus{
+	m.Pass("web", plan.Plan{
+		Actions: []plan.Action{{Kind: plan.ActCreate, Name: "web-2"}},
+		Status: plan.Status{Replicas: 3, Containers: []plan.ContainerStatus{
 			{Name: "web-0", Ready: true}, {Name: "web-1", Ready: false},
 		}},
 	}, nil)
-	m.Pass("db", engine.Plan{Complete: true}, nil)
-	m.Pass("db", engine.Plan{}, context.DeadlineExceeded)
+	m.Pass("db", plan.Plan{Complete: true}, nil)
+	m.Pass("db", plan.Plan{}, context.DeadlineExceeded)
 	m.Reacted(60 * time.Millisecond)
 	m.RuntimeError("create")
 

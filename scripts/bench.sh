@@ -7,7 +7,7 @@
 #
 #   scripts/bench.sh            every part, with the settings below
 #
-# 1. The planner: `go test -bench` of engine.MakePlan (BENCH_PLANNER_COUNT times each).
+# 1. The planner: `go test -bench` of plan.MakePlan (BENCH_PLANNER_COUNT times each).
 # 2. ostset against the floor, BENCH_RUNS runs. Each run, for ostset and for the floor:
 #      an OrderedReady up of 10 replicas (returns once all are healthy); from the Docker
 #      events of that up, the time from health_status: healthy of replica i to the create
@@ -463,8 +463,8 @@ run_baseline() {
 
 planner_out=$tmp/planner.txt
 planner() {
-	echo "planner: go test -run '^\$' -bench . -benchmem -count $planner_count ./engine/"
-	(cd "$root" && go test -run '^$' -bench . -benchmem -count "$planner_count" ./engine/) >"$planner_out" 2>&1 ||
+	echo "planner: go test -run '^\$' -bench . -benchmem -count $planner_count ./engine/plan/"
+	(cd "$root" && go test -run '^$' -bench . -benchmem -count "$planner_count" ./engine/plan/) >"$planner_out" 2>&1 ||
 		{ cat "$planner_out" >&2; die "the planner benchmarks failed"; }
 	grep '^Benchmark' "$planner_out" | sed 's/^/  /'
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 func init() { modes["down"] = down }
@@ -27,12 +27,12 @@ func down(args []string) error {
 		return err
 	}
 	return s.run(func(ctx context.Context, cli *client.Client) error {
-		setLabel := make(client.Filters).Add("label", engine.LabelSet+"="+s.name)
+		setLabel := make(client.Filters).Add("label", plan.LabelSet+"="+s.name)
 		cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: setLabel})
 		if err != nil {
 			return fmt.Errorf("list containers: %w", err)
 		}
-		ord := func(c container.Summary) int { n, _ := strconv.Atoi(c.Labels[engine.LabelOrdinal]); return n }
+		ord := func(c container.Summary) int { n, _ := strconv.Atoi(c.Labels[plan.LabelOrdinal]); return n }
 		items := slices.SortedFunc(slices.Values(cs.Items), func(a, b container.Summary) int { return cmp.Compare(ord(b), ord(a)) })
 		grace := int(s.grace.Seconds())
 		for _, c := range items {

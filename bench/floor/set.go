@@ -17,7 +17,7 @@ import (
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/volumes"
 )
 
@@ -116,7 +116,7 @@ func parseSet(mode string, args []string, extra func(*flag.FlagSet)) (*floorSet,
 	return s, s.check()
 }
 
-func (s *floorSet) replicaName(ord int) string { return engine.ReplicaName(s.name, ord) }
+func (s *floorSet) replicaName(ord int) string { return plan.ReplicaName(s.name, ord) }
 
 // createOptions is the create call of one replica, as the docker package of
 // ostset builds it, with the volume made by the create itself (a volume mount
@@ -124,9 +124,9 @@ func (s *floorSet) replicaName(ord int) string { return engine.ReplicaName(s.nam
 func (s *floorSet) createOptions(ord int) client.ContainerCreateOptions {
 	name := s.replicaName(ord)
 	labels := maps.Clone(map[string]string(s.labels))
-	labels[engine.LabelSet] = s.name
-	labels[engine.LabelOrdinal] = strconv.Itoa(ord)
-	labels[engine.LabelRevision] = s.revision
+	labels[plan.LabelSet] = s.name
+	labels[plan.LabelOrdinal] = strconv.Itoa(ord)
+	labels[plan.LabelRevision] = s.revision
 	env := maps.Clone(map[string]string(s.env))
 	env["OSTSET_SET"], env["OSTSET_ORDINAL"], env["OSTSET_NAME"], env["OSTSET_SERVICE"] = s.name, strconv.Itoa(ord), name, s.service
 	var envList []string
@@ -145,7 +145,7 @@ func (s *floorSet) createOptions(ord int) client.ContainerCreateOptions {
 	}
 	if s.claim != "" {
 		vl := maps.Clone(map[string]string(s.labels))
-		vl[engine.LabelSet], vl[engine.LabelOrdinal], vl[engine.LabelClaim] = s.name, strconv.Itoa(ord), s.claim
+		vl[plan.LabelSet], vl[plan.LabelOrdinal], vl[plan.LabelClaim] = s.name, strconv.Itoa(ord), s.claim
 		host.Mounts = []mount.Mount{{Type: mount.TypeVolume, Source: volumes.Name(s.claim, s.name, ord), Target: s.mountAt,
 			VolumeOptions: &mount.VolumeOptions{Labels: vl}}}
 	}
@@ -183,7 +183,7 @@ func watchHealth(ctx context.Context, cli *client.Client, set string) (*health, 
 		return nil, err
 	}
 	f := make(client.Filters).Add("type", string(events.ContainerEventType)).
-		Add("label", engine.LabelSet+"="+set).Add("event", "health_status", "die")
+		Add("label", plan.LabelSet+"="+set).Add("event", "health_status", "die")
 	res := cli.Events(ctx, client.EventsListOptions{Filters: f})
 	return &health{msgs: res.Messages, errs: res.Err, seen: map[string]bool{}}, nil
 }

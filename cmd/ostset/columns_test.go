@@ -7,19 +7,20 @@ import (
 	"testing"
 
 	"github.com/ostset/ostset/config"
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // get -o wide shows, per ordinal, the image of its revision and the host
 // ports it publishes (hostPort + ordinal).
 func TestGetWidePortsAndImage(t *testing.T) {
-	st := engine.State{Spec: config.Set{Name: "web", Template: config.Template{Image: "ostset/web:2",
+	st := state.State{Spec: config.Set{Name: "web", Template: config.Template{Image: "ostset/web:2",
 		Ports: []config.Port{{ContainerPort: 6379, HostPort: 16379}, {ContainerPort: 53, Protocol: "udp"}}}},
-		Revisions: []engine.Revision{{Name: "web-a", Spec: config.RevisionSpec{Template: config.Template{Image: "ostset/web:1",
+		Revisions: []state.Revision{{Name: "web-a", Spec: config.RevisionSpec{Template: config.Template{Image: "ostset/web:1",
 			Ports: []config.Port{{ContainerPort: 6379, HostPort: 16379}}}}}}}
-	s := engine.Status{Name: "web", Containers: []engine.ContainerStatus{
+	s := plan.Status{Name: "web", Containers: []plan.ContainerStatus{
 		{Name: "web-0", Ordinal: 0, Revision: "web-a", State: "running", Ready: true, ID: "abc"}},
-		Pending: []engine.PendingReplica{{Name: "web-1", Ordinal: 1}}}
+		Pending: []plan.PendingReplica{{Name: "web-1", Ordinal: 1}}}
 	var out bytes.Buffer
 	a := &app{stdout: &out, stderr: &out}
 	if err := a.printReplicas(s, st, "wide"); err != nil {

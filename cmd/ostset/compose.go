@@ -14,6 +14,8 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/docker"
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // composeFlags are the loader flags of 'docker compose' that up, down and
@@ -164,7 +166,7 @@ func (a *app) runJob(ctx context.Context, job config.Set) error {
 	if err != nil {
 		return err
 	}
-	ctx = engine.WithOwnership(ctx, engine.Ownership{Self: self})
+	ctx = engine.WithOwnership(ctx, plan.Ownership{Self: self})
 	obs, err := rt.Observe(ctx, job.Name, engine.ObserveOptions{})
 	if err != nil {
 		return err
@@ -179,11 +181,11 @@ func (a *app) runJob(ctx context.Context, job config.Set) error {
 		return fmt.Errorf("%s: %w", job.Name, err)
 	}
 	rs := job.RevisionSpec(imageID)
-	spec, err := engine.Render(job, engine.Revision{Name: config.RevisionName(job.Name, rs.Hash()), Spec: rs}, job.FirstOrdinal())
+	spec, err := plan.Render(job, config.RevisionName(job.Name, rs.Hash()), rs, job.FirstOrdinal())
 	if err != nil {
 		return err
 	}
-	spec.Labels[engine.LabelOwner], spec.Labels[engine.LabelStateDir] = self.ID, self.Dir
+	spec.Labels[plan.LabelOwner], spec.Labels[plan.LabelStateDir] = self.ID, self.Dir
 	for _, n := range rs.NetworkNames() { // under the lock that keeps two ostset processes from making it twice
 		unlock, err := a.store().LockNetwork(ctx, n)
 		if err != nil {
@@ -263,7 +265,7 @@ func (a *app) restartForDeps(ctx context.Context, name string, deps []compose.De
 		if !d.Restart || !rolled[d.Set] {
 			continue
 		}
-		return a.change(ctx, name, func(st *engine.State) (string, error) {
+		return a.change(ctx, name, func(st *state.State) (string, error) {
 			r, err := st.Restart("ostset up: "+d.Set+" was rolled (depends_on restart: true)", time.Now())
 			if err != nil {
 				return "", err
@@ -325,7 +327,7 @@ func (a *app) downProject(ctx context.Context, project string, removeVolumes boo
 		return err
 	}
 	if len(names) == 0 {
-		return fmt.Errorf("compose project %q: %w", project, engine.ErrUnknownSet)
+		return fmt.Errorf("compose project %q: %w", project, state.ErrUnknownSet)
 	}
 	c, err := a.controller()
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/ostset/ostset/compose"
 	"github.com/ostset/ostset/config"
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // composeCLI runs ostset commands on one state directory with an in-memory
@@ -21,12 +21,12 @@ import (
 type composeCLI struct {
 	rt    *setsRuntime
 	dir   string
-	store engine.Store
+	store state.Store
 }
 
 func newComposeCLI(t *testing.T) *composeCLI {
 	dir := t.TempDir()
-	return &composeCLI{rt: newSetsRuntime(), dir: dir, store: engine.Store{Dir: dir}}
+	return &composeCLI{rt: newSetsRuntime(), dir: dir, store: state.Store{Dir: dir}}
 }
 
 func (f *composeCLI) run(ctx context.Context, args ...string) (stdout, stderr string, err error) {

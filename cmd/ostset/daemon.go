@@ -12,6 +12,7 @@ import (
 
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/daemon"
+	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/metrics"
 )
 
@@ -84,7 +85,7 @@ func (a *app) runDaemon(ctx context.Context, log *slog.Logger, metricsAddr strin
 		Runtime: rt,
 		Store:   store,
 		Log:     log,
-		Report: func(e engine.Event) {
+		Report: func(e state.Event) {
 			log.Info(e.Message, "set", e.Set, "replica", e.Replica)
 		},
 		Binary: ownBinary,

@@ -8,7 +8,8 @@ import (
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/internal/live"
 	"github.com/ostset/ostset/internal/present"
 )
@@ -41,7 +42,7 @@ func newDescribeCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-func (a *app) describe(st engine.State, s engine.Status, events []engine.Event, d daemonInfo) error {
+func (a *app) describe(st state.State, s plan.Status, events []state.Event, d daemonInfo) error {
 	now := time.Now()
 	w := a.stdout
 	fmt.Fprintf(w, "Name:            %s\n", s.Name)

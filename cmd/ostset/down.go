@@ -9,6 +9,7 @@ import (
 
 	"github.com/ostset/ostset/compose"
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/state"
 )
 
 func newDownCmd(a *app) *cobra.Command {
@@ -52,7 +53,7 @@ func newDownCmd(a *app) *cobra.Command {
 				return err
 			}
 			err = c.Delete(cmd.Context(), name, removeVolumes)
-			if errors.Is(err, engine.ErrUnknownSet) && removeVolumes {
+			if errors.Is(err, state.ErrUnknownSet) && removeVolumes {
 				return a.removeKeptVolumes(cmd.Context(), c, name)
 			}
 			if err != nil {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/state"
 )
 
 func newEventsCmd(a *app) *cobra.Command {
@@ -50,7 +50,7 @@ func newEventsCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-func (a *app) printLogged(e engine.Event, output string) {
+func (a *app) printLogged(e state.Event, output string) {
 	if output == "json" {
 		_ = printStructuredLine(a.stdout, e)
 		return

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ostset/ostset/config"
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // syncBuffer is a buffer a command writes to while the test reads it.
@@ -35,20 +35,20 @@ func (b *syncBuffer) String() string {
 // it follows.
 func TestEventsFollowAcrossTrim(t *testing.T) {
 	dir := t.TempDir()
-	store := engine.Store{Dir: dir}
-	if err := store.Save(engine.State{Spec: config.Set{Name: "web"}}); err != nil {
+	store := state.Store{Dir: dir}
+	if err := store.Save(state.State{Spec: config.Set{Name: "web"}}); err != nil {
 		t.Fatal(err)
 	}
 	add := func(prefix string, n int) {
 		for i := range n {
 			// long enough that 2*EventLogLimit events pass the trim's size check
 			m := fmt.Sprintf("%s %d with some text to pass the size check", prefix, i)
-			if err := store.AppendEvent(engine.Event{Time: time.Now(), Set: "web", Message: m}); err != nil {
+			if err := store.AppendEvent(state.Event{Time: time.Now(), Set: "web", Message: m}); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	add("old", 2*engine.EventLogLimit)
+	add("old", 2*state.EventLogLimit)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -64,13 +64,13 @@ func TestEventsFollowAcrossTrim(t *testing.T) {
 			time.Sleep(10 * time.Millisecond) // the command polls the log every 300ms
 		}
 	}
-	waitFor(fmt.Sprintf("old %d ", 2*engine.EventLogLimit-1))
+	waitFor(fmt.Sprintf("old %d ", 2*state.EventLogLimit-1))
 	add("unread", 1)
 	if err := store.TrimEvents("web"); err != nil {
 		t.Fatal(err)
 	}
-	if events, _, _ := store.Events("web", 0); len(events) != engine.EventLogLimit {
-		t.Fatalf("%d events after the trim, want %d", len(events), engine.EventLogLimit)
+	if events, _, _ := store.Events("web", 0); len(events) != state.EventLogLimit {
+		t.Fatalf("%d events after the trim, want %d", len(events), state.EventLogLimit)
 	}
 	add("new", 1)
 	waitFor("new 0 ")
@@ -88,7 +88,7 @@ func TestEventsFollowAcrossTrim(t *testing.T) {
 			t.Errorf("printed twice: %q", m)
 		}
 	}
-	if want := 2*engine.EventLogLimit + 2; len(lines) != want || len(printed) != want {
+	if want := 2*state.EventLogLimit + 2; len(lines) != want || len(printed) != want {
 		t.Errorf("printed %d lines, %d different events; want %d", len(lines), len(printed), want)
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ostset/ostset/docker"
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 func newExecCmd(a *app) *cobra.Command {
@@ -62,7 +62,7 @@ func (a *app) execTarget(ctx context.Context, arg string) (set, name string, err
 		return "", "", err
 	}
 	for _, r := range s.Containers { // by ordinal
-		if r.State == engine.StateRunning {
+		if r.State == plan.StateRunning {
 			return t.set, r.Name, nil
 		}
 	}

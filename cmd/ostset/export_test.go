@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/ostset/ostset/config"
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // convert needs no engine: it writes each set's StatefulSet and Service, and
@@ -67,9 +67,9 @@ func TestExportStoredSet(t *testing.T) {
 	}
 	spec := sets[0].RevisionSpec("sha256:1")
 	spec.RestartedAt = "2026-01-02T03:04:05Z"
-	st := engine.State{Spec: sets[0], UpdateRevision: "web-" + spec.Hash(),
-		Revisions: []engine.Revision{{Number: 1, Name: "web-" + spec.Hash(), Spec: spec}}}
-	if err := (engine.Store{Dir: dir}).Save(st); err != nil {
+	st := state.State{Spec: sets[0], UpdateRevision: "web-" + spec.Hash(),
+		Revisions: []state.Revision{{Number: 1, Name: "web-" + spec.Hash(), Spec: spec}}}
+	if err := (state.Store{Dir: dir}).Save(st); err != nil {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer

@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/internal/live"
 	"github.com/ostset/ostset/internal/present"
 )
@@ -85,7 +87,7 @@ func (a *app) setRows(ctx context.Context, c *engine.Controller) ([]live.SetRow,
 	var rows []live.SetRow
 	for _, name := range names {
 		status, st, err := c.Status(ctx, name)
-		if errors.Is(err, engine.ErrUnknownSet) {
+		if errors.Is(err, state.ErrUnknownSet) {
 			continue // deleted since the listing
 		}
 		if err != nil {
@@ -136,7 +138,7 @@ func (a *app) printSets(rows []live.SetRow, output string) error {
 	return nil
 }
 
-func (a *app) printReplicas(s engine.Status, st engine.State, output string) error {
+func (a *app) printReplicas(s plan.Status, st state.State, output string) error {
 	if output == "json" || output == "yaml" {
 		return present.PrintStructured(a.stdout, output, s.Containers)
 	}
@@ -173,7 +175,7 @@ func printCells(w io.Writer, cells []string) {
 }
 
 // printFailures says why each pending replica that cannot start cannot.
-func printFailures(w io.Writer, indent string, pending []engine.PendingReplica) {
+func printFailures(w io.Writer, indent string, pending []plan.PendingReplica) {
 	for _, p := range pending {
 		if p.Failed {
 			fmt.Fprintf(w, "%s%s: %s\n", indent, p.Name, p.Reason)

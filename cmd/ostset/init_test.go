@@ -6,16 +6,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // initStatus is a set with web-0 ready and web-1 stuck on a failed init container.
-func initStatus() engine.Status {
+func initStatus() plan.Status {
 	created := time.Now().Add(-time.Minute)
-	return engine.Status{Name: "web",
-		Containers: []engine.ContainerStatus{{Name: "web-0", Ordinal: 0, Revision: "web-a", State: "running", Ready: true, ID: "c0", Created: created}},
-		Initializing: []engine.InitStatus{{Replica: "web-1", Ordinal: 1, Revision: "web-a", Succeeded: 1, Total: 2, Init: "clone",
-			Container: "web-1-init-clone", ID: "i1", State: engine.InitFailed, ExitCode: 3,
+	return plan.Status{Name: "web",
+		Containers: []plan.ContainerStatus{{Name: "web-0", Ordinal: 0, Revision: "web-a", State: "running", Ready: true, ID: "c0", Created: created}},
+		Initializing: []plan.InitStatus{{Replica: "web-1", Ordinal: 1, Revision: "web-a", Succeeded: 1, Total: 2, Init: "clone",
+			Container: "web-1-init-clone", ID: "i1", State: plan.InitFailed, ExitCode: 3,
 			Logs: []string{"cloning from web-0", "connection refused"}, Created: created}},
 	}
 }
@@ -25,7 +26,7 @@ func initStatus() engine.Status {
 func TestGetInitializing(t *testing.T) {
 	var out bytes.Buffer
 	a := &app{stdout: &out, stderr: &out}
-	if err := a.printReplicas(initStatus(), engine.State{}, ""); err != nil {
+	if err := a.printReplicas(initStatus(), state.State{}, ""); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -34,7 +35,7 @@ func TestGetInitializing(t *testing.T) {
 		t.Errorf("get:\n%s", out.String())
 	}
 	out.Reset()
-	if err := a.printReplicas(initStatus(), engine.State{}, "wide"); err != nil {
+	if err := a.printReplicas(initStatus(), state.State{}, "wide"); err != nil {
 		t.Fatal(err)
 	}
 	want := "web-1: init container clone (web-1-init-clone) exited with code 3\n" +
@@ -47,7 +48,7 @@ func TestGetInitializing(t *testing.T) {
 func TestDescribeInitializing(t *testing.T) {
 	var out bytes.Buffer
 	a := &app{stdout: &out}
-	if err := a.describe(engine.State{}, initStatus(), nil, daemonInfo{}); err != nil {
+	if err := a.describe(state.State{}, initStatus(), nil, daemonInfo{}); err != nil {
 		t.Fatal(err)
 	}
 	want := "Init containers:\n" +

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ostset/ostset/docker"
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/internal/live"
 )
 
@@ -169,7 +170,7 @@ func sameScreen(stderr, stdout io.Writer) bool {
 }
 
 // reportFor is what a controller's Report is in the chosen mode.
-func (a *app) reportFor() func(engine.Event) {
+func (a *app) reportFor() func(state.Event) {
 	switch {
 	case a.live != nil:
 		return a.live.Event

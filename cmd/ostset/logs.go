@@ -13,6 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/internal/logstream"
 )
 
@@ -96,7 +98,7 @@ func (a *app) resolveLogTarget(arg string) (logTarget, error) {
 	store := a.store()
 	if _, err := store.Load(arg); err == nil {
 		return logTarget{set: arg, whole: true, name: arg}, nil
-	} else if !errors.Is(err, engine.ErrUnknownSet) {
+	} else if !errors.Is(err, state.ErrUnknownSet) {
 		return logTarget{}, err
 	}
 	sets, err := store.List()
@@ -104,7 +106,7 @@ func (a *app) resolveLogTarget(arg string) (logTarget, error) {
 		return logTarget{}, err
 	}
 	for _, set := range sets {
-		if ord, ok := engine.ParseReplicaName(set, arg); ok {
+		if ord, ok := plan.ParseReplicaName(set, arg); ok {
 			return logTarget{set: set, ordinal: ord, name: arg}, nil
 		}
 	}

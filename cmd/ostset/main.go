@@ -10,7 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/state"
 )
 
 var version = "dev"
@@ -71,7 +71,7 @@ func exitCode(err error) int {
 		return exitTimedOut
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.Is(err, engine.ErrUnknownSet):
+	case errors.Is(err, state.ErrUnknownSet):
 		return exitInvalid
 	}
 	return exitFailure

@@ -12,6 +12,8 @@ import (
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // Invalid input exits 2 with a message saying what and where, before any
@@ -67,8 +69,8 @@ func TestRolloutLine(t *testing.T) {
 	three := 3
 	spec := config.Set{Name: "web", Replicas: &three, Template: config.Template{Image: "x"}}
 	spec.ApplyDefaults()
-	st := engine.State{Spec: spec}
-	status := engine.Status{Replicas: 3, ReadyReplicas: 3, UpdatedReplicas: 1, CurrentRevision: "web-a", UpdateRevision: "web-b"}
+	st := state.State{Spec: spec}
+	status := plan.Status{Replicas: 3, ReadyReplicas: 3, UpdatedReplicas: 1, CurrentRevision: "web-a", UpdateRevision: "web-b"}
 	cases := []struct {
 		partition int
 		complete  bool
@@ -85,7 +87,7 @@ func TestRolloutLine(t *testing.T) {
 		st.Spec.UpdateStrategy.RollingUpdate.Partition = c.partition
 		s := status
 		s.ReadyReplicas = c.ready
-		if got := rolloutLine(st, engine.Plan{Status: s, Complete: c.complete}); got != c.want {
+		if got := rolloutLine(st, plan.Plan{Status: s, Complete: c.complete}); got != c.want {
 			t.Errorf("partition %d complete %v ready %d: %q, want %q", c.partition, c.complete, c.ready, got, c.want)
 		}
 	}
@@ -122,12 +124,12 @@ func TestSettingsPrecedence(t *testing.T) {
 // ostset events prints the set's event log, oldest first; -o json one object a line.
 func TestEventsCommand(t *testing.T) {
 	dir := t.TempDir()
-	store := engine.Store{Dir: dir}
-	if err := store.Save(engine.State{Spec: config.Set{Name: "web"}}); err != nil {
+	store := state.Store{Dir: dir}
+	if err := store.Save(state.State{Spec: config.Set{Name: "web"}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range []string{"web-0 created (revision web-a)", "web-0 ready (1.2s)"} {
-		if err := store.AppendEvent(engine.Event{Set: "web", Message: m}); err != nil {
+		if err := store.AppendEvent(state.Event{Set: "web", Message: m}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -155,10 +157,10 @@ func TestEventsCommand(t *testing.T) {
 // gives up at its --timeout (exit 3) instead of waiting for the holder.
 func TestLockWaitHonoursTimeout(t *testing.T) {
 	dir := t.TempDir()
-	store := engine.Store{Dir: dir}
+	store := state.Store{Dir: dir}
 	spec := config.Set{Name: "web", Template: config.Template{Image: "x"}}
 	spec.ApplyDefaults()
-	if _, err := store.Update(context.Background(), "web", func(st *engine.State, _ bool) error {
+	if _, err := store.Update(context.Background(), "web", func(st *state.State, _ bool) error {
 		st.Spec = spec
 		return nil
 	}); err != nil {

@@ -6,14 +6,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
-func notReadyStatus() engine.Status {
-	return engine.Status{Name: "web", Replicas: 2, Containers: []engine.ContainerStatus{
+func notReadyStatus() plan.Status {
+	return plan.Status{Name: "web", Replicas: 2, Containers: []plan.ContainerStatus{
 		{Name: "web-0", Ordinal: 0, State: "running", Health: "healthy", Ready: true, ID: "aaa"},
 		{Name: "web-1", Ordinal: 1, State: "running", Health: "unhealthy", ID: "bbb", Reason: `2 restarts, health: "no response"`,
-			NotReady: &engine.NotReadyDetail{Restarts: 2, HealthOutput: "checking 127.0.0.1:5432\nno response", Logs: []string{"LOG: starting", "FATAL: lock file exists"}}},
+			NotReady: &plan.NotReadyDetail{Restarts: 2, HealthOutput: "checking 127.0.0.1:5432\nno response", Logs: []string{"LOG: starting", "FATAL: lock file exists"}}},
 	}}
 }
 
@@ -21,7 +22,7 @@ func notReadyStatus() engine.Status {
 func TestGetWideReason(t *testing.T) {
 	var out bytes.Buffer
 	a := &app{stdout: &out, stderr: &out}
-	if err := a.printReplicas(notReadyStatus(), engine.State{}, "wide"); err != nil {
+	if err := a.printReplicas(notReadyStatus(), state.State{}, "wide"); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(out.String(), "\n")
@@ -35,7 +36,7 @@ func TestGetWideReason(t *testing.T) {
 func TestDescribeNotReady(t *testing.T) {
 	var out bytes.Buffer
 	a := &app{stdout: &out}
-	if err := a.describe(engine.State{}, notReadyStatus(), nil, daemonInfo{}); err != nil {
+	if err := a.describe(state.State{}, notReadyStatus(), nil, daemonInfo{}); err != nil {
 		t.Fatal(err)
 	}
 	want := `  web-1 not ready: 2 restarts, health: "no response"
@@ -56,27 +57,27 @@ func TestDescribeNotReady(t *testing.T) {
 func TestGetAndDescribeCrashLoopBackOff(t *testing.T) {
 	next := time.Now().Add(40 * time.Second)
 	at := next.Local().Format(time.TimeOnly)
-	s := engine.Status{Name: "web", Replicas: 1, Containers: []engine.ContainerStatus{
+	s := plan.Status{Name: "web", Replicas: 1, Containers: []plan.ContainerStatus{
 		{Name: "web-0", Ordinal: 0, State: "exited", ID: "aaa", Reason: "exit 3",
-			NotReady: &engine.NotReadyDetail{ExitCode: 3}, CrashLoop: &engine.CrashLoopStatus{Recreations: 3, NextTry: next}},
+			NotReady: &plan.NotReadyDetail{ExitCode: 3}, CrashLoop: &plan.CrashLoopStatus{Recreations: 3, NextTry: next}},
 	}}
 	var out bytes.Buffer
 	a := &app{stdout: &out, stderr: &out}
-	if err := a.printReplicas(s, engine.State{}, ""); err != nil {
+	if err := a.printReplicas(s, state.State{}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if lines := strings.Split(out.String(), "\n"); !strings.HasPrefix(lines[1], "web-0   0/1     CrashLoopBackOff") {
 		t.Errorf("get:\n%s", out.String())
 	}
 	out.Reset()
-	if err := a.printReplicas(s, engine.State{}, "wide"); err != nil {
+	if err := a.printReplicas(s, state.State{}, "wide"); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "CrashLoopBackOff") || !strings.Contains(out.String(), "exit 3; next try at "+at+" (in ") {
 		t.Errorf("get -o wide:\n%s", out.String())
 	}
 	out.Reset()
-	if err := a.describe(engine.State{}, s, nil, daemonInfo{}); err != nil {
+	if err := a.describe(state.State{}, s, nil, daemonInfo{}); err != nil {
 		t.Fatal(err)
 	}
 	want := "  web-0 not ready: exit 3\n    CrashLoopBackOff: exited and recreated 3 times in a row; next try at " + at + " (in "

@@ -6,6 +6,8 @@ import (
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // pausedShort says, for a paused set, that the rollout stopped short of the
@@ -13,7 +15,7 @@ import (
 // partition) do not all run it. A wait on such a set ends (a paused set
 // replaces nothing), but the rollout is not complete, and saying so first
 // would mislead.
-func pausedShort(st engine.State, s engine.Status) bool {
+func pausedShort(st state.State, s plan.Status) bool {
 	if !st.Paused || st.Spec.UpdateStrategy.Type == config.OnDelete {
 		return false
 	}
@@ -22,14 +24,14 @@ func pausedShort(st engine.State, s engine.Status) bool {
 }
 
 // pausedLine says where a paused rollout stopped and how it goes on.
-func pausedLine(name string, s engine.Status) string {
+func pausedLine(name string, s plan.Status) string {
 	return fmt.Sprintf("%s: rollout paused: %d of %d replicas at revision %s; 'ostset rollout resume %s' goes on",
 		name, s.UpdatedReplicas, s.Replicas, s.UpdateRevision, name)
 }
 
 // pausedStatus reads the set's status after a wait: whether its rollout is
 // paused short of the update revision.
-func pausedStatus(ctx context.Context, c *engine.Controller, name string) (engine.Status, bool) {
+func pausedStatus(ctx context.Context, c *engine.Controller, name string) (plan.Status, bool) {
 	s, st, err := c.Status(ctx, name)
 	if err != nil {
 		return s, false

@@ -6,21 +6,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // get lists every desired ordinal: one without a container is a row, with the
 // engine's words when it cannot start.
 func TestGetPending(t *testing.T) {
-	s := engine.Status{Name: "web",
-		Containers: []engine.ContainerStatus{{Name: "web-0", Ordinal: 0, Revision: "web-a", State: "running", Ready: true, ID: "c0", Created: time.Now()}},
-		Pending: []engine.PendingReplica{
+	s := plan.Status{Name: "web",
+		Containers: []plan.ContainerStatus{{Name: "web-0", Ordinal: 0, Revision: "web-a", State: "running", Ready: true, ID: "c0", Created: time.Now()}},
+		Pending: []plan.PendingReplica{
 			{Name: "web-1", Ordinal: 1, Reason: "cannot start: web-1: start: Bind for 0.0.0.0:21401 failed: port is already allocated", Failed: true},
 			{Name: "web-2", Ordinal: 2, Reason: "not created yet"},
 		}}
 	var out bytes.Buffer
 	a := &app{stdout: &out, stderr: &out}
-	if err := a.printReplicas(s, engine.State{}, ""); err != nil {
+	if err := a.printReplicas(s, state.State{}, ""); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -30,7 +31,7 @@ func TestGetPending(t *testing.T) {
 		t.Errorf("get:\n%s", out.String())
 	}
 	out.Reset()
-	if err := a.printReplicas(s, engine.State{}, "wide"); err != nil {
+	if err := a.printReplicas(s, state.State{}, "wide"); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "port is already allocated") || !strings.Contains(out.String(), "not created yet") {

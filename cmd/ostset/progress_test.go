@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/state"
 )
 
 func writeSet(t *testing.T, n string) string {
@@ -30,7 +30,7 @@ func TestProgressJSON(t *testing.T) {
 	}
 	var replicaSteps int
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		var e engine.Event
+		var e state.Event
 		if err := json.Unmarshal([]byte(line), &e); err != nil || e.Set != "web" || e.Message == "" {
 			t.Fatalf("line %q is not an event of web (%v)", line, err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/internal/present"
 )
 
@@ -15,7 +16,7 @@ import (
 // container's and the init containers'). A problem with an image, or a file that
 // does not validate with the values kept from commands, is invalid input (exit
 // code 2).
-func (a *app) applyWithPull(ctx context.Context, c *engine.Controller, s config.Set, cause string) (engine.ApplyResult, error) {
+func (a *app) applyWithPull(ctx context.Context, c *engine.Controller, s config.Set, cause string) (state.ApplyResult, error) {
 	p := present.NewPullPrinter(a.stdout, isTerminal(a.stdout), s.Name, time.Now)
 	ids, err := c.Images(ctx, s, p.Update)
 	p.Finish(err)
@@ -23,10 +24,10 @@ func (a *app) applyWithPull(ctx context.Context, c *engine.Controller, s config.
 		err = fmt.Errorf("%w%s", err, runsNow(c.Store, s))
 	}
 	if ie := (*engine.ImageError)(nil); errors.As(err, &ie) {
-		return engine.ApplyResult{}, invalid(err)
+		return state.ApplyResult{}, invalid(err)
 	}
 	if err != nil {
-		return engine.ApplyResult{}, err
+		return state.ApplyResult{}, err
 	}
 	res, err := c.ApplyImages(ctx, s, ids, cause)
 	if fe := (config.FieldError{}); errors.As(err, &fe) {

@@ -10,6 +10,7 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/state"
 )
 
 func TestApplyWithPullExitCodes(t *testing.T) {
@@ -18,12 +19,12 @@ func TestApplyWithPullExitCodes(t *testing.T) {
 	rt.Registry = map[string]string{"app:1": "sha256:new", "app:2": "sha256:two"}
 	var out bytes.Buffer
 	a := &app{stdout: &out}
-	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}}
+	c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}}
 	set := func(image, policy string) config.Set {
 		return config.Set{Name: "web", Source: "set.yaml:3", Template: config.Template{Image: image, ImagePullPolicy: policy}}
 	}
 	ctx := context.Background()
-	imageID := func(res engine.ApplyResult) string {
+	imageID := func(res state.ApplyResult) string {
 		r, _ := res.State.Revision(res.State.UpdateRevision)
 		return r.Spec.ImageID
 	}
@@ -61,7 +62,7 @@ func (r unreachableRegistry) EnsureImage(ctx context.Context, ref, policy string
 func TestApplyWithPullRegistryUnreachable(t *testing.T) {
 	rt := unreachableRegistry{enginetest.New()}
 	a := &app{stdout: &bytes.Buffer{}}
-	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}}
+	c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}}
 	set := func(image string) config.Set {
 		s := config.Set{Name: "web", Source: "set.yaml:1", Lines: map[string]int{"template.image": 4}, Template: config.Template{Image: image}}
 		s.ApplyDefaults()

@@ -6,19 +6,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // get and describe show a replica whose recorded removal did not finish.
 func TestRemovalPendingShown(t *testing.T) {
 	at := time.Now().Add(-time.Minute)
-	s := engine.Status{Name: "web", Replicas: 1, Containers: []engine.ContainerStatus{
+	s := plan.Status{Name: "web", Replicas: 1, Containers: []plan.ContainerStatus{
 		{Name: "web-0", Ordinal: 0, State: "running", Ready: true, ID: "aaa"},
 		{Name: "web-1", Ordinal: 1, State: "running", Ready: true, ID: "bbb", RemovalPending: &at},
 	}}
 	var out, errOut bytes.Buffer
 	a := &app{stdout: &out, stderr: &errOut}
-	if err := a.printReplicas(s, engine.State{}, ""); err != nil {
+	if err := a.printReplicas(s, state.State{}, ""); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(out.String(), "\n")
@@ -29,7 +30,7 @@ func TestRemovalPendingShown(t *testing.T) {
 		t.Errorf("get notes %q, want %q…", errOut.String(), want)
 	}
 	out.Reset()
-	if err := a.describe(engine.State{}, s, nil, daemonInfo{}); err != nil {
+	if err := a.describe(state.State{}, s, nil, daemonInfo{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "  web-1 is being removed (recorded") || strings.Contains(out.String(), "web-0 is being removed") {

@@ -11,7 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ostset/ostset/config"
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/internal/present"
 )
 
@@ -29,10 +30,10 @@ func newRolloutCmd(a *app) *cobra.Command {
 // change applies fn to a set's stored state under its lock, records why in the
 // set's event log, and prints what it says. A set that is being deleted is
 // refused: a change would be lost when the delete finishes.
-func (a *app) change(ctx context.Context, name string, fn func(st *engine.State) (string, error)) error {
+func (a *app) change(ctx context.Context, name string, fn func(st *state.State) (string, error)) error {
 	var msg string
 	a.mark(name)
-	_, err := a.store().Update(ctx, name, func(st *engine.State, exists bool) error {
+	_, err := a.store().Update(ctx, name, func(st *state.State, exists bool) error {
 		if !exists {
 			return a.store().Unknown(name)
 		}
@@ -50,7 +51,7 @@ func (a *app) change(ctx context.Context, name string, fn func(st *engine.State)
 	if err != nil {
 		return err
 	}
-	_ = a.store().AppendEvent(engine.Event{Time: time.Now(), Set: name, Message: msg})
+	_ = a.store().AppendEvent(state.Event{Time: time.Now(), Set: name, Message: msg})
 	fmt.Fprintf(a.stdout, "%s: %s\n", name, msg)
 	return nil
 }
@@ -68,8 +69,8 @@ func newRolloutStatusCmd(a *app) *cobra.Command {
 			}
 			c.Report = nil
 			last := ""
-			c.OnPlan = func(st engine.State, plan engine.Plan) {
-				if line := rolloutLine(st, plan); line != last {
+			c.OnPlan = func(st state.State, pl plan.Plan) {
+				if line := rolloutLine(st, pl); line != last {
 					fmt.Fprintln(a.stdout, line)
 					last = line
 				}
@@ -91,12 +92,12 @@ func newRolloutStatusCmd(a *app) *cobra.Command {
 }
 
 // rolloutLine says where a rollout stands, in kubectl's words.
-func rolloutLine(st engine.State, plan engine.Plan) string {
-	s, spec := plan.Status, st.Spec
-	if st.Paused && plan.Complete {
+func rolloutLine(st state.State, pl plan.Plan) string {
+	s, spec := pl.Status, st.Spec
+	if st.Paused && pl.Complete {
 		return fmt.Sprintf("rollout paused: %d of %d pods at revision %s", s.UpdatedReplicas, s.Replicas, s.UpdateRevision)
 	}
-	if plan.Complete {
+	if pl.Complete {
 		switch {
 		case spec.UpdateStrategy.Type == config.OnDelete:
 			return fmt.Sprintf("roll out complete: %d pods ready (OnDelete: %d at revision %s)", s.ReadyReplicas, s.UpdatedReplicas, s.UpdateRevision)
@@ -174,13 +175,13 @@ func newRolloutUndoCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := w.bound(cmd.Context())
 			defer cancel()
-			if err := a.preflightChange(ctx, args[0], "rollout undo "+strings.Join(args, " "), func(st *engine.State) error {
+			if err := a.preflightChange(ctx, args[0], "rollout undo "+strings.Join(args, " "), func(st *state.State) error {
 				_, err := st.Undo(to, "", time.Now())
 				return err
 			}); err != nil {
 				return err
 			}
-			err := a.change(ctx, args[0], func(st *engine.State) (string, error) {
+			err := a.change(ctx, args[0], func(st *state.State) (string, error) {
 				r, err := st.Undo(to, "ostset rollout undo "+strings.Join(args, " "), time.Now())
 				if err != nil {
 					return "", invalid(err)
@@ -207,7 +208,7 @@ func newRolloutRestartCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := w.bound(cmd.Context())
 			defer cancel()
-			err := a.change(ctx, args[0], func(st *engine.State) (string, error) {
+			err := a.change(ctx, args[0], func(st *state.State) (string, error) {
 				r, err := st.Restart("ostset rollout restart", time.Now())
 				if err != nil {
 					return "", err
@@ -236,7 +237,7 @@ func newRolloutPartitionCmd(a *app) *cobra.Command {
 			}
 			ctx, cancel := w.bound(cmd.Context())
 			defer cancel()
-			err = a.change(ctx, args[0], func(st *engine.State) (string, error) {
+			err = a.change(ctx, args[0], func(st *state.State) (string, error) {
 				if st.Spec.UpdateStrategy.Type != config.RollingUpdate {
 					return "", invalidf("set %s uses %s; a partition applies to RollingUpdate", args[0], st.Spec.UpdateStrategy.Type)
 				}
@@ -271,7 +272,7 @@ func newRolloutPauseCmd(a *app, pause bool) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := w.bound(cmd.Context())
 			defer cancel()
-			err := a.change(ctx, args[0], func(st *engine.State) (string, error) {
+			err := a.change(ctx, args[0], func(st *state.State) (string, error) {
 				if st.Paused != pause { // the progress deadline counts from the resume (see change)
 					st.Paused = pause
 					st.Generation++

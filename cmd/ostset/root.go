@@ -15,6 +15,7 @@ import (
 
 	"github.com/ostset/ostset/docker"
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/internal/live"
 )
 
@@ -124,12 +125,12 @@ func xdgDir(env, fallback string) string {
 	return filepath.Join(home, fallback)
 }
 
-func (a *app) store() engine.Store {
+func (a *app) store() state.Store {
 	dir := a.v.GetString("state-dir")
 	if dir == "" {
 		dir = filepath.Join(xdgDir("XDG_STATE_HOME", filepath.Join(".local", "state")), "ostset")
 	}
-	return engine.Store{Dir: dir, Waiting: func(msg string) { fmt.Fprintf(a.stderr, "ostset: %s\n", msg) }}
+	return state.Store{Dir: dir, Waiting: func(msg string) { fmt.Fprintf(a.stderr, "ostset: %s\n", msg) }}
 }
 
 // runtime connects to Docker (DOCKER_HOST etc.) on first use, and checks that
@@ -181,7 +182,7 @@ func (a *app) controller() (*engine.Controller, error) {
 	return c, nil
 }
 
-func (a *app) printEvent(e engine.Event) {
+func (a *app) printEvent(e state.Event) {
 	if e.Replica == "" {
 		fmt.Fprintf(a.stdout, "%s: %s\n", e.Set, e.Message)
 		return

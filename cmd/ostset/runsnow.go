@@ -4,14 +4,14 @@ import (
 	"fmt"
 
 	"github.com/ostset/ostset/config"
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // runsNow says, after an image problem stopped an up, which image the set
 // still runs: nothing was changed. A set started with another image (an
 // example run with ETCD_IMAGE, say) otherwise leaves the user guessing why
 // a plain up fails.
-func runsNow(store engine.Store, s config.Set) string {
+func runsNow(store state.Store, s config.Set) string {
 	st, err := store.Load(s.Name)
 	if err != nil {
 		return ""

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ostset/ostset/config"
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/state"
 )
 
 func newScaleCmd(a *app) *cobra.Command {
@@ -30,13 +30,13 @@ func newScaleCmd(a *app) *cobra.Command {
 			ctx, cancel := w.bound(cmd.Context())
 			defer cancel()
 			what := fmt.Sprintf("scale %s --replicas %d", name, replicas)
-			if err := a.preflightChange(ctx, name, what, func(st *engine.State) error {
+			if err := a.preflightChange(ctx, name, what, func(st *state.State) error {
 				st.Spec.Replicas = &replicas
 				return nil
 			}); err != nil {
 				return err
 			}
-			err := a.change(ctx, name, func(st *engine.State) (string, error) {
+			err := a.change(ctx, name, func(st *state.State) (string, error) {
 				old = st.Spec.DesiredReplicas()
 				n := replicas
 				st.Spec.Replicas = &n
@@ -62,9 +62,9 @@ func newScaleCmd(a *app) *cobra.Command {
 // ordinals a scale-up adds, the template a rollback brings back. change is
 // tried on a copy of the stored state; if it fails, the command itself
 // reports why.
-func (a *app) preflightChange(ctx context.Context, name, what string, change func(st *engine.State) error) error {
+func (a *app) preflightChange(ctx context.Context, name, what string, change func(st *state.State) error) error {
 	st, err := a.store().Load(name)
-	if errors.Is(err, engine.ErrUnknownSet) {
+	if errors.Is(err, state.ErrUnknownSet) {
 		return nil // the command reports it as it does without this check
 	}
 	if err != nil {

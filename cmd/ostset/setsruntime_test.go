@@ -7,6 +7,7 @@ import (
 
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // setsRuntime is an in-memory runtime for several sets at once: one
@@ -15,7 +16,7 @@ import (
 type setsRuntime struct {
 	mu      sync.Mutex
 	sets    map[string]*enginetest.Runtime
-	Created []engine.ReplicaSpec
+	Created []plan.ReplicaSpec
 }
 
 func newSetsRuntime() *setsRuntime { return &setsRuntime{sets: map[string]*enginetest.Runtime{}} }
@@ -29,7 +30,7 @@ func (r *setsRuntime) of(set string) *enginetest.Runtime {
 	return r.sets[set]
 }
 
-func (r *setsRuntime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
+func (r *setsRuntime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (plan.Observed, error) {
 	return r.of(set).Observe(ctx, set, opts)
 }
 
@@ -41,7 +42,7 @@ func (r *setsRuntime) RemoveNetwork(ctx context.Context, name string) (bool, err
 	return r.of("").RemoveNetwork(ctx, name)
 }
 
-func (r *setsRuntime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+func (r *setsRuntime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
 	res, err := r.of(spec.Set).CreateReplica(ctx, spec)
 	if err == nil {
 		r.mu.Lock()

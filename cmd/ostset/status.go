@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/internal/present"
 )
 
@@ -31,7 +31,7 @@ func newStatusCmd(a *app) *cobra.Command {
 			}
 			if output != "" {
 				return present.PrintStructured(a.stdout, output, struct {
-					engine.Status
+					plan.Status
 					Daemon daemonInfo `json:"daemon"`
 				}{s, a.daemon()})
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/internal/present"
 )
 
@@ -104,7 +105,7 @@ func (a *app) volumeRows(ctx context.Context, sets []string) ([]volumeRow, error
 			if s, ok := sizes[v.Name]; ok {
 				row.Size = &s
 			}
-			if i := slices.IndexFunc(obs.Replicas, func(r engine.Replica) bool { return r.Ordinal == v.Ordinal }); i >= 0 {
+			if i := slices.IndexFunc(obs.Replicas, func(r plan.Replica) bool { return r.Ordinal == v.Ordinal }); i >= 0 {
 				row.UsedBy = obs.Replicas[i].Name
 			}
 			rows = append(rows, row)

@@ -15,6 +15,7 @@ import (
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/daemon"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // fakeCLI runs ostset commands on one state directory with the in-memory runtime.
@@ -22,12 +23,12 @@ type fakeCLI struct {
 	t     *testing.T
 	rt    *enginetest.Runtime
 	dir   string
-	store engine.Store
+	store state.Store
 }
 
 func newFakeCLI(t *testing.T) *fakeCLI {
 	dir := t.TempDir()
-	return &fakeCLI{t: t, rt: enginetest.New(), dir: dir, store: engine.Store{Dir: dir}}
+	return &fakeCLI{t: t, rt: enginetest.New(), dir: dir, store: state.Store{Dir: dir}}
 }
 
 func (f *fakeCLI) run(ctx context.Context, args ...string) (stdout, stderr string, err error) {
@@ -226,8 +227,8 @@ func TestCommandsStartANewProgressWindow(t *testing.T) {
 		{"rollout", "partition", "web", "1", "--wait=false"},
 		{"up", "-f", file, "--wait=false"},
 	} {
-		if _, err := f.store.Update(context.Background(), "web", func(st *engine.State, _ bool) error {
-			st.Progress = engine.ProgressMark{Revision: st.UpdateRevision, At: time.Now().Add(-time.Hour), Late: true}
+		if _, err := f.store.Update(context.Background(), "web", func(st *state.State, _ bool) error {
+			st.Progress = state.ProgressMark{Revision: st.UpdateRevision, At: time.Now().Add(-time.Hour), Late: true}
 			return nil
 		}); err != nil {
 			t.Fatal(err)

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // Daemon keeps every set of the store converged: one Docker event subscription
@@ -46,7 +48,7 @@ type Daemon struct {
 // Metrics is told what the daemon does, for monitoring.
 type Metrics interface {
 	// Pass: a pass of set ended, with the plan it executed (zero on error).
-	Pass(set string, plan engine.Plan, err error)
+	Pass(set string, pl plan.Plan, err error)
 	// Reacted: a replica create that a Docker event led to returned, d after
 	// the daemon saw the event.
 	Reacted(d time.Duration)
@@ -297,15 +299,15 @@ func (d *Daemon) process(ctx context.Context, name string) {
 		// what no event said (a network or volume changed by hand, a missed event).
 		d.obs.drop(name)
 	}
-	plan, st, err := s.driver.Pass(pctx)
-	d.obs.settle(name, err == nil && len(plan.Actions) == 0)
+	pl, st, err := s.driver.Pass(pctx)
+	d.obs.settle(name, err == nil && len(pl.Actions) == 0)
 	if d.Metrics != nil && !errors.Is(err, engine.ErrReplan) {
-		d.Metrics.Pass(name, plan, err)
+		d.Metrics.Pass(name, pl, err)
 	}
 	switch {
 	case errors.Is(err, engine.ErrReplan):
 		d.q.add(name)
-	case errors.Is(err, engine.ErrUnknownSet):
+	case errors.Is(err, state.ErrUnknownSet):
 		d.log().Debug("set gone", "set", name)
 		d.mu.Lock()
 		delete(d.sets, name)
@@ -329,7 +331,7 @@ func (d *Daemon) process(ctx context.Context, name string) {
 	default:
 		s.backoff, s.hold = 0, time.Time{}
 		s.driver.Succeeded()
-		d.q.addAfter(name, d.nextPass(plan, st))
+		d.q.addAfter(name, d.nextPass(pl, st))
 	}
 }
 
@@ -337,16 +339,16 @@ func (d *Daemon) process(ctx context.Context, name string) {
 // once after a pass that acted (it re-observes), at the time its plan asks for,
 // every poll interval while its rollout is in progress (so the progress
 // deadline counts watched time, see TrackProgress), else Resync.
-func (d *Daemon) nextPass(plan engine.Plan, st engine.State) time.Duration {
-	if len(plan.Actions) > 0 {
+func (d *Daemon) nextPass(pl plan.Plan, st state.State) time.Duration {
+	if len(pl.Actions) > 0 {
 		return 0
 	}
 	next := d.resync()
-	if !plan.Complete && !st.Paused {
+	if !pl.Complete && !st.Paused {
 		next = min(next, d.Controller.PollInterval())
 	}
-	if !plan.RequeueAt.IsZero() {
-		next = min(next, max(time.Until(plan.RequeueAt), 10*time.Millisecond))
+	if !pl.RequeueAt.IsZero() {
+		next = min(next, max(time.Until(pl.RequeueAt), 10*time.Millisecond))
 	}
 	return next
 }
@@ -367,16 +369,16 @@ func (r instrumented) count(op string, err error) {
 	}
 }
 
-func (r instrumented) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
+func (r instrumented) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (plan.Observed, error) {
 	obs, err := r.Runtime.Observe(ctx, set, opts)
 	r.count("observe", err)
 	return obs, err
 }
 
-func (r instrumented) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+func (r instrumented) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
 	res, err := r.Runtime.CreateReplica(ctx, spec)
 	r.count("create", err)
-	if seen, ok := ctx.Value(eventSeenKey{}).(time.Time); ok && err == nil && spec.Labels[engine.LabelInit] == "" {
+	if seen, ok := ctx.Value(eventSeenKey{}).(time.Time); ok && err == nil && spec.Labels[plan.LabelInit] == "" {
 		r.m.Reacted(time.Since(seen))
 	}
 	return res, err

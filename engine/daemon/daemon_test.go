@@ -11,6 +11,8 @@ import (
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/daemon"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // events is a fake engine.EventSource: the test sends events, cuts the stream
@@ -68,7 +70,7 @@ func startDaemon(t *testing.T, rt engine.Runtime, ev engine.EventSource) (*engin
 // startDaemonResync is startDaemon with the given resync period.
 func startDaemonResync(t *testing.T, rt engine.Runtime, ev engine.EventSource, resync time.Duration) (*engine.Controller, *countMetrics, func()) {
 	t.Helper()
-	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}, Poll: time.Hour}
+	c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}, Poll: time.Hour}
 	m := &countMetrics{}
 	d := &daemon.Daemon{Controller: c, Events: ev, Resync: resync, Metrics: m}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -91,7 +93,7 @@ func running(rt *enginetest.Runtime) map[string]string { // name -> ID
 	obs, _ := rt.Observe(context.Background(), "web", engine.ObserveOptions{})
 	ids := map[string]string{}
 	for _, r := range obs.Replicas {
-		if r.State == engine.StateRunning {
+		if r.State == plan.StateRunning {
 			ids[r.Name] = r.ID
 		}
 	}
@@ -105,7 +107,7 @@ func TestDaemonPicksUpStateChanges(t *testing.T) {
 	rt := enginetest.New()
 	c, _, stop := startDaemon(t, rt, nil)
 	defer stop()
-	other := engine.Store{Dir: c.Store.Dir} // another process: not the daemon's own writes
+	other := state.Store{Dir: c.Store.Dir} // another process: not the daemon's own writes
 	apply(t, other, 2, "v1")
 	awaitCondition(t, func() bool { return len(running(rt)) == 2 })
 	apply(t, other, 3, "v1")
@@ -118,7 +120,7 @@ func TestDaemonReactsToEvents(t *testing.T) {
 	ev := &events{}
 	c, m, stop := startDaemon(t, rt, ev)
 	defer stop()
-	apply(t, engine.Store{Dir: c.Store.Dir}, 2, "v1")
+	apply(t, state.Store{Dir: c.Store.Dir}, 2, "v1")
 	awaitCondition(t, func() bool { return m.get().complete && ev.subscriptions() == 1 })
 	// Another state directory's set shares the engine: its events make no pass.
 	ev.send(engine.SetEvent{Set: "other", Name: "other-0", Action: "die"})
@@ -140,7 +142,7 @@ func TestDaemonAnswersADestroyWithoutObserving(t *testing.T) {
 	ev := &events{}
 	c, m, stop := startDaemon(t, rt, ev)
 	defer stop()
-	apply(t, engine.Store{Dir: c.Store.Dir}, 3, "v1")
+	apply(t, state.Store{Dir: c.Store.Dir}, 3, "v1")
 	// The pass that found the set complete acted on nothing: it kept its observation.
 	awaitCondition(t, func() bool { return m.get().complete && ev.subscriptions() == 1 })
 
@@ -172,7 +174,7 @@ func TestDaemonAnswersADieTheListHasNotShown(t *testing.T) {
 	ev := &events{}
 	c, m, stop := startDaemon(t, fake, ev)
 	defer stop()
-	apply(t, engine.Store{Dir: c.Store.Dir}, 3, "v1")
+	apply(t, state.Store{Dir: c.Store.Dir}, 3, "v1")
 	awaitCondition(t, func() bool { return m.get().complete && ev.subscriptions() == 1 })
 	for _, name := range []string{"web-1", "web-2"} { // the second with the daemon's copy taken again
 		crashed := fake.ExitUnlisted(name)
@@ -188,7 +190,7 @@ func TestDaemonResyncListsTheSet(t *testing.T) {
 	ev := &events{}
 	c, m, stop := startDaemonResync(t, fake, ev, 50*time.Millisecond)
 	defer stop()
-	apply(t, engine.Store{Dir: c.Store.Dir}, 2, "v1")
+	apply(t, state.Store{Dir: c.Store.Dir}, 2, "v1")
 	awaitCondition(t, func() bool { return m.get().complete && ev.subscriptions() == 1 })
 	crashed := running(fake)["web-1"]
 	fake.Exit("web-1") // no event
@@ -204,14 +206,14 @@ type countingRuntime struct {
 	atCreate map[string]int
 }
 
-func (r *countingRuntime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
+func (r *countingRuntime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (plan.Observed, error) {
 	r.mu.Lock()
 	r.observes++
 	r.mu.Unlock()
 	return r.Runtime.Observe(ctx, set, opts)
 }
 
-func (r *countingRuntime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+func (r *countingRuntime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
 	r.mu.Lock()
 	r.atCreate[spec.Name] = r.observes
 	r.mu.Unlock()
@@ -237,7 +239,7 @@ func TestDaemonResyncsAfterReconnect(t *testing.T) {
 	ev := &events{}
 	c, m, stop := startDaemon(t, rt, ev)
 	defer stop()
-	apply(t, engine.Store{Dir: c.Store.Dir}, 2, "v1")
+	apply(t, state.Store{Dir: c.Store.Dir}, 2, "v1")
 	awaitCondition(t, func() bool { return m.get().complete && ev.subscriptions() == 1 }) // no pass is due for an hour
 	ev.cut()
 	crashed := running(rt)["web-0"]
@@ -258,7 +260,7 @@ func TestDaemonBacksOffOnFailure(t *testing.T) {
 	ev := &events{}
 	c, m, stop := startDaemon(t, rt, ev)
 	defer stop()
-	apply(t, engine.Store{Dir: c.Store.Dir}, 1, "v1")
+	apply(t, state.Store{Dir: c.Store.Dir}, 1, "v1")
 	awaitCondition(t, func() bool { return m.get().errors == 1 && ev.subscriptions() == 1 })
 	failedAt := time.Now()
 	for range 5 {
@@ -298,7 +300,7 @@ func (m *countMetrics) get() counts {
 	return c
 }
 
-func (m *countMetrics) Pass(set string, plan engine.Plan, err error) {
+func (m *countMetrics) Pass(set string, pl plan.Plan, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.c.passes++
@@ -306,7 +308,7 @@ func (m *countMetrics) Pass(set string, plan engine.Plan, err error) {
 		m.c.bySet = map[string]int{}
 	}
 	m.c.bySet[set]++
-	m.c.complete = err == nil && plan.Complete && len(plan.Actions) == 0
+	m.c.complete = err == nil && pl.Complete && len(pl.Actions) == 0
 	if err != nil {
 		m.c.failedPasses++
 	}
@@ -339,12 +341,12 @@ func awaitCondition(t *testing.T, cond func() bool) {
 }
 
 // apply stores a set "web" of replicas replicas of image, as ostset up does.
-func apply(t *testing.T, store engine.Store, replicas int, image string) {
+func apply(t *testing.T, store state.Store, replicas int, image string) {
 	t.Helper()
 	s := config.Set{Name: "web", Replicas: &replicas, Template: config.Template{Image: image},
 		VolumeClaimTemplates: []config.VolumeClaimTemplate{{Name: "data", MountPath: "/data"}}}
 	s.ApplyDefaults()
-	if _, err := store.Update(context.Background(), s.Name, func(st *engine.State, _ bool) error {
+	if _, err := store.Update(context.Background(), s.Name, func(st *state.State, _ bool) error {
 		st.Spec = s
 		st.SetUpdateRevision(s.RevisionSpec("sha256:"+s.Template.Image), "test", time.Now())
 		return nil

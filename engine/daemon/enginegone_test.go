@@ -12,6 +12,7 @@ import (
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/daemon"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // goneEvents is an event source whose engine can be made to go away: while
@@ -58,7 +59,7 @@ func TestDaemonSaysTheEngineIsGoneAndBack(t *testing.T) {
 	rt := enginetest.New()
 	ev := &goneEvents{}
 	var out lockedBuffer
-	c := &engine.Controller{Runtime: rt, Store: engine.Store{Dir: t.TempDir()}, Poll: time.Hour,
+	c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}, Poll: time.Hour,
 		Log: slog.New(slog.NewTextHandler(&out, nil))}
 	d := &daemon.Daemon{Controller: c, Events: ev, Resync: time.Hour}
 	store := c.Store // Run sets the controller's store's Saved hook: the test writes through a copy

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // observations is the daemon's copy of each set's last observation, kept
@@ -59,7 +60,7 @@ type observations struct {
 type observation struct {
 	gen   uint64 // bumped by every event but destroy, and by drops
 	valid bool
-	obs   engine.Observed
+	obs   plan.Observed
 	opts  engine.ObserveOptions
 	// died holds the containers whose die event no observation has answered
 	// yet, with the gen of the event.
@@ -67,7 +68,7 @@ type observation struct {
 
 	// The observation of the pass in flight: the gen when it began, and
 	// the containers destroyed since.
-	taken     *engine.Observed
+	taken     *plan.Observed
 	takenOpts engine.ObserveOptions
 	takenGen  uint64
 	gone      map[string]bool
@@ -88,12 +89,12 @@ func (o *observations) setLocked(name string) *observation {
 
 // get returns a copy of the set's observation, if it is current and was
 // taken with opts.
-func (o *observations) get(set string, opts engine.ObserveOptions) (engine.Observed, bool) {
+func (o *observations) get(set string, opts engine.ObserveOptions) (plan.Observed, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	s := o.sets[set]
 	if !o.live || s == nil || !s.valid || len(s.died) > 0 || !sameOptions(s.opts, opts) {
-		return engine.Observed{}, false
+		return plan.Observed{}, false
 	}
 	return cloneObserved(s.obs), true
 }
@@ -133,7 +134,7 @@ func (o *observations) answered(set string, gen uint64) {
 }
 
 // took keeps the observation begun at gen until the pass ends (settle).
-func (o *observations) took(set string, gen uint64, opts engine.ObserveOptions, obs engine.Observed) {
+func (o *observations) took(set string, gen uint64, opts engine.ObserveOptions, obs plan.Observed) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	s := o.setLocked(set)
@@ -165,7 +166,7 @@ func (o *observations) settle(set string, idle bool) {
 
 // settled reports whether an observation may be kept: nothing being
 // initialised, nothing foreign.
-func settled(obs engine.Observed) bool {
+func settled(obs plan.Observed) bool {
 	return len(obs.Inits) == 0 && len(obs.Foreign) == 0
 }
 
@@ -224,17 +225,17 @@ func (s *observation) drop() {
 }
 
 // without returns obs less the containers with the given IDs.
-func without(obs engine.Observed, gone map[string]bool) engine.Observed {
+func without(obs plan.Observed, gone map[string]bool) plan.Observed {
 	if len(gone) == 0 {
 		return obs
 	}
 	out := cloneObserved(obs)
-	out.Replicas = slices.DeleteFunc(out.Replicas, func(r engine.Replica) bool { return gone[r.ID] })
-	out.Inits = slices.DeleteFunc(out.Inits, func(x engine.InitContainer) bool { return gone[x.ID] })
+	out.Replicas = slices.DeleteFunc(out.Replicas, func(r plan.Replica) bool { return gone[r.ID] })
+	out.Inits = slices.DeleteFunc(out.Inits, func(x plan.InitContainer) bool { return gone[x.ID] })
 	return out
 }
 
-func cloneObserved(obs engine.Observed) engine.Observed {
+func cloneObserved(obs plan.Observed) plan.Observed {
 	obs.Replicas = slices.Clone(obs.Replicas)
 	obs.Foreign = slices.Clone(obs.Foreign)
 	obs.Volumes = slices.Clone(obs.Volumes)
@@ -250,7 +251,7 @@ type observing struct {
 	o *observations
 }
 
-func (r observing) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
+func (r observing) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (plan.Observed, error) {
 	if obs, ok := r.o.get(set, opts); ok {
 		return obs, nil
 	}

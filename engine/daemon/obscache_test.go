@@ -4,20 +4,21 @@ import (
 	"testing"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
-func replica(id string, ready bool) engine.Replica {
-	h := engine.HealthHealthy
+func replica(id string, ready bool) plan.Replica {
+	h := plan.HealthHealthy
 	if !ready {
-		h = engine.HealthUnhealthy
+		h = plan.HealthUnhealthy
 	}
-	return engine.Replica{ID: id, Name: "web-" + id, State: engine.StateRunning, Health: h}
+	return plan.Replica{ID: id, Name: "web-" + id, State: plan.StateRunning, Health: h}
 }
 
 // The rules by which the daemon keeps an observation (see observations).
 func TestObservationsKeepOnlyWhatEventsVouchFor(t *testing.T) {
 	opts := engine.ObserveOptions{Logs: true}
-	idle := engine.Observed{Replicas: []engine.Replica{replica("0", true), replica("1", true)}}
+	idle := plan.Observed{Replicas: []plan.Replica{replica("0", true), replica("1", true)}}
 	// pass takes obs; during the observation the events arrive; the pass ends
 	// (idle or not).
 	newObservations := func() *observations {
@@ -25,7 +26,7 @@ func TestObservationsKeepOnlyWhatEventsVouchFor(t *testing.T) {
 		o.streaming(true)
 		return o
 	}
-	pass := func(o *observations, obs engine.Observed, during []engine.SetEvent, idle bool) {
+	pass := func(o *observations, obs plan.Observed, during []engine.SetEvent, idle bool) {
 		gen, _ := o.begin("web")
 		for _, e := range during {
 			o.event(e)
@@ -33,7 +34,7 @@ func TestObservationsKeepOnlyWhatEventsVouchFor(t *testing.T) {
 		o.took("web", gen, opts, obs)
 		o.settle("web", idle)
 	}
-	ids := func(obs engine.Observed) (out []string) {
+	ids := func(obs plan.Observed) (out []string) {
 		for _, r := range obs.Replicas {
 			out = append(out, r.ID)
 		}
@@ -79,7 +80,7 @@ func TestObservationsKeepOnlyWhatEventsVouchFor(t *testing.T) {
 	})
 	t.Run("a destroy during the observation is applied to it", func(t *testing.T) {
 		o := newObservations()
-		dying := engine.Observed{Replicas: []engine.Replica{replica("0", true), {ID: "1", State: engine.StateRemoving}}}
+		dying := plan.Observed{Replicas: []plan.Replica{replica("0", true), {ID: "1", State: plan.StateRemoving}}}
 		pass(o, dying, []engine.SetEvent{destroy("1")}, true)
 		got, ok := o.get("web", opts)
 		if !ok || len(ids(got)) != 1 {
@@ -88,15 +89,15 @@ func TestObservationsKeepOnlyWhatEventsVouchFor(t *testing.T) {
 	})
 	t.Run("an init or a foreign container keeps it from being kept", func(t *testing.T) {
 		o := newObservations()
-		pass(o, engine.Observed{Replicas: []engine.Replica{replica("0", false)}}, nil, true)
+		pass(o, plan.Observed{Replicas: []plan.Replica{replica("0", false)}}, nil, true)
 		if _, ok := o.get("web", opts); !ok {
 			t.Error("not kept with a replica not ready: its health changes only with an event")
 		}
-		pass(o, engine.Observed{Replicas: []engine.Replica{replica("0", true)}, Inits: []engine.InitContainer{{ID: "i"}}}, nil, true)
+		pass(o, plan.Observed{Replicas: []plan.Replica{replica("0", true)}, Inits: []plan.InitContainer{{ID: "i"}}}, nil, true)
 		if _, ok := o.get("web", opts); ok {
 			t.Error("kept with an init container")
 		}
-		pass(o, engine.Observed{Replicas: []engine.Replica{replica("0", true)}, Foreign: []engine.Foreign{{ID: "f", Name: "web-1"}}}, nil, true)
+		pass(o, plan.Observed{Replicas: []plan.Replica{replica("0", true)}, Foreign: []plan.Foreign{{ID: "f", Name: "web-1"}}}, nil, true)
 		if _, ok := o.get("web", opts); ok {
 			t.Error("kept with a foreign container")
 		}

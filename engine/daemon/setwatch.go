@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // Changes is a watch of the sets (WatchChanges).
@@ -33,7 +35,7 @@ type Changes struct {
 // Docker sends die before its container list shows the exit. A controller
 // whose runtime is Changes.Runtime's inspects the containers whose die the
 // watch saw (engine.ObserveOptions.Died), as the daemon does.
-func WatchChanges(ctx context.Context, store engine.Store, src engine.EventSource, onErr func(error)) (*Changes, error) {
+func WatchChanges(ctx context.Context, store state.Store, src engine.EventSource, onErr func(error)) (*Changes, error) {
 	sw, err := newStateWatch(store)
 	if err != nil {
 		return nil, err
@@ -95,7 +97,7 @@ type diedRuntime struct {
 	d *engine.Dies
 }
 
-func (r diedRuntime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
+func (r diedRuntime) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (plan.Observed, error) {
 	died, mark := r.d.Pending(set)
 	if len(died) == 0 {
 		return r.Runtime.Observe(ctx, set, opts)

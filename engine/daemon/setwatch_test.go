@@ -8,6 +8,8 @@ import (
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/daemon"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // A watcher reads a set's status at once after a die event, when Docker's
@@ -15,7 +17,7 @@ import (
 // status inspects the containers that died, and shows the exit.
 func TestWatchChangesStatusShowsADieTheListHasNotShown(t *testing.T) {
 	fake := enginetest.New()
-	store := engine.Store{Dir: t.TempDir()}
+	store := state.Store{Dir: t.TempDir()}
 	c := &engine.Controller{Runtime: fake, Store: store}
 	apply(t, store, 2, "v1")
 	if err := c.Converge(context.Background(), "web"); err != nil {
@@ -44,7 +46,7 @@ func TestWatchChangesStatusShowsADieTheListHasNotShown(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range status.Containers {
-		if r.Name == "web-1" && r.State != engine.StateExited {
+		if r.Name == "web-1" && r.State != plan.StateExited {
 			t.Errorf("web-1 is %s after its die event, want exited", r.State)
 		}
 	}

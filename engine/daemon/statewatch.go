@@ -11,7 +11,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // stateWatch tells the daemon which sets another process changed in the state
@@ -25,7 +25,7 @@ type stateWatch struct {
 	own map[string]os.FileInfo // by set: the file this process last wrote
 }
 
-func newStateWatch(store engine.Store) (*stateWatch, error) {
+func newStateWatch(store state.Store) (*stateWatch, error) {
 	dir, err := store.SetsDir()
 	if err != nil {
 		return nil, err

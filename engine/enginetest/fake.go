@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // Runtime is an in-memory container engine. New containers start running and
@@ -20,17 +21,17 @@ import (
 // object that engine.CheckOwner refuses.
 type Runtime struct {
 	mu         sync.Mutex
-	containers map[string]engine.Replica       // by name
-	inits      map[string]engine.InitContainer // by name
-	initImage  map[string]string               // image ID by init container name
+	containers map[string]plan.Replica       // by name
+	inits      map[string]plan.InitContainer // by name
+	initImage  map[string]string             // image ID by init container name
 	// listed holds, by container ID, the state the list shows for a
 	// container whose exit it has not caught up with yet (ExitUnlisted).
 	listed  map[string]string
-	volumes map[string]engine.Volume
+	volumes map[string]plan.Volume
 	nextID  int
 	Log     []string
 	// Created holds the spec of every replica created, in order.
-	Created []engine.ReplicaSpec
+	Created []plan.ReplicaSpec
 	// Unhealthy lists image IDs whose containers never pass their healthcheck.
 	Unhealthy map[string]bool
 	// Crashing lists image IDs whose containers exit as soon as they start.
@@ -54,7 +55,7 @@ type Runtime struct {
 	// NetworksRemoved names the networks RemoveNetwork was called for, in order.
 	NetworksRemoved []string
 	// Foreign are containers without the set's labels that Observe reports.
-	Foreign []engine.Foreign
+	Foreign []plan.Foreign
 	creates int
 	// Local maps the image references present locally to their IDs. While it
 	// is nil, every reference is present with the ID "sha256:<ref>".
@@ -75,7 +76,7 @@ type Runtime struct {
 
 // New returns an empty runtime.
 func New() *Runtime {
-	return &Runtime{containers: map[string]engine.Replica{}, inits: map[string]engine.InitContainer{}, initImage: map[string]string{}, volumes: map[string]engine.Volume{}}
+	return &Runtime{containers: map[string]plan.Replica{}, inits: map[string]plan.InitContainer{}, initImage: map[string]string{}, volumes: map[string]plan.Volume{}}
 }
 
 func (r *Runtime) record(format string, args ...any) {
@@ -83,21 +84,21 @@ func (r *Runtime) record(format string, args ...any) {
 }
 
 // Observe implements engine.Runtime.
-func (r *Runtime) Observe(_ context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error) {
+func (r *Runtime) Observe(_ context.Context, set string, opts engine.ObserveOptions) (plan.Observed, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	o := engine.Observed{Foreign: slices.Clone(r.Foreign)}
+	o := plan.Observed{Foreign: slices.Clone(r.Foreign)}
 	for _, c := range r.containers {
 		if st, lag := r.listed[c.ID]; lag && !slices.Contains(opts.Died, c.ID) {
 			c.State = st // the list has not caught up, and no inspect was asked for
 		}
 		o.Replicas = append(o.Replicas, c)
 	}
-	slices.SortFunc(o.Replicas, func(a, b engine.Replica) int { return a.Ordinal - b.Ordinal })
+	slices.SortFunc(o.Replicas, func(a, b plan.Replica) int { return a.Ordinal - b.Ordinal })
 	for _, c := range r.inits {
 		o.Inits = append(o.Inits, c)
 	}
-	slices.SortFunc(o.Inits, func(a, b engine.InitContainer) int {
+	slices.SortFunc(o.Inits, func(a, b plan.InitContainer) int {
 		if a.Ordinal != b.Ordinal {
 			return a.Ordinal - b.Ordinal
 		}
@@ -106,7 +107,7 @@ func (r *Runtime) Observe(_ context.Context, set string, opts engine.ObserveOpti
 	for _, v := range r.volumes {
 		o.Volumes = append(o.Volumes, v)
 	}
-	slices.SortFunc(o.Volumes, func(a, b engine.Volume) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(o.Volumes, func(a, b plan.Volume) int { return strings.Compare(a.Name, b.Name) })
 	return o, nil
 }
 
@@ -123,7 +124,7 @@ func (r *Runtime) RemoveNetwork(_ context.Context, name string) (bool, error) {
 }
 
 // CreateReplica implements engine.Runtime.
-func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (engine.CreateResult, error) {
+func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
 	if err := ctx.Err(); err != nil { // as the Docker client refuses a call on an ended context
 		return engine.CreateResult{}, err
 	}
@@ -148,24 +149,24 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (e
 	}
 	r.nextID++
 	id := fmt.Sprintf("c%d", r.nextID)
-	if init := spec.Labels[engine.LabelInit]; init != "" {
-		c := engine.InitContainer{ID: id, Name: spec.Name, Ordinal: spec.Ordinal, Init: init, Revision: spec.Revision,
-			State: engine.StateExited, ExitCode: r.InitExit[spec.Image], Created: time.Now(), Owner: engine.OwnerOf(spec.Labels)}
+	if init := spec.Labels[plan.LabelInit]; init != "" {
+		c := plan.InitContainer{ID: id, Name: spec.Name, Ordinal: spec.Ordinal, Init: init, Revision: spec.Revision,
+			State: plan.StateExited, ExitCode: r.InitExit[spec.Image], Created: time.Now(), Owner: plan.OwnerOf(spec.Labels)}
 		if r.InitHang[spec.Image] {
-			c.State, c.ExitCode = engine.StateRunning, 0
+			c.State, c.ExitCode = plan.StateRunning, 0
 		}
 		r.inits[spec.Name] = c
 		r.initImage[spec.Name] = spec.Image
 		r.record("create-init %s %s", spec.Name, spec.Revision)
 		return engine.CreateResult{ID: id, ReusedVolumes: reused}, nil
 	}
-	c := engine.Replica{ID: id, Name: spec.Name, Ordinal: spec.Ordinal, Revision: spec.Revision,
-		State: engine.StateRunning, Created: time.Now(), Owner: engine.OwnerOf(spec.Labels), Networks: networks(spec)}
+	c := plan.Replica{ID: id, Name: spec.Name, Ordinal: spec.Ordinal, Revision: spec.Revision,
+		State: plan.StateRunning, Created: time.Now(), Owner: plan.OwnerOf(spec.Labels), Networks: networks(spec)}
 	if r.Unhealthy[spec.Image] {
-		c.Health = engine.HealthUnhealthy
+		c.Health = plan.HealthUnhealthy
 	}
 	if r.Crashing[spec.Image] {
-		c.State = engine.StateExited
+		c.State = plan.StateExited
 	}
 	r.containers[spec.Name] = c
 	r.Created = append(r.Created, spec)
@@ -175,14 +176,14 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec engine.ReplicaSpec) (e
 
 // ensureVolumes creates the spec's volumes that do not exist and returns those
 // that did, refusing another state directory's.
-func (r *Runtime) ensureVolumes(ctx context.Context, spec engine.ReplicaSpec) ([]engine.Volume, error) {
-	var reused []engine.Volume
+func (r *Runtime) ensureVolumes(ctx context.Context, spec plan.ReplicaSpec) ([]plan.Volume, error) {
+	var reused []plan.Volume
 	for _, v := range spec.Volumes {
 		old, ok := r.volumes[v.Name]
 		if !ok {
 			continue
 		}
-		if old.Owner.ID != engine.OwnerOf(v.Labels).ID {
+		if old.Owner.ID != plan.OwnerOf(v.Labels).ID {
 			if err := engine.CheckOwner(ctx, old.Owner); err != nil {
 				return nil, fmt.Errorf("%s: volume %s: %w", spec.Name, v.Name, err)
 			}
@@ -191,7 +192,7 @@ func (r *Runtime) ensureVolumes(ctx context.Context, spec engine.ReplicaSpec) ([
 	}
 	for _, v := range spec.Volumes {
 		if _, ok := r.volumes[v.Name]; !ok {
-			r.volumes[v.Name] = engine.Volume{Name: v.Name, Ordinal: spec.Ordinal, Created: time.Now(), Owner: engine.OwnerOf(v.Labels)}
+			r.volumes[v.Name] = plan.Volume{Name: v.Name, Ordinal: spec.Ordinal, Created: time.Now(), Owner: plan.OwnerOf(v.Labels)}
 		}
 	}
 	return reused, nil
@@ -206,7 +207,7 @@ func (r *Runtime) StartReplica(ctx context.Context, _, id string) error {
 			if err := engine.CheckOwner(ctx, c.Owner); err != nil {
 				return fmt.Errorf("refusing to start container %s: %w", name, err)
 			}
-			c.State = engine.StateRunning
+			c.State = plan.StateRunning
 			r.containers[name] = c
 			r.record("start %s", name)
 		}
@@ -279,7 +280,7 @@ func (r *Runtime) FinishInit(name string, code int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if c, ok := r.inits[name]; ok {
-		c.State, c.ExitCode = engine.StateExited, code
+		c.State, c.ExitCode = plan.StateExited, code
 		r.inits[name] = c
 	}
 }
@@ -377,7 +378,7 @@ func (r *Runtime) Exit(name string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c := r.containers[name]
-	c.State = engine.StateExited
+	c.State = plan.StateExited
 	r.containers[name] = c
 }
 
@@ -403,7 +404,7 @@ func (r *Runtime) ExitUnlisted(name string) string {
 		r.listed = map[string]string{}
 	}
 	r.listed[c.ID] = c.State
-	c.State = engine.StateExited
+	c.State = plan.StateExited
 	r.containers[name] = c
 	return c.ID
 }
@@ -420,28 +421,28 @@ func (r *Runtime) Destroy(name string) string {
 
 // Add puts a container in the runtime as it is, as another process would have
 // made it (another state directory's replica, say).
-func (r *Runtime) Add(c engine.Replica) {
+func (r *Runtime) Add(c plan.Replica) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.containers[c.Name] = c
 }
 
 // AddInit puts an init container in the runtime as it is.
-func (r *Runtime) AddInit(c engine.InitContainer) {
+func (r *Runtime) AddInit(c plan.InitContainer) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.inits[c.Name] = c
 }
 
 // AddVolume puts a volume in the runtime as it is.
-func (r *Runtime) AddVolume(v engine.Volume) {
+func (r *Runtime) AddVolume(v plan.Volume) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.volumes[v.Name] = v
 }
 
 // networks are the networks a replica created from spec is on.
-func networks(spec engine.ReplicaSpec) []string {
+func networks(spec plan.ReplicaSpec) []string {
 	out := []string{spec.Network}
 	for _, n := range spec.OtherNetworks {
 		out = append(out, n.Name)

@@ -12,7 +12,8 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // JSONLines turns each line written into an event object, {"time", "set",
@@ -36,7 +37,7 @@ func (j *JSONLines) Write(p []byte) (int, error) {
 			j.buf.WriteString(line) // an unfinished line waits for its end
 			return len(p), nil
 		}
-		e := engine.Event{Time: time.Now(), Message: strings.TrimSuffix(line, "\n")}
+		e := state.Event{Time: time.Now(), Message: strings.TrimSuffix(line, "\n")}
 		if set, msg, ok := strings.Cut(e.Message, ": "); ok && !strings.ContainsAny(set, " \t") {
 			e.Set, e.Message = set, msg
 		}
@@ -47,7 +48,7 @@ func (j *JSONLines) Write(p []byte) (int, error) {
 }
 
 // Event writes e as one object.
-func (j *JSONLines) Event(e engine.Event) {
+func (j *JSONLines) Event(e state.Event) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	_ = writeJSONLine(j.out, e)
@@ -100,7 +101,7 @@ func (b *Block) set(name string) *blockSet {
 }
 
 // Event takes a step of the rollout (Controller.Report).
-func (b *Block) Event(e engine.Event) {
+func (b *Block) Event(e state.Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.set(e.Set)
@@ -116,7 +117,7 @@ func (b *Block) Event(e engine.Event) {
 }
 
 // Plan takes the counts of a pass (Controller.OnPlan).
-func (b *Block) Plan(st engine.State, p engine.Plan) {
+func (b *Block) Plan(st state.State, p plan.Plan) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.set(st.Spec.Name)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // screenOf plays what was written to a terminal: lines, cursor up (ESC [n A)
@@ -46,10 +46,10 @@ func TestBlockKeepsStderrLinesAbove(t *testing.T) {
 	var term bytes.Buffer
 	b := NewBlock(&term, 0)
 	stderr := b.Above(&term)
-	b.Event(engine.Event{Set: "web", Replica: "web-0", Message: "web-0 created"})
-	b.Event(engine.Event{Set: "web", Replica: "web-1", Message: "web-1 created"})
+	b.Event(state.Event{Set: "web", Replica: "web-0", Message: "web-0 created"})
+	b.Event(state.Event{Set: "web", Replica: "web-1", Message: "web-1 created"})
 	fmt.Fprintln(stderr, "warning: something")
-	b.Event(engine.Event{Set: "web", Replica: "web-1", Message: "web-1 ready"})
+	b.Event(state.Event{Set: "web", Replica: "web-1", Message: "web-1 ready"})
 	fmt.Fprintln(b, "web: rollout complete")
 	got := strings.Join(screenOf(term.String()), "\n")
 	want := "warning: something\nweb: rollout complete\n  web-0                created\n  web-1                ready"

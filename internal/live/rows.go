@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/ostset/ostset/config"
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/internal/present"
 )
 
 // SetRow is one set as ostset get lists it (and its JSON object).
 type SetRow struct {
-	engine.Status
+	plan.Status
 	Created time.Time `json:"created"`
 	// Image is the image reference of the update revision, as written.
 	Image string `json:"image,omitempty"`
@@ -23,7 +24,7 @@ type SetRow struct {
 }
 
 // NewSetRow is the row of a set with status s and state st.
-func NewSetRow(s engine.Status, st engine.State) SetRow {
+func NewSetRow(s plan.Status, st state.State) SetRow {
 	return SetRow{Status: s, Created: st.Created, Image: st.Spec.Template.Image}
 }
 
@@ -91,7 +92,7 @@ func (r ReplicaRow) Age(now time.Time) string {
 // replica whose recreation the crash-loop back-off holds back is in state
 // CrashLoopBackOff, as Kubernetes calls it, with the next try (from now) in
 // its reason.
-func ReplicaRows(s engine.Status, st engine.State, now time.Time) []ReplicaRow {
+func ReplicaRows(s plan.Status, st state.State, now time.Time) []ReplicaRow {
 	var rows []ReplicaRow
 	for _, c := range s.Containers {
 		ready := "0/1"
@@ -133,10 +134,10 @@ func ReplicaRows(s engine.Status, st engine.State, now time.Time) []ReplicaRow {
 // replicaObjects are the JSON objects of get SET -o json -w, in the order of
 // ReplicaRows: each replica's status, and for an ordinal without a replica
 // container (init containers running, pending, failed) the same fields.
-func replicaObjects(s engine.Status) []engine.ContainerStatus {
+func replicaObjects(s plan.Status) []plan.ContainerStatus {
 	out := slices.Clone(s.Containers)
 	for _, i := range s.Initializing {
-		out = append(out, engine.ContainerStatus{Name: i.Replica, Ordinal: i.Ordinal, Revision: i.Revision,
+		out = append(out, plan.ContainerStatus{Name: i.Replica, Ordinal: i.Ordinal, Revision: i.Revision,
 			State: initState(i), ID: i.ID, Created: i.Created, Reason: strings.TrimPrefix(initReason(i), "-")})
 	}
 	for _, p := range s.Pending {
@@ -144,16 +145,16 @@ func replicaObjects(s engine.Status) []engine.ContainerStatus {
 		if p.Failed {
 			state = "failed"
 		}
-		out = append(out, engine.ContainerStatus{Name: p.Name, Ordinal: p.Ordinal, State: state, Reason: p.Reason})
+		out = append(out, plan.ContainerStatus{Name: p.Name, Ordinal: p.Ordinal, State: state, Reason: p.Reason})
 	}
-	slices.SortStableFunc(out, func(a, b engine.ContainerStatus) int { return a.Ordinal - b.Ordinal })
+	slices.SortStableFunc(out, func(a, b plan.ContainerStatus) int { return a.Ordinal - b.Ordinal })
 	return out
 }
 
 // initState is the STATE of an ordinal whose init containers run, as kubectl
 // shows a pod's: Init:1/2 while they run, Init:ExitCode:N when one failed.
-func initState(s engine.InitStatus) string {
-	if s.State == engine.InitFailed {
+func initState(s plan.InitStatus) string {
+	if s.State == plan.InitFailed {
 		return fmt.Sprintf("Init:ExitCode:%d", s.ExitCode)
 	}
 	return fmt.Sprintf("Init:%d/%d", s.Succeeded, s.Total)
@@ -161,8 +162,8 @@ func initState(s engine.InitStatus) string {
 
 // initReason is the REASON column of an initializing ordinal: which init
 // container failed, and how.
-func initReason(s engine.InitStatus) string {
-	if s.State == engine.InitFailed {
+func initReason(s plan.InitStatus) string {
+	if s.State == plan.InitFailed {
 		return fmt.Sprintf("init %s: exit %d", s.Init, s.ExitCode)
 	}
 	return "-"
@@ -170,7 +171,7 @@ func initReason(s engine.InitStatus) string {
 
 // revisionTemplate is the template of the named revision, or of the spec
 // when the revision is not in the history (a replica not created yet).
-func revisionTemplate(st engine.State, revision string) config.Template {
+func revisionTemplate(st state.State, revision string) config.Template {
 	for _, r := range st.Revisions {
 		if r.Name == revision {
 			return r.Spec.Template

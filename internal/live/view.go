@@ -13,6 +13,7 @@ import (
 
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/daemon"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // View is ostset view: an interactive terminal view of the sets and their
@@ -121,7 +122,7 @@ func readSnapshot(ctx context.Context, c *engine.Controller, only []string, set 
 	}
 	for _, name := range names {
 		status, st, err := c.Status(ctx, name)
-		if only != nil && (err == nil || errors.Is(err, engine.ErrUnknownSet)) {
+		if only != nil && (err == nil || errors.Is(err, state.ErrUnknownSet)) {
 			snap.Only = append(snap.Only, name) // read, or gone; a set that failed to read keeps its row
 		}
 		if err != nil {

@@ -14,7 +14,8 @@ import (
 	"charm.land/lipgloss/v2"
 	units "github.com/docker/go-units"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/internal/present"
 )
 
@@ -37,9 +38,9 @@ type viewSnapshot struct {
 }
 
 type viewDetail struct {
-	State  engine.State
-	Status engine.Status
-	Events []engine.Event
+	State  state.State
+	Status plan.Status
+	Events []state.Event
 }
 
 // daemonInfo says whether a daemon keeps the state directory's sets converged.
@@ -347,7 +348,7 @@ func (m *viewModel) followLogs() tea.Cmd {
 		for _, c := range m.snap.Detail[m.set].Status.Containers {
 			if c.Name == r {
 				replica, id = r, c.ID
-				key = fmt.Sprintf("%s/%s/%v", r, c.ID, c.State == engine.StateRunning)
+				key = fmt.Sprintf("%s/%s/%v", r, c.ID, c.State == plan.StateRunning)
 			}
 		}
 	}
@@ -376,7 +377,7 @@ func (m viewModel) sampleStats() tea.Cmd {
 	}
 	ids := map[string]string{}
 	for _, c := range d.Status.Containers {
-		if c.State == engine.StateRunning {
+		if c.State == plan.StateRunning {
 			ids[c.Name] = c.ID
 		}
 	}

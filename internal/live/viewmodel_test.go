@@ -11,7 +11,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ostset/ostset/config"
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 var viewNow = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -28,26 +29,26 @@ func viewFixture() viewSnapshot {
 	db := config.Set{Name: "db", Template: config.Template{Image: "redis"}}
 	db.ApplyDefaults()
 	created := viewNow.Add(-2 * time.Hour)
-	c := func(ord int, rev string, ready bool) engine.ContainerStatus {
-		s := engine.ContainerStatus{Name: engine.ReplicaName("web", ord), Ordinal: ord, Revision: rev, State: "running", Health: "healthy", Ready: ready, Created: created}
+	c := func(ord int, rev string, ready bool) plan.ContainerStatus {
+		s := plan.ContainerStatus{Name: plan.ReplicaName("web", ord), Ordinal: ord, Revision: rev, State: "running", Health: "healthy", Ready: ready, Created: created}
 		if !ready {
 			s.Health, s.Reason = "unhealthy", `health: "connection refused"`
-			s.NotReady = &engine.NotReadyDetail{Restarts: 2}
+			s.NotReady = &plan.NotReadyDetail{Restarts: 2}
 		}
 		return s
 	}
-	webStatus := engine.Status{Name: "web", Replicas: 3, ReadyReplicas: 2, UpdatedReplicas: 1, CurrentReplicas: 2, AvailableReplicas: 2,
+	webStatus := plan.Status{Name: "web", Replicas: 3, ReadyReplicas: 2, UpdatedReplicas: 1, CurrentReplicas: 2, AvailableReplicas: 2,
 		CurrentRevision: "web-aaa", UpdateRevision: "web-bbb",
-		Containers: []engine.ContainerStatus{c(0, "web-aaa", true), c(1, "web-aaa", true), c(2, "web-bbb", false)}}
-	dbStatus := engine.Status{Name: "db", Replicas: 1, ReadyReplicas: 1, UpdatedReplicas: 1, CurrentReplicas: 1, AvailableReplicas: 1,
-		CurrentRevision: "db-ccc", UpdateRevision: "db-ccc", Containers: []engine.ContainerStatus{{Name: "db-0", State: "running", Ready: true, Revision: "db-ccc", Created: created}}}
-	webState := engine.State{Spec: web, Created: created}
-	dbState := engine.State{Spec: db, Created: created, Paused: true}
+		Containers: []plan.ContainerStatus{c(0, "web-aaa", true), c(1, "web-aaa", true), c(2, "web-bbb", false)}}
+	dbStatus := plan.Status{Name: "db", Replicas: 1, ReadyReplicas: 1, UpdatedReplicas: 1, CurrentReplicas: 1, AvailableReplicas: 1,
+		CurrentRevision: "db-ccc", UpdateRevision: "db-ccc", Containers: []plan.ContainerStatus{{Name: "db-0", State: "running", Ready: true, Revision: "db-ccc", Created: created}}}
+	webState := state.State{Spec: web, Created: created}
+	dbState := state.State{Spec: db, Created: created, Paused: true}
 	return viewSnapshot{
 		Sets: []SetRow{NewSetRow(dbStatus, dbState), NewSetRow(webStatus, webState)},
 		Detail: map[string]viewDetail{
 			"web": {State: webState, Status: webStatus,
-				Events: []engine.Event{{Time: viewNow.Add(-time.Minute), Message: "web-2 created (revision web-bbb)"}}},
+				Events: []state.Event{{Time: viewNow.Add(-time.Minute), Message: "web-2 created (revision web-bbb)"}}},
 			"db": {State: dbState, Status: dbStatus},
 		},
 	}

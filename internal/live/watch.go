@@ -12,6 +12,8 @@ import (
 
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/daemon"
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // Watch is get -w: the table of the sets (or of one set's replicas), then a
@@ -120,14 +122,14 @@ func watchSets(ctx context.Context, c *engine.Controller, w *watchWriter, only [
 	now := time.Now()
 	for _, name := range names {
 		status, st, err := c.Status(ctx, name)
-		if errors.Is(err, engine.ErrUnknownSet) {
+		if errors.Is(err, state.ErrUnknownSet) {
 			if _, ok := w.seen[name]; ok {
 				cells := make([]string, len(SetHeader(output)))
 				for i := range cells {
 					cells[i] = "-"
 				}
 				cells[0], cells[1] = name, "(deleted)"
-				w.row(name, SetRow{Status: engine.Status{Name: name}, Deleted: true}, cells, -1)
+				w.row(name, SetRow{Status: plan.Status{Name: name}, Deleted: true}, cells, -1)
 				w.forget(name)
 			}
 			continue
@@ -145,7 +147,7 @@ func watchSets(ctx context.Context, c *engine.Controller, w *watchWriter, only [
 // each replica that went away (scale-down, the set deleted).
 func watchReplicas(ctx context.Context, c *engine.Controller, w *watchWriter, set, output string) error {
 	status, st, err := c.Status(ctx, set)
-	if err != nil && !errors.Is(err, engine.ErrUnknownSet) {
+	if err != nil && !errors.Is(err, state.ErrUnknownSet) {
 		return err
 	}
 	if err != nil && len(w.seen) == 0 && !w.started {
@@ -169,7 +171,7 @@ func watchReplicas(ctx context.Context, c *engine.Controller, w *watchWriter, se
 			cells[i] = "-"
 		}
 		cells[0], cells[slices.Index(header, "STATE")] = name, "deleted"
-		w.row(name, engine.ContainerStatus{Name: name, State: "deleted"}, cells, -1)
+		w.row(name, plan.ContainerStatus{Name: name, State: "deleted"}, cells, -1)
 		w.forget(name)
 	}
 	return nil

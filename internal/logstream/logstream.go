@@ -18,6 +18,7 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // Source lists a set's containers and reads a container's output (follow:
@@ -25,7 +26,7 @@ import (
 // container gone since the list answers an error cerrdefs.IsNotFound
 // recognises.
 type Source interface {
-	Observe(ctx context.Context, set string, opts engine.ObserveOptions) (engine.Observed, error)
+	Observe(ctx context.Context, set string, opts engine.ObserveOptions) (plan.Observed, error)
 	Logs(ctx context.Context, set, id string, follow bool, tail string) (io.ReadCloser, error)
 }
 
@@ -59,7 +60,7 @@ func Print(parent context.Context, rt Source, w io.Writer, t Target, opts Option
 	if err != nil {
 		return err
 	}
-	var replicas []engine.Replica // sorted by ordinal, as Observe returns them
+	var replicas []plan.Replica // sorted by ordinal, as Observe returns them
 	for _, r := range obs.Replicas {
 		if (t.Whole || r.Ordinal == t.Ordinal) && t.Init == "" {
 			replicas = append(replicas, r)
@@ -67,7 +68,7 @@ func Print(parent context.Context, rt Source, w io.Writer, t Target, opts Option
 	}
 	for _, c := range obs.Inits {
 		if c.Ordinal == t.Ordinal && c.Init == t.Init && t.Init != "" {
-			replicas = append(replicas, engine.Replica{ID: c.ID, Name: c.Name, Ordinal: c.Ordinal})
+			replicas = append(replicas, plan.Replica{ID: c.ID, Name: c.Name, Ordinal: c.Ordinal})
 		}
 	}
 	if len(replicas) == 0 && t.Init != "" {
@@ -85,7 +86,7 @@ func Print(parent context.Context, rt Source, w io.Writer, t Target, opts Option
 		width = max(width, len(r.Name))
 	}
 	out := &lineWriter{w: w, failed: cancel}
-	stream := func(r engine.Replica) error {
+	stream := func(r plan.Replica) error {
 		rc, err := rt.Logs(ctx, t.Set, r.ID, opts.Follow, opts.Tail)
 		if err != nil {
 			if t.Whole && cerrdefs.IsNotFound(err) {
@@ -140,7 +141,7 @@ func Print(parent context.Context, rt Source, w io.Writer, t Target, opts Option
 var palette = []string{"36", "33", "32", "35", "34", "36;1", "33;1", "32;1", "35;1", "34;1"}
 
 // logPrefix is "name<padding> | ", coloured by ordinal when asked.
-func prefix(r engine.Replica, width int, color bool) string {
+func prefix(r plan.Replica, width int, color bool) string {
 	p := fmt.Sprintf("%-*s |", width, r.Name)
 	if color {
 		n := len(palette)

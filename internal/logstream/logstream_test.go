@@ -11,16 +11,17 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // fakeSource has the replicas web-0, web-1 and web-10; web-1 is gone by the
 // time its logs are read, and web-10's output has no last newline.
 type fakeSource struct{ tails []string }
 
-func (f *fakeSource) Observe(context.Context, string, engine.ObserveOptions) (engine.Observed, error) {
-	return engine.Observed{
-		Replicas: []engine.Replica{{ID: "a", Name: "web-0", Ordinal: 0}, {ID: "b", Name: "web-1", Ordinal: 1}, {ID: "c", Name: "web-10", Ordinal: 10}},
-		Inits:    []engine.InitContainer{{ID: "i", Name: "web-1-init-migrate", Ordinal: 1, Init: "migrate"}},
+func (f *fakeSource) Observe(context.Context, string, engine.ObserveOptions) (plan.Observed, error) {
+	return plan.Observed{
+		Replicas: []plan.Replica{{ID: "a", Name: "web-0", Ordinal: 0}, {ID: "b", Name: "web-1", Ordinal: 1}, {ID: "c", Name: "web-10", Ordinal: 10}},
+		Inits:    []plan.InitContainer{{ID: "i", Name: "web-1-init-migrate", Ordinal: 1, Init: "migrate"}},
 	}, nil
 }
 

@@ -5,11 +5,11 @@ import (
 	"io"
 	"slices"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // PrintConflicts writes one line per conflict, then each distinct way out once.
-func PrintConflicts(w io.Writer, indent string, cs []engine.Conflict) {
+func PrintConflicts(w io.Writer, indent string, cs []plan.Conflict) {
 	var ways []string
 	for _, c := range cs {
 		fmt.Fprintf(w, "%sconflict: %s\n", indent, c.Message)
@@ -23,7 +23,7 @@ func PrintConflicts(w io.Writer, indent string, cs []engine.Conflict) {
 }
 
 // PrintAdopted names the owners whose objects a set adopted on purpose.
-func PrintAdopted(w io.Writer, label string, owners []engine.Owner) {
+func PrintAdopted(w io.Writer, label string, owners []plan.Owner) {
 	for _, o := range owners {
 		dir := o.Dir
 		if dir == "" {

@@ -4,18 +4,18 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // initSummary says where an ordinal's init containers are.
-func initSummary(s engine.InitStatus) string {
+func initSummary(s plan.InitStatus) string {
 	done := fmt.Sprintf("%d of %d succeeded", s.Succeeded, s.Total)
 	switch s.State {
-	case engine.InitFailed:
+	case plan.InitFailed:
 		return fmt.Sprintf("%s; init container %s (%s) exited with code %d", done, s.Init, s.Container, s.ExitCode)
-	case engine.InitRunning:
+	case plan.InitRunning:
 		return fmt.Sprintf("%s; init container %s (%s) running", done, s.Init, s.Container)
-	case engine.InitPending:
+	case plan.InitPending:
 		return fmt.Sprintf("%s; init container %s next", done, s.Init)
 	}
 	return done + "; the replica container is next"
@@ -23,7 +23,7 @@ func initSummary(s engine.InitStatus) string {
 
 // PrintInits describes each initializing ordinal, with the last lines of a
 // failed init container's output.
-func PrintInits(w io.Writer, indent string, inits []engine.InitStatus) {
+func PrintInits(w io.Writer, indent string, inits []plan.InitStatus) {
 	for _, s := range inits {
 		fmt.Fprintf(w, "%s%s (revision %s): %s\n", indent, s.Replica, s.Revision, initSummary(s))
 		printOutput(w, indent+"  ", s)
@@ -32,17 +32,17 @@ func PrintInits(w io.Writer, indent string, inits []engine.InitStatus) {
 
 // PrintInitFailures names each failed init container with its exit code and the
 // last lines of its output.
-func PrintInitFailures(w io.Writer, indent string, inits []engine.InitStatus) {
+func PrintInitFailures(w io.Writer, indent string, inits []plan.InitStatus) {
 	for _, s := range inits {
-		if s.State == engine.InitFailed {
+		if s.State == plan.InitFailed {
 			fmt.Fprintf(w, "%s%s: init container %s (%s) exited with code %d\n", indent, s.Replica, s.Init, s.Container, s.ExitCode)
 			printOutput(w, indent+"  ", s)
 		}
 	}
 }
 
-func printOutput(w io.Writer, indent string, s engine.InitStatus) {
-	if s.State != engine.InitFailed || len(s.Logs) == 0 {
+func printOutput(w io.Writer, indent string, s plan.InitStatus) {
+	if s.State != plan.InitFailed || len(s.Logs) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "%slast output:\n", indent)

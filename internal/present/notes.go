@@ -8,11 +8,11 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // DeletingNote says that a set's delete did not finish, and the two ways on.
-func DeletingNote(name string, d *engine.DeleteIntent) string {
+func DeletingNote(name string, d *plan.DeleteIntent) string {
 	volumes := "kept"
 	if d.Volumes {
 		volumes = "to be removed"
@@ -22,7 +22,7 @@ func DeletingNote(name string, d *engine.DeleteIntent) string {
 
 // PrintRemovals says, for each replica whose removal a pass recorded and did
 // not finish (State.Removing), that it is on its way out.
-func PrintRemovals(w io.Writer, prefix string, containers []engine.ContainerStatus) {
+func PrintRemovals(w io.Writer, prefix string, containers []plan.ContainerStatus) {
 	for _, c := range containers {
 		if c.RemovalPending != nil {
 			fmt.Fprintf(w, "%s%s is being removed (recorded %s ago; the removal did not finish): the next pass of any ostset command or the daemon removes it\n",
@@ -71,6 +71,6 @@ func Age(since, now time.Time) string {
 }
 
 // CrashLoopNote says when a replica in crash-loop back-off is recreated.
-func CrashLoopNote(c *engine.CrashLoopStatus, now time.Time) string {
+func CrashLoopNote(c *plan.CrashLoopStatus, now time.Time) string {
 	return fmt.Sprintf("next try at %s (in %s)", c.NextTry.Local().Format(time.TimeOnly), max(c.NextTry.Sub(now), 0).Round(time.Second))
 }

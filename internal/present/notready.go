@@ -7,12 +7,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // PrintNotReady says, for each replica that is not ready, why: the short
 // reason, the last healthcheck output in full and its last log lines.
-func PrintNotReady(w io.Writer, containers []engine.ContainerStatus, now time.Time) {
+func PrintNotReady(w io.Writer, containers []plan.ContainerStatus, now time.Time) {
 	for _, c := range containers {
 		d := c.NotReady
 		if c.Ready || (d == nil && c.CrashLoop == nil) {

@@ -1,0 +1,43 @@
+package plan
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Label keys ostset puts on the objects it creates.
+const (
+	LabelPrefix   = "io.ostset."
+	LabelSet      = "io.ostset.set"
+	LabelOrdinal  = "io.ostset.ordinal"
+	LabelRevision = "io.ostset.revision"
+	LabelClaim    = "io.ostset.claim"
+	LabelManaged  = "io.ostset.managed"
+	// LabelInit marks an init container with its name in the template.
+	LabelInit = "io.ostset.init"
+	// LabelOwner is the ID of the state directory that created a replica or a
+	// per-ordinal volume (see Store.ID); LabelStateDir is that directory's
+	// absolute path, so that a conflict can name it.
+	LabelOwner    = "io.ostset.owner"
+	LabelStateDir = "io.ostset.state-dir"
+)
+
+// ReplicaName is the container name and hostname of an ordinal.
+func ReplicaName(set string, ordinal int) string {
+	return set + "-" + strconv.Itoa(ordinal)
+}
+
+// ParseReplicaName returns the ordinal of name if it is <set>-<ordinal>.
+func ParseReplicaName(set, name string) (int, bool) {
+	rest, ok := strings.CutPrefix(strings.TrimPrefix(name, "/"), set+"-")
+	if !ok || rest == "" || (len(rest) > 1 && rest[0] == '0') {
+		return 0, false
+	}
+	for _, c := range rest {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.Atoi(rest)
+	return n, err == nil
+}

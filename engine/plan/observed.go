@@ -1,0 +1,98 @@
+package plan
+
+import "time"
+
+// Container states as Docker reports them.
+const (
+	StateCreated    = "created"
+	StateRunning    = "running"
+	StateRestarting = "restarting"
+	StatePaused     = "paused"
+	StateExited     = "exited"
+	StateDead       = "dead"
+	StateRemoving   = "removing"
+)
+
+// Health values; HealthNone means the container has no healthcheck.
+const (
+	HealthNone      = ""
+	HealthStarting  = "starting"
+	HealthHealthy   = "healthy"
+	HealthUnhealthy = "unhealthy"
+)
+
+// Replica is one observed container that carries the set's labels.
+type Replica struct {
+	ID       string
+	Name     string
+	Ordinal  int
+	Revision string
+	State    string
+	Health   string
+	// Created is when the container was created.
+	Created time.Time
+	// ReadySince is when the container last became ready (zero if unknown or not ready).
+	// Filled only when Observe is asked for timings.
+	ReadySince time.Time
+	// Owner is the state directory that created the container (zero: made
+	// before ostset labelled owners).
+	Owner Owner
+	// NotReady says why a replica that is not ready is not; nil for a ready
+	// one, or when the runtime could not tell.
+	NotReady *NotReadyDetail
+	// Networks names the networks a running container has an endpoint on; nil
+	// when it is not running or the engine did not say. The planner checks it
+	// against the network of the replica's own revision (see planner.detached).
+	Networks []string
+}
+
+// Foreign is a container without the set's labels that holds a name the set needs.
+type Foreign struct {
+	ID   string
+	Name string
+	// Owner is the io.ostset.set label of the container, empty if none.
+	Owner string
+}
+
+// Volume is one observed per-ordinal volume carrying the set's labels.
+type Volume struct {
+	Name    string
+	Claim   string
+	Ordinal int
+	Created time.Time
+	// Owner is the state directory that created the volume (zero: made before
+	// ostset labelled owners).
+	Owner Owner
+}
+
+// InitContainer is one observed init container of the set (a container with the
+// set's labels and io.ostset.init). It is not a replica.
+type InitContainer struct {
+	ID      string
+	Name    string // container name: <set>-<ordinal>-init-<init name>
+	Ordinal int
+	// Init is the init container's name in the template (the io.ostset.init label).
+	Init     string
+	Revision string
+	State    string
+	// ExitCode is the exit code of an exited container.
+	ExitCode int
+	Created  time.Time
+	Owner    Owner
+	// Logs are the last lines of a failed init container's output; the
+	// controller fills them in after observing (Runtime.LogTail).
+	Logs []string
+}
+
+// Observed is a snapshot of what Docker holds for one set.
+type Observed struct {
+	Replicas []Replica
+	Foreign  []Foreign
+	Volumes  []Volume
+	// Inits are the set's init containers, by ordinal and then name.
+	Inits []InitContainer
+	// OwnedElsewhere: the set's containers and volumes that another state
+	// directory owns. Observe leaves it empty; Ownership.Classify moves them here
+	// out of Replicas and Volumes.
+	OwnedElsewhere []Conflict
+}

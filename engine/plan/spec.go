@@ -1,0 +1,90 @@
+package plan
+
+import (
+	"time"
+
+	"github.com/ostset/ostset/volumes"
+)
+
+// ReplicaSpec is everything needed to create one replica container.
+type ReplicaSpec struct {
+	Set  string
+	Name string // container name and hostname
+	// Hostname, if set, is the hostname when it is not Name: an init container
+	// has its replica's.
+	Hostname string
+	Ordinal  int
+	Revision string
+	Image    string // image ID
+	// Entrypoint and Cmd are nil when the image defaults apply.
+	Entrypoint []string
+	Cmd        []string
+	Env        []string // KEY=value, sorted
+	WorkingDir string
+	User       string
+	Labels     map[string]string // user labels plus the io.ostset.* labels
+	Network    string            // network name: the container is created on it
+	Aliases    []string
+	// OtherNetworks are joined after the create and before the start (the
+	// engine's create takes one network at API 1.41).
+	OtherNetworks []NetworkJoin
+	Ports         []PortBinding
+	Healthcheck   *Healthcheck // nil: the image's own
+	Mounts        []Mount
+	Volumes       []VolumeSpec // per-ordinal volumes to ensure before creating
+	NanoCPUs      int64
+	MemoryBytes   int64
+	Restart       string // no, always, unless-stopped, on-failure[:N]
+	StopTimeout   time.Duration
+	ContainerSettings
+}
+
+// NetworkJoin is a network a container joins with its DNS aliases.
+type NetworkJoin struct {
+	Name    string
+	Aliases []string
+}
+
+// PortBinding publishes one container port.
+type PortBinding struct {
+	ContainerPort int
+	HostPort      int
+	HostIP        string
+	Protocol      string // tcp, udp, sctp
+}
+
+// Healthcheck is the Docker healthcheck; Test ["NONE"] disables the image's.
+type Healthcheck struct {
+	Test        []string
+	Interval    time.Duration
+	Timeout     time.Duration
+	Retries     int
+	StartPeriod time.Duration
+	// StartInterval needs API 1.44: the docker runtime refuses it below.
+	StartInterval time.Duration
+}
+
+// Mount is a bind mount (Source is a path) or a named volume (Source is a name).
+type Mount struct {
+	Type     string // "bind" or "volume"
+	Source   string
+	Target   string
+	ReadOnly bool
+}
+
+// VolumeSpec is a per-ordinal volume with its labels.
+type VolumeSpec struct {
+	Name       string
+	Driver     string
+	DriverOpts map[string]string
+	Labels     map[string]string
+	// MountPath is where the replica mounts the volume.
+	MountPath string
+	// RootOwner, if set, is given to the volume's root directory while the
+	// volume is new: created by this call, or still empty.
+	RootOwner *volumes.FileOwner
+	// Observed is the volume as the pass that asks for the create observed it,
+	// carrying the set's labels and owned by the state directory; nil if it was
+	// not there. CreateReplica may take it as it is rather than look it up again.
+	Observed *Volume
+}
