@@ -63,11 +63,12 @@ SOAK      ?= 60m
 soak: build test-images ## the daemon keeps 10 sets under random churn for SOAK (default 60m); not part of test
 	OSTSET_SOAK_DURATION=$(SOAK) $(GO) test -count=1 -v -tags integration -timeout 0 -run '^TestEfSoak$$' ./integration/
 
-lint: $(GOLANGCI) ## gofmt, go vet, golangci-lint (installed on first use)
+lint: $(GOLANGCI) ## gofmt, go vet, golangci-lint (installed on first use), no package over 3,500 lines
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags integration $(PKGS)
 	$(GOLANGCI) run --build-tags integration $(PKGS)
+	scripts/package-size.sh
 
 $(GOLANGCI):
 	$(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)

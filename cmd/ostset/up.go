@@ -15,6 +15,7 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/docker"
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/kube"
 )
 
@@ -141,7 +142,7 @@ func newUpCmd(a *app) *cobra.Command {
 // StatefulSets' ConfigMap and Secret volumes are written under the state
 // directory.
 func (a *app) loadFiles(files []string, lenient bool) ([]config.Set, error) {
-	configDir := filepath.Join(a.store().Dir, "manifest-volumes")
+	configDir := a.store().ConfigDir()
 	loader := config.Loader{LookupEnv: os.LookupEnv, Warn: a.warn, Lenient: lenient, ConfigDir: configDir, Manifests: kube.Manifests{}}
 	sets, configFiles, err := loader.LoadFiles(files)
 	if err != nil {
@@ -151,7 +152,7 @@ func (a *app) loadFiles(files []string, lenient bool) ([]config.Set, error) {
 		file, _, _ := strings.Cut(sets[i].Source, ":")
 		absoluteBindSources(&sets[i], filepath.Dir(file))
 	}
-	if err := writeConfigFiles(configFiles); err != nil {
+	if err := state.WriteConfigFiles(configFiles); err != nil {
 		return nil, err
 	}
 	return sets, nil

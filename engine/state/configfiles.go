@@ -1,4 +1,4 @@
-package main
+package state
 
 import (
 	"fmt"
@@ -9,23 +9,25 @@ import (
 	"github.com/ostset/ostset/config"
 )
 
-// writeConfigFiles writes the files of the ConfigMap and Secret volumes of
+// ConfigDir is where the files of the ConfigMap and Secret volumes of imported
+// StatefulSets are written (config.Loader.ConfigDir), one directory per set
+// and volume.
+func (s Store) ConfigDir() string { return filepath.Join(s.Dir, "manifest-volumes") }
+
+// WriteConfigFiles writes the files of the ConfigMap and Secret volumes of
 // imported StatefulSets, each directory holding exactly its files afterwards.
-// A file is replaced by a rename, so a replica that has the directory
-// bind-mounted sees the old or the new content, never a part, as a pod sees a
-// ConfigMap update.
-func writeConfigFiles(files []config.ConfigFile) error {
+// A file is replaced by a synced temporary file renamed over it, so a replica
+// that has the directory bind-mounted sees the old or the new content, never
+// a part, as a pod sees a ConfigMap update.
+func WriteConfigFiles(files []config.ConfigFile) error {
 	byDir := map[string][]config.ConfigFile{}
 	for _, f := range files {
 		byDir[f.Dir] = append(byDir[f.Dir], f)
 	}
 	for dir, fs := range byDir {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("volume files: %w", err)
-		}
 		var names []string
 		for _, f := range fs {
-			if err := writeFileAtomic(filepath.Join(dir, f.Name), f.Data, os.FileMode(f.Mode)); err != nil {
+			if err := writeSharedFile(filepath.Join(dir, f.Name), f.Data, os.FileMode(f.Mode)); err != nil {
 				return fmt.Errorf("volume files: %w", err)
 			}
 			names = append(names, filepath.Clean(f.Name))
@@ -37,7 +39,9 @@ func writeConfigFiles(files []config.ConfigFile) error {
 	return nil
 }
 
-func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
+// writeSharedFile is writeFileAtomic for a file a container reads: its
+// directories are 0755 and the file gets mode.
+func writeSharedFile(path string, data []byte, mode os.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -45,15 +49,18 @@ func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 	if err != nil {
 		return err
 	}
-	defer func() { _ = os.Remove(tmp.Name()) }()
-	if _, err := tmp.Write(data); err != nil {
-		_ = tmp.Close()
-		return err
+	defer func() { _ = os.Remove(tmp.Name()) }() // a no-op once renamed
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(mode)
 	}
-	if err := tmp.Close(); err != nil {
-		return err
+	if err == nil {
+		err = tmp.Sync()
 	}
-	if err := os.Chmod(tmp.Name(), mode); err != nil {
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
