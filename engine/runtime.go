@@ -77,6 +77,9 @@ type Runtime interface {
 	// ImageConfig returns what a local image declares that the engine checks
 	// a template against: its VOLUMEs and EXPOSEd ports.
 	ImageConfig(ctx context.Context, imageID string) (ImageConfig, error)
+	// WaitExit waits until a container of the set is no longer running and
+	// returns its exit code.
+	WaitExit(ctx context.Context, set, id string) (int, error)
 	// LogTail returns the last lines (at most n) of the output, stdout and stderr, of
 	// a container of the set.
 	LogTail(ctx context.Context, set, id string, n int) ([]string, error)

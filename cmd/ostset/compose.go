@@ -13,7 +13,6 @@ import (
 	"github.com/ostset/ostset/compose"
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/docker"
-	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/engine/state"
 )
@@ -154,77 +153,18 @@ func (a *app) upCompose(cmd *cobra.Command, files []string, f composeFlags, leni
 }
 
 // runJob runs a service that others wait for with
-// service_completed_successfully, once, to completion, as docker compose up
-// does: container <job>-0 on the service's networks and volumes, removed
-// once it has exited. A non-zero exit is an error, with its last lines of output.
+// service_completed_successfully, once, to completion (Controller.RunJob).
 func (a *app) runJob(ctx context.Context, job config.Set) error {
-	rt, err := a.runtime()
+	c, err := a.controller()
 	if err != nil {
 		return err
 	}
-	self, err := a.store().Owner()
-	if err != nil {
+	fmt.Fprintf(a.stdout, "%s: running %s to completion\n", job.Name, plan.ReplicaName(job.Name, job.FirstOrdinal()))
+	if err := c.RunJob(ctx, job); err != nil {
 		return err
-	}
-	ctx = engine.WithOwnership(ctx, plan.Ownership{Self: self})
-	obs, err := rt.Observe(ctx, job.Name, engine.ObserveOptions{})
-	if err != nil {
-		return err
-	}
-	for _, r := range obs.Replicas { // left by an up that was cut short
-		if err := rt.RemoveReplica(ctx, job.Name, r.ID, job.GracePeriod()); err != nil {
-			return err
-		}
-	}
-	imageID, err := rt.EnsureImage(ctx, job.Template.Image, job.Template.PullPolicy(), nil)
-	if err != nil {
-		return fmt.Errorf("%s: %w", job.Name, err)
-	}
-	rs := job.RevisionSpec(imageID)
-	spec, err := plan.Render(job, config.RevisionName(job.Name, rs.Hash()), rs, job.FirstOrdinal())
-	if err != nil {
-		return err
-	}
-	spec.Labels[plan.LabelOwner], spec.Labels[plan.LabelStateDir] = self.ID, self.Dir
-	for _, n := range rs.NetworkNames() { // under the lock that keeps two ostset processes from making it twice
-		unlock, err := a.store().LockNetwork(ctx, n)
-		if err != nil {
-			return err
-		}
-		_, err = rt.EnsureNetwork(ctx, n)
-		unlock()
-		if err != nil {
-			return err
-		}
-	}
-	fmt.Fprintf(a.stdout, "%s: running %s to completion\n", job.Name, spec.Name)
-	res, err := rt.CreateReplica(ctx, spec)
-	if err != nil {
-		return err
-	}
-	code, err := rt.WaitExit(ctx, job.Name, res.ID)
-	var tail []string
-	if err == nil && code != 0 {
-		tail, _ = rt.LogTail(ctx, job.Name, res.ID, 20)
-	}
-	if rmErr := rt.RemoveReplica(context.WithoutCancel(ctx), job.Name, res.ID, job.GracePeriod()); err == nil {
-		err = rmErr
-	}
-	switch {
-	case err != nil:
-		return err
-	case code != 0:
-		return fmt.Errorf("%s: exited with code %d (service_completed_successfully)%s", spec.Name, code, indentLines(tail))
 	}
 	fmt.Fprintf(a.stdout, "%s: completed\n", job.Name)
 	return nil
-}
-
-func indentLines(lines []string) string {
-	if len(lines) == 0 {
-		return ""
-	}
-	return ":\n  " + strings.Join(lines, "\n  ")
 }
 
 // warnOrphans names the project's stored sets that no service of the files

@@ -72,6 +72,10 @@ func (r *setsRuntime) ImageConfig(ctx context.Context, imageID string) (engine.I
 	return r.of("").ImageConfig(ctx, imageID)
 }
 
+func (r *setsRuntime) WaitExit(ctx context.Context, set, id string) (int, error) {
+	return r.of(set).WaitExit(ctx, set, id)
+}
+
 func (r *setsRuntime) LogTail(ctx context.Context, set, id string, n int) ([]string, error) {
 	return r.of(set).LogTail(ctx, set, id, n)
 }

@@ -63,6 +63,9 @@ type Runtime struct {
 	// Registry maps the references a pull finds to the image ID it brings; a
 	// pull of any other reference fails as a registry answers an unknown tag.
 	Registry map[string]string
+	// JobExit is the code a replica container exits with when WaitExit waits
+	// for it, by name (default 0).
+	JobExit map[string]int
 	// InitExit is the code init containers exit with at once, by image ID
 	// (default 0), unless InitHang holds their image ID: those run until
 	// FinishInit.
@@ -371,6 +374,23 @@ func (r *Runtime) Watch(ctx context.Context, _ string) (<-chan struct{}, error) 
 	ch := make(chan struct{})
 	go func() { <-ctx.Done(); close(ch) }()
 	return ch, nil
+}
+
+// WaitExit implements engine.Runtime: a replica container runs until it is
+// waited for, then exits with the code JobExit gives its name (default 0).
+func (r *Runtime) WaitExit(_ context.Context, _, id string) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for name, c := range r.containers {
+		if c.ID == id {
+			c.State = plan.StateExited
+			r.containers[name] = c
+			code := r.JobExit[name]
+			r.record("exit %s %d", name, code)
+			return code, nil
+		}
+	}
+	return 0, fmt.Errorf("container %s: not found", id)
 }
 
 // Exit makes a container exit, as a crash would.
