@@ -61,17 +61,7 @@ volumes:
 
 func composeHarness(t *testing.T) (h *harness, project, file string) {
 	t.Helper()
-	b := make([]byte, 3)
-	_, _ = rand.Read(b)
-	project = "cp" + hex.EncodeToString(b)
-	h = exampleHarness(t, project+"-db", "UNUSED", postgresImage)
-	t.Cleanup(func() {
-		h.ostset("down", "-p", project, "--volumes")
-		// down removes the project's network with its last set; this is for a down that failed.
-		if ids := h.dockerLines("network", "ls", "-q", "--filter", "name=^"+project+"_default$", "--filter", "label=io.ostset.managed=true"); len(ids) > 0 {
-			h.dockerQuiet(append([]string{"network", "rm"}, ids...)...)
-		}
-	})
+	h, project = projectHarness(t, "cp", postgresImage)
 	if err := os.MkdirAll(filepath.Join(h.dir, "initdb"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -172,4 +162,23 @@ func TestComposeBuild(t *testing.T) {
 	if r := h.mustOstset("up", "-f", file, "--build", "--timeout", "2m"); !strings.Contains(r.stdout, "building") {
 		t.Errorf("up --build did not build:\n%s", r.stdout)
 	}
+}
+
+// projectHarness names a compose project (prefix and random hex) and takes
+// down, at cleanup, its sets and volumes and any network of the project that
+// a failed down left.
+func projectHarness(t *testing.T, prefix, image string) (h *harness, project string) {
+	t.Helper()
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	project = prefix + hex.EncodeToString(b)
+	h = exampleHarness(t, project+"-db", "UNUSED", image)
+	t.Cleanup(func() {
+		h.ostset("down", "-p", project, "--volumes")
+		// down removes each network with its last set; this is for a down that failed.
+		if ids := h.dockerLines("network", "ls", "-q", "--filter", "name=^"+project+"_", "--filter", "label=io.ostset.managed=true"); len(ids) > 0 {
+			h.dockerQuiet(append([]string{"network", "rm"}, ids...)...)
+		}
+	})
+	return h, project
 }

@@ -3,8 +3,6 @@
 package integration
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,17 +16,7 @@ const cxRedisImage = "ostset-test/redis:7"
 // ostset made for it.
 func cxProject(t *testing.T, tmpl string) (h *harness, project, file string) {
 	t.Helper()
-	b := make([]byte, 3)
-	_, _ = rand.Read(b)
-	project = "cx" + hex.EncodeToString(b)
-	h = exampleHarness(t, project+"-db", "UNUSED", cxRedisImage)
-	t.Cleanup(func() {
-		h.ostset("down", "-p", project, "--volumes")
-		// down removes each network with its last set; this is for a down that failed.
-		if ids := h.dockerLines("network", "ls", "-q", "--filter", "name=^"+project+"_", "--filter", "label=io.ostset.managed=true"); len(ids) > 0 {
-			h.dockerQuiet(append([]string{"network", "rm"}, ids...)...)
-		}
-	})
+	h, project = projectHarness(t, "cx", cxRedisImage)
 	file = filepath.Join(h.dir, "compose.yaml")
 	if err := os.WriteFile(file, []byte(strings.ReplaceAll(tmpl, "{{PROJECT}}", project)), 0o644); err != nil {
 		t.Fatal(err)
