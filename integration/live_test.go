@@ -82,18 +82,7 @@ func TestLvViewScalesUnderTmux(t *testing.T) {
 	requireTool(t, "tmux", "tmux")
 	h := newLiveHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1, "replicas: 3", "replicas: 1"))
-	session := h.set
-	tmux := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command("tmux", args...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("tmux %v: %v %s", args, err, out)
-		}
-		return string(out)
-	}
-	tmux("new-session", "-d", "-s", session, "-x", "200", "-y", "50",
-		"env", "OSTSET_STATE_DIR="+h.stateDir, ostsetBin, "view", h.set)
-	defer func() { _ = exec.Command("tmux", "kill-session", "-t", session).Run() }()
+	session, tmux := viewInTmux(t, h)
 	await := func(what string, ok func(screen string) bool) string {
 		t.Helper()
 		deadline := time.Now().Add(90 * time.Second)
@@ -119,4 +108,23 @@ func TestLvViewScalesUnderTmux(t *testing.T) {
 		return false
 	})
 	tmux("send-keys", "-t", session, "q")
+}
+
+// viewInTmux runs ostset view SET in a 200x50 tmux session named after the
+// set, killed at cleanup, and returns the session and a tmux runner.
+func viewInTmux(t *testing.T, h *harness) (session string, tmux func(args ...string) string) {
+	t.Helper()
+	session = h.set
+	tmux = func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("tmux", args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %v: %v %s", args, err, out)
+		}
+		return string(out)
+	}
+	tmux("new-session", "-d", "-s", session, "-x", "200", "-y", "50",
+		"env", "OSTSET_STATE_DIR="+h.stateDir, ostsetBin, "view", h.set)
+	t.Cleanup(func() { _ = exec.Command("tmux", "kill-session", "-t", session).Run() })
+	return session, tmux
 }

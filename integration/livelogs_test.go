@@ -3,7 +3,6 @@
 package integration
 
 import (
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -27,18 +26,7 @@ func TestLwViewFollowsLogs(t *testing.T) {
 	requireTool(t, "tmux", "tmux")
 	h := newHarnessPrefix(t, "lw")
 	h.mustOstset("up", "-f", h.writeSpec(tickerSpec, "ostset-test/debian:bookworm"))
-	session := h.set
-	tmux := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command("tmux", args...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("tmux %v: %v %s", args, err, out)
-		}
-		return string(out)
-	}
-	tmux("new-session", "-d", "-s", session, "-x", "200", "-y", "50",
-		"env", "OSTSET_STATE_DIR="+h.stateDir, ostsetBin, "view", h.set)
-	defer func() { _ = exec.Command("tmux", "kill-session", "-t", session).Run() }()
+	session, tmux := viewInTmux(t, h)
 	tick := regexp.MustCompile(`(?m)^  (\d{10})\s*$`)
 	last := func(screen string) int {
 		if !strings.Contains(screen, "logs of "+h.name(0)) {
