@@ -33,15 +33,17 @@ The logs pane follows the selected replica's output.
 It needs a terminal; without one it exits 2 (use ostset get -w).`,
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !isTerminal(a.stdout) || !term.IsTerminal(int(os.Stdin.Fd())) {
-				return invalidf("ostset view needs a terminal; without one, use 'ostset get -w' (or 'ostset get SET -w')")
-			}
 			set := ""
 			if len(args) == 1 {
 				if _, err := a.store().Load(args[0]); err != nil {
 					return err
 				}
 				set = args[0]
+			} else if _, err := a.store().List(); err != nil { // a state directory it cannot read
+				return err
+			}
+			if !isTerminal(a.stdout) || !term.IsTerminal(int(os.Stdin.Fd())) {
+				return invalidf("ostset view needs a terminal; without one, use 'ostset get -w' (or 'ostset get SET -w')")
 			}
 			return a.runView(cmd.Context(), set)
 		},
