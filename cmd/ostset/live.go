@@ -26,7 +26,8 @@ func newViewCmd(a *app) *cobra.Command {
 from Docker's events and the state directory. Keys (? lists them): enter shows
 a set's replicas, + and - scale, s scales to a number, r restarts, u undoes, p
 sets the partition, P pauses and R resumes the rollout, d recreates the selected
-replica (after a y), x opens a shell in it, / filters, q quits. Every action
+replica, x opens a shell in it, / filters, q quits. The keys that stop replicas
+(r, u, -, d) ask first and run only after a y. Every action
 runs the same command a user would type, and its outcome shows under the table.
 The logs pane follows the selected replica's output.
 
