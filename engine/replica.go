@@ -36,6 +36,8 @@ func (e *NoReplicaError) Error() string {
 		has = "it is scaled to 0"
 	case 1:
 		has = "its one replica is " + plan.ReplicaName(e.Set, e.First)
+	case 2:
+		has = "its 2 replicas are " + plan.ReplicaName(e.Set, e.First) + " and " + plan.ReplicaName(e.Set, e.First+1)
 	default:
 		has = fmt.Sprintf("its %d replicas are %s to %s", e.Replicas, plan.ReplicaName(e.Set, e.First), plan.ReplicaName(e.Set, e.First+e.Replicas-1))
 	}

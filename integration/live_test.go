@@ -76,6 +76,23 @@ func TestLvGetWatchAndExec(t *testing.T) {
 	}
 }
 
+// exec of a replica the set does not have (SET-9 of a set of 2) names the
+// replicas it has and exits 2, rather than pass on Docker's "No such
+// container"; one it has runs.
+func TestLvExecReplicaTheSetDoesNotHave(t *testing.T) {
+	h := newLiveHarness(t)
+	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1, "replicas: 3", "replicas: 2"))
+	r := h.ostset("exec", h.name(9), "--", "/web", "cat", "/etc/hostname")
+	want := "set " + h.set + " has no replica " + h.name(9) + ": its 2 replicas are " + h.name(0) + " and " + h.name(1) +
+		" (with a container: " + h.name(0) + ", " + h.name(1) + ")"
+	if r.code != 2 || !strings.Contains(r.stderr, want) || strings.Contains(r.stderr, "No such container") {
+		t.Errorf("exec %s: %s\nwant exit 2 and %q", h.name(9), r, want)
+	}
+	if r := h.mustOstset("exec", h.name(1), "--", "/web", "cat", "/etc/hostname"); strings.TrimSpace(r.stdout) != h.name(1) {
+		t.Errorf("exec %s ran in %q", h.name(1), r.stdout)
+	}
+}
+
 // ostset view under tmux against the real engine: a scale from the view
 // shows the new ordinal, healthy.
 func TestLvViewScalesUnderTmux(t *testing.T) {
