@@ -3,8 +3,11 @@ package docker
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/moby/moby/client"
+
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // VolumeSizes returns the size on disk of each volume Docker can measure
@@ -23,4 +26,22 @@ func (r *Runtime) VolumeSizes(ctx context.Context) (map[string]int64, error) {
 		}
 	}
 	return out, nil
+}
+
+// VolumeSets returns the names of the sets that have volumes (by their
+// io.ostset.set label), sorted: also those of sets deleted with their volumes
+// kept, which the state directory no longer lists.
+func (r *Runtime) VolumeSets(ctx context.Context) ([]string, error) {
+	res, err := r.cli.VolumeList(ctx, client.VolumeListOptions{Filters: make(client.Filters).Add("label", plan.LabelSet)})
+	if err != nil {
+		return nil, fmt.Errorf("list volumes: %w", err)
+	}
+	var sets []string
+	for _, v := range res.Items {
+		if set := v.Labels[plan.LabelSet]; set != "" && !slices.Contains(sets, set) {
+			sets = append(sets, set)
+		}
+	}
+	slices.Sort(sets)
+	return sets, nil
 }

@@ -352,7 +352,7 @@ func (c *Controller) Recreate(ctx context.Context, name string, ordinals []int) 
 	for _, ord := range ordinals {
 		i := slices.IndexFunc(obs.Replicas, func(r plan.Replica) bool { return r.Ordinal == ord })
 		if i < 0 {
-			return fmt.Errorf("set %s has no replica %s", name, plan.ReplicaName(name, ord))
+			return noReplica(st, obs, ord)
 		}
 		r := obs.Replicas[i]
 		actions = append(actions, plan.Action{Kind: plan.ActDelete, Ordinal: ord, Name: r.Name, ID: r.ID, Revision: r.Revision, Reason: "ostset recreate"})

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -22,4 +24,26 @@ func keptOnScaleDown(st *state.State, a plan.Action) string {
 		names[i] = volumes.Name(claim.Name, st.Spec.Name, a.Ordinal)
 	}
 	return fmt.Sprintf("; volumes kept: %s (ostset volumes %s)", strings.Join(names, ", "), st.Spec.Name)
+}
+
+// ObserveVolumes observes the set's volumes (and its replicas, which use
+// them) that are this state directory's: of a stored set, or of a deleted
+// one whose volumes ostset down kept, found by their labels. stored says
+// which; ErrUnknownSet when the set is neither.
+func (c *Controller) ObserveVolumes(ctx context.Context, name string) (obs plan.Observed, stored bool, err error) {
+	st, err := c.Store.Load(name)
+	switch {
+	case err == nil:
+		stored = true
+	case !errors.Is(err, state.ErrUnknownSet):
+		return obs, false, err
+	}
+	_, obs, err = c.observe(ctx, name, st, ObserveOptions{}) // a deleted set: only this state directory's own
+	if err != nil {
+		return obs, false, err
+	}
+	if !stored && len(obs.Volumes) == 0 {
+		return obs, false, c.Store.Unknown(name)
+	}
+	return obs, stored, nil
 }

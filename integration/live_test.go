@@ -76,8 +76,25 @@ func TestLvGetWatchAndExec(t *testing.T) {
 	}
 }
 
-// ostset view under tmux against the real engine: a scale from the view
-// shows the new ordinal, healthy.
+// exec of a replica the set does not have (SET-9 of a set of 2) names the
+// replicas it has and exits 2, rather than pass on Docker's "No such
+// container"; one it has runs.
+func TestLvExecReplicaTheSetDoesNotHave(t *testing.T) {
+	h := newLiveHarness(t)
+	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1, "replicas: 3", "replicas: 2"))
+	r := h.ostset("exec", h.name(9), "--", "/web", "cat", "/etc/hostname")
+	want := "set " + h.set + " has no replica " + h.name(9) + ": its 2 replicas are " + h.name(0) + " and " + h.name(1) +
+		" (with a container: " + h.name(0) + ", " + h.name(1) + ")"
+	if r.code != 2 || !strings.Contains(r.stderr, want) || strings.Contains(r.stderr, "No such container") {
+		t.Errorf("exec %s: %s\nwant exit 2 and %q", h.name(9), r, want)
+	}
+	if r := h.mustOstset("exec", h.name(1), "--", "/web", "cat", "/etc/hostname"); strings.TrimSpace(r.stdout) != h.name(1) {
+		t.Errorf("exec %s ran in %q", h.name(1), r.stdout)
+	}
+}
+
+// ostset view under tmux against the real engine: two quick presses of +
+// scale 1 to 3 and show the new ordinals, healthy; r asks before it restarts.
 func TestLvViewScalesUnderTmux(t *testing.T) {
 	requireTool(t, "tmux", "tmux")
 	h := newLiveHarness(t)
@@ -98,14 +115,29 @@ func TestLvViewScalesUnderTmux(t *testing.T) {
 		}
 	}
 	await("the first replica", func(s string) bool { return strings.Contains(s, h.name(0)) })
-	tmux("send-keys", "-t", session, "+")
-	await("the new ordinal, healthy", func(s string) bool {
+	tmux("send-keys", "-t", session, "+", "+") // two presses before any read shows the first: 1 → 3
+	await("the new ordinals, healthy", func(s string) bool {
 		for _, l := range strings.Split(s, "\n") {
-			if strings.Contains(l, h.name(1)+" ") && strings.Contains(l, "running") && strings.Contains(l, " healthy ") && strings.Contains(l, "1/1") {
+			if strings.Contains(l, h.name(2)+" ") && strings.Contains(l, "running") && strings.Contains(l, " healthy ") && strings.Contains(l, "1/1") {
 				return true
 			}
 		}
 		return false
+	})
+	var st struct {
+		Replicas int `json:"replicas"`
+	}
+	h.statusJSON(&st)
+	if st.Replicas != 3 {
+		t.Errorf("two presses of + on 1 replica: %d replicas, want 3", st.Replicas)
+	}
+	tmux("send-keys", "-t", session, "r")
+	await("the question before a restart", func(s string) bool {
+		return strings.Contains(s, "restart every replica of "+h.set+" (rollout restart)? (y/n)")
+	})
+	tmux("send-keys", "-t", session, "n")
+	await("the answer", func(s string) bool {
+		return strings.Contains(s, "restart every replica of "+h.set+" (rollout restart)? no")
 	})
 	tmux("send-keys", "-t", session, "q")
 }

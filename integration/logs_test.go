@@ -76,7 +76,11 @@ func TestLogs(t *testing.T) {
 			t.Errorf("ostset %v: want exit 2, got %s", args, r)
 		}
 	}
-	if r := h.ostset("logs", h.name(7)); r.code != 1 || !strings.Contains(r.stderr, "no container") {
+	if r := h.ostset("logs", h.name(7)); r.code != 2 || !strings.Contains(r.stderr, "its 2 replicas are "+h.name(0)+" and "+h.name(1)) {
+		t.Errorf("logs of a replica the set does not have: want exit 2 naming those it has, got %s", r)
+	}
+	h.docker("rm", "-f", h.name(1))
+	if r := h.ostset("logs", h.name(1)); r.code != 1 || !strings.Contains(r.stderr, "has no container now") {
 		t.Errorf("logs of a replica without a container: want exit 1 saying so, got %s", r)
 	}
 }

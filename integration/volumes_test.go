@@ -3,6 +3,7 @@
 package integration
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"strings"
@@ -154,5 +155,43 @@ func TestDownUpReportsLastUse(t *testing.T) {
 	revision := strings.TrimSuffix(strings.Fields(strings.SplitN(rev, "(revision ", 2)[1])[0], ")")
 	if i < 0 || !strings.Contains(r.stdout[i:], ", last used by revision "+revision+" until ") {
 		t.Errorf("up after down does not say what used the volume last (revision %s):\n%s", revision, r)
+	}
+}
+
+// The volumes down kept are listed after the set is gone, by ostset volumes
+// and ostset volumes SET, as kept by a deleted set, until down --volumes
+// removes them.
+func TestVolumesListsWhatDownKept(t *testing.T) {
+	h := newHarness(t)
+	h.mustOstset("up", "-f", h.writeSpec(scaledSpec(2, ""), imageV1))
+	h.mustOstset("down", h.set)
+	for _, args := range [][]string{{"volumes"}, {"volumes", h.set}} {
+		r := h.mustOstset(args...)
+		for ord := range 2 {
+			found := false
+			for _, l := range strings.Split(r.stdout, "\n") {
+				f := strings.Fields(l)
+				found = found || len(f) > 6 && f[0] == "data-"+h.name(ord) && f[1] == h.set && strings.Contains(l, "kept (set deleted)")
+			}
+			if !found {
+				t.Errorf("ostset %v does not list data-%s as kept by a deleted set:\n%s", args, h.name(ord), r)
+			}
+		}
+		if !strings.Contains(r.stderr, "'ostset down "+h.set+" --volumes' removes them") {
+			t.Errorf("ostset %v: no note on the deleted set:\n%s", args, r)
+		}
+	}
+	var rows []struct {
+		Name       string `json:"name"`
+		Set        string `json:"set"`
+		SetDeleted bool   `json:"setDeleted"`
+	}
+	r := h.mustOstset("volumes", h.set, "-o", "json")
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || len(rows) != 2 || !rows[0].SetDeleted || rows[1].Name != "data-"+h.name(1) {
+		t.Errorf("volumes -o json: %+v, %v\n%s", rows, err, r)
+	}
+	h.mustOstset("down", h.set, "--volumes")
+	if r := h.ostset("volumes", h.set); r.code != 2 || !strings.Contains(r.stderr, "unknown set") {
+		t.Errorf("volumes of a set gone with its volumes: %s; want exit 2, unknown set", r)
 	}
 }

@@ -4,11 +4,15 @@
 # ostset-test/debian:bookworm, then ordinary Dockerfiles (examples/images/<db>)
 # that install Debian's packages on it and mimic the official image's paths.
 #
-#   scripts/build-db-images.sh [etcd|redis|postgres|all]
+#   scripts/build-db-images.sh [etcd|redis|postgres|all|base]
 #
-# Images: ostset-test/etcd:3, ostset-test/redis:7, ostset-test/postgres:15.
+# Images: ostset-test/etcd:3, ostset-test/redis:7, ostset-test/postgres:15
+# (base: only the base image, OSTSET_TEST_BASE to name it otherwise).
 # Needs root (debootstrap) the first time, and Debian's mirror. Later runs hit
-# the caches: the base image is kept, and docker build reuses its layers.
+# the caches: the base image is kept (built again when its recipe changed),
+# and docker build reuses its layers. It says how long debootstrap and the
+# whole took; debootstrap's output goes to a log, shown (its end, and where
+# the whole is) only when it fails.
 set -euo pipefail
 
 prog=$(basename "$0")
@@ -16,13 +20,14 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "$prog: $*" >&2; exit 1; }
 exec 3>&2 # progress goes here, also where a command's stderr goes to a log
 
-base=ostset-test/debian:bookworm
+base=${OSTSET_TEST_BASE:-ostset-test/debian:bookworm}
 what=${1:-all}
 case $what in
 etcd | redis | postgres) dbs=("$what") ;;
 all) dbs=(etcd redis postgres) ;;
--h | --help) sed -n '2,11s/^# \{0,1\}//p' "$0"; exit 0 ;;
-*) echo "usage: $prog [etcd|redis|postgres|all]" >&2; exit 2 ;;
+base) dbs=() ;;
+-h | --help) sed -n '2,14s/^# \{0,1\}//p' "$0"; exit 0 ;;
+*) echo "usage: $prog [etcd|redis|postgres|all|base]" >&2; exit 2 ;;
 esac
 
 command -v docker >/dev/null || die "docker not found in PATH"
@@ -33,31 +38,6 @@ mirror() {
 	m=$(grep -rhoE '^(URIs:|deb) +https?://[^ ]+/debian/?( |$)' /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null |
 		head -n1 | awk '{print $2}')
 	echo "${m:-http://deb.debian.org/debian}"
-}
-
-# stages prints, from the "I: <Verb> …" lines of debootstrap on its input,
-# the first line of each new stage, with the seconds since it began, and a
-# line every 20 s when a stage runs long; the rest is left to the log.
-stages() {
-	local what=$1 start=$SECONDS last=$SECONDS stage="" line verb
-	while true; do
-		if IFS= read -r -t 20 line; then
-			[[ $line == "I: "* ]] || continue
-			verb=${line#I: }
-			verb=${verb%% *}
-			[[ $verb != "$stage" ]] || continue
-			stage=$verb
-			printf '%s: %s: %s (%ds)\n' "$prog" "$what" "${line#I: }" $((SECONDS - start)) >&2
-			last=$SECONDS
-		elif (($? > 128)); then # read timed out: still going
-			((SECONDS - last < 20)) || {
-				printf '%s: %s: still %s (%ds)\n' "$prog" "$what" "${stage:-starting}" $((SECONDS - start)) >&2
-				last=$SECONDS
-			}
-		else
-			break # end of input
-		fi
-	done
 }
 
 # dots runs a command, printing a dot every 10 s while it runs (to the
@@ -81,36 +61,53 @@ wait_for() {
 	! kill -0 "$pid" 2>/dev/null
 }
 
+# baseVersion is the recipe of the base image, in its label: a base built by an
+# earlier recipe is built again (1: /usr/share/man emptied of its directories
+# too, so that a JRE's postinst, which links its man page in man1, failed).
+baseVersion=2
+
 build_base() {
 	command -v debootstrap >/dev/null || die "debootstrap not found (apt-get install debootstrap)"
 	[[ $(id -u) -eq 0 ]] || die "debootstrap needs root to build $base"
-	local dir
+	local dir log start=$SECONDS
 	dir=$(mktemp -d "${TMPDIR:-/tmp}/ostset-rootfs.XXXXXX")
+	log=$(mktemp "${TMPDIR:-/tmp}/ostset-debootstrap.XXXXXX.log")
 	trap 'rm -rf "$dir"' RETURN
-	echo "$prog: debootstrap bookworm from $(mirror): about 5 to 6 minutes on 2 cores, once per machine" >&2
-	# Its stages as they begin (retrieving, validating, extracting, unpacking,
-	# configuring), with the time so far; the whole output goes to the log.
-	if ! debootstrap --variant=minbase bookworm "$dir/rootfs" "$(mirror)" 2>&1 | tee "$dir/log" | stages debootstrap; then
-		tail -n 20 "$dir/log" >&2
-		die "debootstrap failed"
+	# Measured on a 2-core machine shared with other builds, near a Debian
+	# mirror: debootstrap 28 s and 81 s, the whole of make test-images 163 s;
+	# a far mirror takes longer.
+	echo "$prog: building $base: debootstrap bookworm from $(mirror), once per machine (measured: 30 to 80 s on 2 shared cores near a mirror; a dot every 10 s)" >&2
+	if ! dots debootstrap --variant=minbase bookworm "$dir/rootfs" "$(mirror)" >"$log" 2>&1; then
+		tail -n 20 "$log" >&2
+		die "debootstrap failed after $((SECONDS - start)) s; its whole output is in $log"
 	fi
+	echo "$prog: debootstrap: $(grep -c '^I: Retrieving ' "$log") packages installed in $((SECONDS - start)) s" >&2
+	rm -f "$log"
 	local r=$dir/rootfs
-	# No service starts when a package is installed; no docs, man pages or locales.
+	# No service starts when a package is installed; no docs, man pages or
+	# locales. The directories of the man sections stay, empty: a package's
+	# scripts may link a page there (update-alternatives --slave, as a JRE's
+	# does), which fails without the directory; dpkg keeps a directory that a
+	# path-include names.
 	printf '#!/bin/sh\nexit 101\n' >"$r/usr/sbin/policy-rc.d"
 	chmod +x "$r/usr/sbin/policy-rc.d"
 	cat >"$r/etc/dpkg/dpkg.cfg.d/01-nodoc" <<-'EOF'
 		path-exclude /usr/share/doc/*
 		path-exclude /usr/share/man/*
+		path-include /usr/share/man/man[1-9]
 		path-exclude /usr/share/locale/*
 		path-exclude /usr/share/info/*
 	EOF
 	printf 'APT::Install-Recommends "false";\nAPT::Install-Suggests "false";\n' >"$r/etc/apt/apt.conf.d/01-norecommends"
-	rm -rf "$r"/var/lib/apt/lists/* "$r"/var/cache/apt/*.bin "$r"/usr/share/doc/* "$r"/usr/share/man/*
-	tar -C "$r" -c . | docker import --change 'CMD ["/bin/bash"]' - "$base" >/dev/null
+	rm -rf "$r"/var/lib/apt/lists/* "$r"/var/cache/apt/*.bin "$r"/usr/share/doc/*
+	mkdir -p "$r"/usr/share/man/man{1..9}
+	find "$r/usr/share/man" ! -type d -delete
+	tar -C "$r" -c . | docker import --change 'CMD ["/bin/bash"]' --change "LABEL io.ostset.test.base=$baseVersion" - "$base" >/dev/null
 	echo "$base $(docker image inspect -f '{{.Id}}' "$base")"
 }
 
-docker image inspect "$base" >/dev/null 2>&1 || build_base
+[[ $(docker image inspect -f '{{index .Config.Labels "io.ostset.test.base"}}' "$base" 2>/dev/null) == "$baseVersion" ]] || build_base
+[[ $what != base ]] || exit 0
 
 declare -A tag=([etcd]=ostset-test/etcd:3 [redis]=ostset-test/redis:7 [postgres]=ostset-test/postgres:15)
 for db in "${dbs[@]}"; do
@@ -118,7 +115,8 @@ for db in "${dbs[@]}"; do
 	[[ -f $ctx/Dockerfile ]] || die "no $ctx/Dockerfile"
 	log=$(mktemp "${TMPDIR:-/tmp}/ostset-build.XXXXXX")
 	if ! docker image inspect "${tag[$db]}" >/dev/null 2>&1; then
-		echo "$prog: building ${tag[$db]}: Debian's packages installed on $base, a minute or two the first time (a dot every 10 s)" >&2
+		# Measured on 2 cores: etcd and redis about 10 s each, postgres about a minute.
+		echo "$prog: building ${tag[$db]}: Debian's packages installed on $base (a dot every 10 s)" >&2
 	fi
 	if ! id=$(dots env DOCKER_BUILDKIT=0 docker build --quiet --build-arg "BASE=$base" --tag "${tag[$db]}" "$ctx" 2>"$log"); then
 		cat "$log" >&2
@@ -128,3 +126,4 @@ for db in "${dbs[@]}"; do
 	rm -f "$log"
 	echo "${tag[$db]} $id"
 done
+echo "$prog: done in $SECONDS s" >&2

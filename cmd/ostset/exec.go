@@ -50,12 +50,13 @@ func (a *app) execTarget(ctx context.Context, arg string) (set, name string, err
 	if err != nil {
 		return "", "", err
 	}
-	if !t.whole {
-		return t.set, t.name, nil
-	}
 	c, err := a.controller()
 	if err != nil {
 		return "", "", err
+	}
+	if !t.whole {
+		r, err := c.Replica(ctx, t.set, t.ordinal)
+		return t.set, r.Name, err
 	}
 	s, _, err := c.Status(ctx, t.set)
 	if err != nil {

@@ -26,22 +26,25 @@ func newViewCmd(a *app) *cobra.Command {
 from Docker's events and the state directory. Keys (? lists them): enter shows
 a set's replicas, + and - scale, s scales to a number, r restarts, u undoes, p
 sets the partition, P pauses and R resumes the rollout, d recreates the selected
-replica (after a y), x opens a shell in it, / filters, q quits. Every action
+replica, x opens a shell in it, / filters, q quits. The keys that stop replicas
+(r, u, -, d) ask first and run only after a y. Every action
 runs the same command a user would type, and its outcome shows under the table.
 The logs pane follows the selected replica's output.
 
 It needs a terminal; without one it exits 2 (use ostset get -w).`,
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !isTerminal(a.stdout) || !term.IsTerminal(int(os.Stdin.Fd())) {
-				return invalidf("ostset view needs a terminal; without one, use 'ostset get -w' (or 'ostset get SET -w')")
-			}
 			set := ""
 			if len(args) == 1 {
 				if _, err := a.store().Load(args[0]); err != nil {
 					return err
 				}
 				set = args[0]
+			} else if _, err := a.store().List(); err != nil { // a state directory it cannot read
+				return err
+			}
+			if !isTerminal(a.stdout) || !term.IsTerminal(int(os.Stdin.Fd())) {
+				return invalidf("ostset view needs a terminal; without one, use 'ostset get -w' (or 'ostset get SET -w')")
 			}
 			return a.runView(cmd.Context(), set)
 		},

@@ -149,6 +149,11 @@ func (a *app) checkInitTarget(t logTarget, init string) error {
 
 // printLogs prints the logs of the target's replicas (see logstream.Print).
 func (a *app) printLogs(ctx context.Context, t logTarget, opts logsOptions) error {
+	if c, err := a.controller(); err == nil && !t.whole && opts.init == "" {
+		if _, err := c.Replica(ctx, t.set, t.ordinal); err != nil {
+			return err // one it does not have: say which it has
+		}
+	}
 	rt, err := a.runtime()
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/state"
 )
 
@@ -64,9 +65,12 @@ func report(err error, stderr io.Writer) int {
 
 func exitCode(err error) int {
 	var ee *exitError
+	var nr *engine.NoReplicaError
 	switch {
 	case errors.As(err, &ee):
 		return ee.code
+	case errors.As(err, &nr) && nr.Outside: // a replica name mistyped
+		return exitInvalid
 	case errors.Is(err, context.DeadlineExceeded):
 		return exitTimedOut
 	case errors.Is(err, context.Canceled):

@@ -167,6 +167,9 @@ func lockEventLog(path string) (*os.File, int64, error) {
 // numbered below after (deleted with its set and started again) is read from
 // its start.
 func (s Store) Events(name string, after int64) ([]Event, int64, error) {
+	if err := s.readable(); err != nil {
+		return nil, after, err
+	}
 	f, err := os.Open(s.eventFile(name))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, 0, nil
@@ -192,6 +195,9 @@ func (s Store) Events(name string, after int64) ([]Event, int64, error) {
 // EventSeq returns the number of the set's newest event (0 for an empty log):
 // Events(name, EventSeq(name)) returns only the events recorded since.
 func (s Store) EventSeq(name string) (int64, error) {
+	if err := s.readable(); err != nil {
+		return 0, err
+	}
 	f, err := os.Open(s.eventFile(name))
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, nil

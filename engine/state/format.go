@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -100,6 +101,44 @@ func migrateFormat(dir string) error {
 	if err != nil {
 		return Store{Dir: dir}.writeFailed("record the state directory's format", err)
 	}
+	return nil
+}
+
+// readChecked remembers the state directories whose format this process has
+// checked for reading (see readable).
+var readChecked sync.Map // dir → struct{}
+
+// readable checks, before a read, that this version reads the directory's
+// format, once per process: a command that only reads (get, status, describe,
+// events, logs, export, rollout history) refuses a directory of a newer format
+// as a command that writes does, rather than misread it. A directory of an
+// older format is migrated first, as by a write (see secure); one that does
+// not exist holds nothing to misread and is left alone.
+func (s Store) readable() error {
+	if _, ok := readChecked.Load(s.Dir); ok {
+		return nil
+	}
+	if v, ok := secured.Load(s.Dir); ok {
+		if v == nil {
+			return nil
+		}
+		return v.(error)
+	}
+	format, err := readFormat(s.Dir)
+	if err != nil {
+		return err
+	}
+	switch {
+	case format > StateFormat:
+		return &FormatError{Dir: s.Dir, Format: format}
+	case format < StateFormat:
+		if held, err := holdsState(s.Dir); err != nil {
+			return err
+		} else if held {
+			return s.secure()
+		}
+	}
+	readChecked.Store(s.Dir, struct{}{})
 	return nil
 }
 

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/ostset/ostset/config"
 )
 
 // copyDir copies the files of src into dst (0700 directories, 0600 files).
@@ -111,20 +113,54 @@ func TestNewStateDirHasTheFormatAndNoBackup(t *testing.T) {
 	}
 }
 
-// A directory of a newer format is refused, with the directory named.
+// A directory of a newer format is refused, with the directory named, by
+// every read as by every write: an older ostset must not act on files it
+// could misread, nor show them.
 func TestNewerStateDirFormatRefused(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
 	copyDir(t, "testdata/format0", dir)
 	if err := os.WriteFile(filepath.Join(dir, formatFile), []byte(`{"format": 99}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	st, err := Store{Dir: dir}.Load("efup1")
-	if err != nil {
+	s := Store{Dir: dir}
+	ops := map[string]func() error{
+		"Load":          func() error { _, err := s.Load("efup1"); return err },
+		"List":          func() error { _, err := s.List(); return err },
+		"Events":        func() error { _, _, err := s.Events("efup1", 0); return err },
+		"EventSeq":      func() error { _, err := s.EventSeq("efup1"); return err },
+		"KeptVolumeUse": func() error { _, err := s.KeptVolumeUse("efup1"); return err },
+		"LoadPrevious":  func() error { _, _, err := s.LoadPrevious("efup1-0"); return err },
+		"Save":          func() error { return s.Save(State{Spec: config.Set{Name: "efup1"}}) },
+	}
+	for name, op := range ops {
+		err := op()
+		var fe *FormatError
+		if !errors.As(err, &fe) || fe.Dir != dir || fe.Format != 99 {
+			t.Errorf("%s in a directory of format 99: %v", name, err)
+		}
+	}
+}
+
+// A read of a directory that does not exist neither fails nor makes it.
+func TestReadOfMissingStateDirMakesNothing(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	if names, err := (Store{Dir: dir}).List(); err != nil || names != nil {
+		t.Fatalf("List: %v, %v", names, err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a read made the directory: %v", err)
+	}
+}
+
+// A read of a directory of an older format migrates it first, as a write
+// does: what is read is in the format this version reads.
+func TestReadOfOlderStateDirMigrates(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	copyDir(t, "testdata/format0", dir)
+	if _, err := (Store{Dir: dir}).List(); err != nil {
 		t.Fatal(err)
 	}
-	err = Store{Dir: dir}.Save(st)
-	var fe *FormatError
-	if !errors.As(err, &fe) || fe.Dir != dir || fe.Format != 99 {
-		t.Fatalf("Save in a directory of format 99: %v", err)
+	if f, err := readFormat(dir); err != nil || f != StateFormat {
+		t.Errorf("format after a read: %d, %v", f, err)
 	}
 }

@@ -38,6 +38,9 @@ func (s Store) previousFile(replica string) string {
 // ok is false when nothing was.
 func (s Store) LoadPrevious(replica string) (Previous, bool, error) {
 	var p Previous
+	if err := s.readable(); err != nil {
+		return p, false, err
+	}
 	data, err := os.ReadFile(s.previousFile(replica))
 	if errors.Is(err, os.ErrNotExist) {
 		return p, false, nil

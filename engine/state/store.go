@@ -221,6 +221,9 @@ func (s Store) SetsDir() (string, error) {
 // Load reads a set's state.
 func (s Store) Load(name string) (State, error) {
 	var st State
+	if err := s.readable(); err != nil {
+		return st, err
+	}
 	data, err := os.ReadFile(s.file(name))
 	if errors.Is(err, os.ErrNotExist) {
 		return st, s.Unknown(name)
@@ -270,6 +273,9 @@ func (s Store) Delete(name string) error {
 
 // List returns the names of the sets in the store, sorted.
 func (s Store) List() ([]string, error) {
+	if err := s.readable(); err != nil {
+		return nil, err
+	}
 	entries, err := os.ReadDir(filepath.Join(s.Dir, "sets"))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil

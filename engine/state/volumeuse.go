@@ -40,6 +40,9 @@ func (s Store) KeepVolumeUse(name string, use map[string]VolumeUse) error {
 
 // KeptVolumeUse returns what KeepVolumeUse stored for the set, nil if nothing.
 func (s Store) KeptVolumeUse(name string) (map[string]VolumeUse, error) {
+	if err := s.readable(); err != nil {
+		return nil, err
+	}
 	data, err := os.ReadFile(s.volumeUseFile(name))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil

@@ -66,7 +66,7 @@ func (v View) deps(ctx context.Context, c *engine.Controller, changes <-chan str
 		run: func(args ...string) tea.Cmd {
 			return func() tea.Msg {
 				out, err := v.Command(ctx, args...)
-				return actionMsg{what: "ostset " + strings.Join(args, " "), lines: strings.Split(strings.TrimSpace(out), "\n"), err: err}
+				return actionMsg{what: "ostset " + strings.Join(args, " "), args: args, lines: strings.Split(strings.TrimSpace(out), "\n"), err: err}
 			}
 		},
 		shell: func(replica string) tea.Cmd {

@@ -59,6 +59,7 @@ type (
 	resyncMsg  struct{} // the 30 s resync
 	actionMsg  struct {
 		what  string
+		args  []string // the command line run
 		lines []string
 		err   error
 	}
@@ -140,8 +141,8 @@ func newViewKeys() viewKeys {
 		Up: b("↑/k", "up", "up", "k"), Down: b("↓/j", "down", "down", "j"),
 		Enter: b("enter", "replicas of the set", "enter"), Back: b("esc", "back to the sets", "esc"),
 		Filter: b("/", "filter", "/"), Help: b("?", "keys", "?"), Quit: b("q", "quit", "q", "ctrl+c"),
-		ScaleUp: b("+", "scale up by one", "+"), ScaleDown: b("-", "scale down by one", "-"),
-		Scale: b("s", "scale to N", "s"), Restart: b("r", "rollout restart", "r"), Undo: b("u", "rollout undo", "u"),
+		ScaleUp: b("+", "scale up by one", "+"), ScaleDown: b("-", "scale down by one (asks first)", "-"),
+		Scale: b("s", "scale to N", "s"), Restart: b("r", "rollout restart (asks first)", "r"), Undo: b("u", "rollout undo (asks first)", "u"),
 		Partition: b("p", "rollout partition N", "p"), Pause: b("P", "rollout pause", "P"), Resume: b("R", "rollout resume", "R"),
 		Recreate: b("d", "recreate the replica (asks first)", "d"), Shell: b("x", "shell in the replica", "x"),
 	}
@@ -169,9 +170,14 @@ type viewModel struct {
 	filter          string
 	filtering       bool
 	showHelp        bool
-	// prompt asks for a number (scale, partition) or a y/n (recreate).
+	// prompt asks for a number (scale, partition) or a y/n (recreate,
+	// restart, undo, scale down).
 	prompt, input string
-	onInput       func(string) tea.Cmd
+	onInput       func(m *viewModel, input string) tea.Cmd
+	yesNo         bool // the prompt takes one key, no enter
+	// scales are the scales asked for by key that a read may not show yet
+	// (see viewscale.go).
+	scales map[string]*pendingScale
 	// The refresh: the sets changed since the last read (all: every set),
 	// whether a read is under way or a tick is scheduled, and when the last
 	// read began.
@@ -228,6 +234,7 @@ func (m viewModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = msg.Width, msg.Height
 	case snapshotMsg:
 		m.merge(viewSnapshot(msg))
+		m.scalesRead()
 		m.loaded, m.loading = true, false
 		m.clamp()
 		return m, tea.Batch(m.refresh(), m.followLogs())
@@ -241,6 +248,7 @@ func (m viewModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.changed("")
 		return m, tea.Batch(m.refresh(), resyncTick())
 	case actionMsg:
+		next := m.scaleDone(msg)
 		line := msg.what + ": done"
 		if msg.err != nil {
 			line = msg.what + ": " + msg.err.Error()
@@ -249,7 +257,7 @@ func (m viewModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.outcomes = append(m.outcomes, line)
 		m.outcomes = m.outcomes[max(0, len(m.outcomes)-8):]
 		m.changed("")
-		return m, m.refresh()
+		return m, tea.Batch(next, m.refresh())
 	case logMsg:
 		if msg.from != m.logs {
 			return m, nil // a stream the view left
@@ -311,6 +319,7 @@ func (m *viewModel) refresh() tea.Cmd {
 	}
 	m.all, m.dirty = false, map[string]bool{}
 	m.loading, m.lastLoad = true, now
+	m.scalesReading()
 	return m.deps.load(sets, m.set)
 }
 
@@ -411,19 +420,19 @@ func (m viewModel) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case m.prompt != "":
 		switch s {
 		case "enter":
-			cmd := m.onInput(m.input)
-			m.prompt, m.input, m.onInput = "", "", nil
+			cmd := m.onInput(&m, m.input)
+			m.prompt, m.input, m.onInput, m.yesNo = "", "", nil, false
 			return m, cmd
 		case "esc":
-			m.prompt, m.input, m.onInput = "", "", nil
+			m.prompt, m.input, m.onInput, m.yesNo = "", "", nil, false
 		case "backspace":
 			m.input = m.input[:max(0, len(m.input)-1)]
 		default:
 			if len(s) == 1 {
 				m.input += s
-				if m.prompt == confirmPrompt { // y/n needs no enter
-					cmd := m.onInput(m.input)
-					m.prompt, m.input, m.onInput = "", "", nil
+				if m.yesNo { // y/n needs no enter
+					cmd := m.onInput(&m, m.input)
+					m.prompt, m.input, m.onInput, m.yesNo = "", "", nil, false
 					return m, cmd
 				}
 			}
@@ -470,36 +479,33 @@ func (m viewModel) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, m.keys.Back):
 		m.set = ""
 	case set == "":
-	case key.Matches(k, m.keys.ScaleUp, m.keys.ScaleDown):
-		n := m.desired(set) + 1
-		if key.Matches(k, m.keys.ScaleDown) {
-			n -= 2
-		}
-		if n >= 0 {
-			return m, m.deps.run("scale", set, "--replicas", strconv.Itoa(n))
+	case key.Matches(k, m.keys.ScaleUp):
+		return m, m.scaleTo(set, m.desired(set)+1)
+	case key.Matches(k, m.keys.ScaleDown):
+		if n := m.desired(set) - 1; n >= 0 {
+			return m.confirm(fmt.Sprintf("scale %s down to %d, removing %s?", set, n, plan.ReplicaName(set, m.ordinalsStart(set)+n)),
+				func(m *viewModel) tea.Cmd { return m.scaleTo(set, n) })
 		}
 	case key.Matches(k, m.keys.Scale):
-		return m.ask("replicas of "+set+": ", func(v string) tea.Cmd { return m.deps.run("scale", set, "--replicas", v) })
+		return m.ask("replicas of "+set+": ", func(m *viewModel, v string) tea.Cmd {
+			if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+				return m.scaleTo(set, n)
+			}
+			return m.deps.run("scale", set, "--replicas", v) // says what is wrong with v
+		})
 	case key.Matches(k, m.keys.Partition):
-		return m.ask("partition of "+set+": ", func(v string) tea.Cmd { return m.deps.run("rollout", "partition", set, v) })
+		return m.ask("partition of "+set+": ", func(m *viewModel, v string) tea.Cmd { return m.deps.run("rollout", "partition", set, v) })
 	case key.Matches(k, m.keys.Restart):
-		return m, m.deps.run("rollout", "restart", set)
+		return m.confirm("restart every replica of "+set+" (rollout restart)?", func(m *viewModel) tea.Cmd { return m.deps.run("rollout", "restart", set) })
 	case key.Matches(k, m.keys.Undo):
-		return m, m.deps.run("rollout", "undo", set)
+		return m.confirm("roll "+set+" back to its previous revision (rollout undo)?", func(m *viewModel) tea.Cmd { return m.deps.run("rollout", "undo", set) })
 	case key.Matches(k, m.keys.Pause):
 		return m, m.deps.run("rollout", "pause", set)
 	case key.Matches(k, m.keys.Resume):
 		return m, m.deps.run("rollout", "resume", set)
 	case key.Matches(k, m.keys.Recreate):
 		if r := m.selectedReplica(); r != "" {
-			m.prompt, m.input = confirmPrompt, ""
-			m.onInput = func(v string) tea.Cmd {
-				if v == "y" {
-					return m.deps.run("recreate", r)
-				}
-				return nil
-			}
-			m.outcomes = append(m.outcomes, "recreate "+r+"? (y/n)")
+			return m.confirm("recreate "+r+"?", func(m *viewModel) tea.Cmd { return m.deps.run("recreate", r) })
 		}
 	case key.Matches(k, m.keys.Shell):
 		if r := m.selectedReplica(); r != "" {
@@ -509,10 +515,22 @@ func (m viewModel) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-const confirmPrompt = "y/n: "
-
-func (m viewModel) ask(prompt string, then func(string) tea.Cmd) (tea.Model, tea.Cmd) {
+func (m viewModel) ask(prompt string, then func(m *viewModel, input string) tea.Cmd) (tea.Model, tea.Cmd) {
 	m.prompt, m.input, m.onInput = prompt, "", then
+	return m, nil
+}
+
+// confirm asks question, and does then on a y (any other key: nothing), as
+// k9s asks before an action that stops replicas.
+func (m viewModel) confirm(question string, then func(m *viewModel) tea.Cmd) (tea.Model, tea.Cmd) {
+	m.prompt, m.input, m.yesNo = question+" (y/n) ", "", true
+	m.onInput = func(m *viewModel, v string) tea.Cmd {
+		if v == "y" {
+			return then(m)
+		}
+		m.outcomes = append(m.outcomes, question+" no")
+		return nil
+	}
 	return m, nil
 }
 
@@ -544,15 +562,6 @@ func (m viewModel) selectedSet() string {
 		return sets[m.cursor].Name
 	}
 	return ""
-}
-
-func (m viewModel) desired(set string) int {
-	for _, r := range m.snap.Sets {
-		if r.Name == set {
-			return r.Replicas
-		}
-	}
-	return 0
 }
 
 func (m viewModel) replicaRows() []ReplicaRow {

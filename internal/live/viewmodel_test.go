@@ -154,10 +154,15 @@ func TestViewKeyFlows(t *testing.T) {
 		want []string
 	}{
 		{"scale up the selected set", []string{"j", "+"}, []string{"scale web --replicas 4"}},
-		{"scale down", []string{"j", "-"}, []string{"scale web --replicas 2"}},
+		{"scale down asks first: y", []string{"j", "-", "y"}, []string{"scale web --replicas 2"}},
+		{"scale down asks first: n", []string{"j", "-", "n"}, nil},
+		{"scale down asks first: a second - is a no", []string{"j", "-", "-"}, nil},
 		{"scale to a number", []string{"j", "s", "7", "enter"}, []string{"scale web --replicas 7"}},
 		{"partition", []string{"j", "p", "1", "enter"}, []string{"rollout partition web 1"}},
-		{"restart, undo, pause, resume", []string{"j", "r", "u", "P", "R"}, []string{"rollout restart web", "rollout undo web", "rollout pause web", "rollout resume web"}},
+		{"restart asks first: n", []string{"j", "r", "n"}, nil},
+		{"restart asks first: a second r is a no", []string{"j", "r", "r"}, nil},
+		{"undo asks first: n", []string{"j", "u", "n"}, nil},
+		{"restart, undo (each after a y), pause, resume", []string{"j", "r", "y", "u", "y", "P", "R"}, []string{"rollout restart web", "rollout undo web", "rollout pause web", "rollout resume web"}},
 		{"recreate asks first: n", []string{"j", "enter", "down", "d", "n"}, nil},
 		{"recreate asks first: y", []string{"j", "enter", "down", "d", "y"}, []string{"recreate web-1"}},
 		{"shell in the selected replica", []string{"j", "enter", "down", "down", "x"}, []string{"shell web-2"}},
@@ -171,6 +176,75 @@ func TestViewKeyFlows(t *testing.T) {
 			t.Errorf("%s: ran %q, want %q", c.name, ran, c.want)
 		}
 	}
+}
+
+// The question a key asks before it stops replicas, and the answer, show
+// under the table.
+func TestViewAsksBeforeARestart(t *testing.T) {
+	var ran []string
+	m := keys(settledView(&ran, ""), "j", "r")
+	if got := screen(m); !strings.Contains(got, "\nrestart every replica of web (rollout restart)? (y/n)\n") {
+		t.Fatalf("r does not ask:\n%s", got)
+	}
+	m = keys(m, "n")
+	if got := screen(m); !strings.Contains(got, "restart every replica of web (rollout restart)? no") || len(ran) != 0 {
+		t.Errorf("after n: ran %q\n%s", ran, got)
+	}
+}
+
+// Each + counts from the replicas asked for last, not from the last read:
+// three quick presses on a set of 3 ask for 4, 5 and 6. The scale commands
+// of a set run one at a time, in order, so the last asked for is the last
+// run; a press counts from the read again once a read that began after the
+// last scale ended is taken in, or once a scale failed.
+func TestViewScaleKeysCountFromWhatWasAskedFor(t *testing.T) {
+	var ran []string
+	now := viewNow
+	deps := recordingDeps(&ran)
+	deps.now = func() time.Time { now = now.Add(time.Second); return now }
+	m := newViewModel(deps, "")
+	update := func(msg tea.Msg) {
+		t.Helper()
+		next, _ := m.Update(msg)
+		m = next.(viewModel)
+	}
+	scaled := func(n string) actionMsg {
+		return actionMsg{what: "ostset scale web --replicas " + n, args: []string{"scale", "web", "--replicas", n}}
+	}
+	expect := func(step string, want ...string) {
+		t.Helper()
+		if strings.Join(ran, "|") != strings.Join(want, "|") {
+			t.Fatalf("%s: ran %q, want %q", step, ran, want)
+		}
+		ran = nil
+	}
+	update(snapshotMsg(viewFixture()))
+	m = keys(m, "j", "+", "+", "+")
+	expect("three quick presses of + on 3 replicas", "scale web --replicas 4")
+	update(scaled("4"))
+	expect("the first scale ended: the last number asked for meanwhile", "scale web --replicas 6")
+	update(scaled("6"))
+	expect("the last asked for ended")
+	m = keys(m, "+")
+	expect("a press before any read since", "scale web --replicas 7")
+	update(scaled("7"))
+	update(snapshotMsg(viewFixture())) // a read that began before the scale ended
+	m = keys(m, "s", "9", "enter")
+	expect("s counts too", "scale web --replicas 9")
+	update(scaled("9"))
+	update(snapshotMsg(viewFixture())) // began before the end
+	m = keys(m, "-", "y")
+	expect("- counts from the last asked for", "scale web --replicas 8")
+	update(scaled("8"))
+	update(snapshotMsg(viewFixture())) // began before the end; the next began after it
+	update(snapshotMsg(viewFixture()))
+	m = keys(m, "+")
+	expect("a read since the last scale ended shows what is", "scale web --replicas 4")
+	m = keys(m, "+")
+	update(actionMsg{what: "ostset scale web --replicas 4", args: []string{"scale", "web", "--replicas", "4"}, err: fmt.Errorf("timed out")})
+	expect("a scale failed: what was asked for meanwhile is not run")
+	m = keys(m, "+")
+	expect("after a failure, a press counts from the read", "scale web --replicas 4")
 }
 
 // withLogs gives the model a log stream for its selected replica (the view
