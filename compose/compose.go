@@ -23,7 +23,7 @@ import (
 // 'ostset down -p PROJECT' finds the project's sets and their order without
 // the file, and a replica gets the per-ordinal DNS names of its service.
 const (
-	LabelProject   = "ostset.compose.project"
+	LabelProject   = config.LabelComposeProject
 	LabelService   = config.LabelComposeService
 	LabelAliases   = config.LabelComposeAliases
 	LabelDependsOn = "ostset.compose.depends-on"

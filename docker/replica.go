@@ -101,7 +101,7 @@ func (r *Runtime) joinNetworks(ctx context.Context, id string, spec plan.Replica
 
 // adoptCreated handles a create refused because the name is taken. A container
 // that carries exactly the labels this create would have given it (set,
-// ordinal, revision, init container, owner) is one an earlier call created
+// ordinal, revision, init container, job, owner) is one an earlier call created
 // while its answer was lost, or while the engine was slow to show it: it is
 // adopted (its ID returned; started reports whether it has left the created
 // state, so the caller does not start it again). Any other holder of the name
@@ -130,6 +130,7 @@ func notCreatedFor(spec plan.ReplicaSpec, labels map[string]string) string {
 		{plan.LabelOrdinal, strconv.Itoa(spec.Ordinal)},
 		{plan.LabelRevision, spec.Revision},
 		{plan.LabelInit, spec.Labels[plan.LabelInit]},
+		{plan.LabelJob, spec.Labels[plan.LabelJob]},
 		{plan.LabelOwner, spec.Labels[plan.LabelOwner]},
 	}
 	for _, w := range want {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -91,6 +92,9 @@ func (a *app) loadCompose(ctx context.Context, files []string, f composeFlags, l
 // ready once running, or healthy when it has a healthcheck).
 func (a *app) upCompose(cmd *cobra.Command, files []string, f composeFlags, lenient, adopt, build bool, w waitFlags) error {
 	p, err := a.loadCompose(cmd.Context(), files, f, lenient)
+	if err == nil {
+		err = a.checkOwners(p.Sets, p.Jobs)
+	}
 	if err != nil {
 		return err
 	}
@@ -150,6 +154,25 @@ func (a *app) upCompose(cmd *cobra.Command, files []string, f composeFlags, leni
 		}
 	}
 	return w.then(cmd.Context(), a, nil, names...)
+}
+
+// checkOwners refuses, before anything is done, sets whose names are stored
+// sets of another compose project or of set files (for a compose project's
+// set, and the other way round), and jobs whose names are stored sets
+// (state.CheckOwner).
+func (a *app) checkOwners(sets, jobs []config.Set) error {
+	for i, s := range append(slices.Clone(sets), jobs...) {
+		st, err := a.store().Load(s.Name)
+		if errors.Is(err, state.ErrUnknownSet) {
+			continue
+		} else if err != nil {
+			return err
+		}
+		if err := state.CheckOwner(st.Spec, s, i >= len(sets)); err != nil {
+			return invalid(err)
+		}
+	}
+	return nil
 }
 
 // runJob runs a service that others wait for with

@@ -26,7 +26,10 @@ type Runtime struct {
 	initImage  map[string]string             // image ID by init container name
 	// listed holds, by container ID, the state the list shows for a
 	// container whose exit it has not caught up with yet (ExitUnlisted).
-	listed  map[string]string
+	listed map[string]string
+	// jobs names the containers created as a compose job's (io.ostset.job):
+	// Observe reports them as Foreign, Job.
+	jobs    map[string]bool
 	volumes map[string]plan.Volume
 	nextID  int
 	Log     []string
@@ -92,6 +95,10 @@ func (r *Runtime) Observe(_ context.Context, set string, opts engine.ObserveOpti
 	defer r.mu.Unlock()
 	o := plan.Observed{Foreign: slices.Clone(r.Foreign)}
 	for _, c := range r.containers {
+		if r.jobs[c.Name] {
+			o.Foreign = append(o.Foreign, plan.Foreign{ID: c.ID, Name: c.Name, Owner: set, Job: true})
+			continue
+		}
 		if st, lag := r.listed[c.ID]; lag && !slices.Contains(opts.Died, c.ID) {
 			c.State = st // the list has not caught up, and no inspect was asked for
 		}
@@ -165,6 +172,12 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 	}
 	c := plan.Replica{ID: id, Name: spec.Name, Ordinal: spec.Ordinal, Revision: spec.Revision,
 		State: plan.StateRunning, Created: time.Now(), Owner: plan.OwnerOf(spec.Labels), Networks: networks(spec)}
+	if _, job := spec.Labels[plan.LabelJob]; job {
+		if r.jobs == nil {
+			r.jobs = map[string]bool{}
+		}
+		r.jobs[spec.Name] = true
+	}
 	if r.Unhealthy[spec.Image] {
 		c.Health = plan.HealthUnhealthy
 	}
@@ -232,6 +245,7 @@ func (r *Runtime) RemoveReplica(ctx context.Context, _, id string, _ time.Durati
 				return fmt.Errorf("remove %s: injected failure", name)
 			}
 			delete(r.containers, name)
+			delete(r.jobs, name)
 			r.record("remove %s", name)
 			if r.OnRemove != nil {
 				r.OnRemove(name)

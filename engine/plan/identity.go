@@ -15,6 +15,11 @@ const (
 	LabelManaged  = "io.ostset.managed"
 	// LabelInit marks an init container with its name in the template.
 	LabelInit = "io.ostset.init"
+	// LabelJob marks the container of a compose job (a service run to
+	// completion, engine.Controller.RunJob): it carries the set label of its
+	// name, but it is no set's replica, and a set's pass treats it as a
+	// foreign container holding the name.
+	LabelJob = "io.ostset.job"
 	// LabelOwner is the ID of the state directory that created a replica or a
 	// per-ordinal volume (see Store.ID); LabelStateDir is that directory's
 	// absolute path, so that a conflict can name it.
