@@ -38,7 +38,7 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 	if err != nil {
 		return engine.CreateResult{}, classifyStart(spec.Name, fmt.Errorf("%s: %w", spec.Name, err))
 	}
-	netID, err := r.EnsureNetwork(ctx, spec.Network)
+	netID, err := r.EnsureNetwork(ctx, spec.Network, plan.NetworkLabels(spec.Labels))
 	if err != nil {
 		return engine.CreateResult{}, fmt.Errorf("%s: %w", spec.Name, err)
 	}
@@ -84,7 +84,7 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 // it is.
 func (r *Runtime) joinNetworks(ctx context.Context, id string, spec plan.ReplicaSpec) error {
 	for _, n := range spec.OtherNetworks {
-		netID, err := r.EnsureNetwork(ctx, n.Name)
+		netID, err := r.EnsureNetwork(ctx, n.Name, plan.NetworkLabels(spec.Labels))
 		if err != nil {
 			return fmt.Errorf("%s: %w", spec.Name, err)
 		}

@@ -78,7 +78,7 @@ func (c *Controller) RunJob(ctx context.Context, job config.Set) error {
 	spec.Labels[plan.LabelOwner], spec.Labels[plan.LabelStateDir] = self.ID, self.Dir
 	spec.Labels[plan.LabelJob] = "true"
 	for _, n := range rs.NetworkNames() {
-		if err := c.ensureNetwork(ctx, n); err != nil {
+		if err := c.ensureNetwork(ctx, n, plan.NetworkLabels(spec.Labels)); err != nil {
 			return err
 		}
 	}

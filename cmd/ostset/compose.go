@@ -14,6 +14,7 @@ import (
 	"github.com/ostset/ostset/compose"
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/docker"
+	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/engine/state"
 )
@@ -99,6 +100,9 @@ func (a *app) upCompose(cmd *cobra.Command, files []string, f composeFlags, leni
 		return err
 	}
 	a.warnOrphans(p)
+	if err := a.createHostPaths(p); err != nil {
+		return err
+	}
 	ctx, cancel := w.bound(cmd.Context())
 	defer cancel()
 	if err := a.buildImages(ctx, p.Builds, build); err != nil {
@@ -173,6 +177,24 @@ func (a *app) checkOwners(sets, jobs []config.Set) error {
 		}
 	}
 	return nil
+}
+
+// createHostPaths makes the missing sources of the bind mounts that compose
+// creates (Project.HostPaths) on the engine's host, when it can see it.
+func (a *app) createHostPaths(p *compose.Project) error {
+	c, err := a.controller()
+	if err != nil {
+		return err
+	}
+	hc, ok := c.Runtime.(engine.HostChecker)
+	if !ok {
+		return nil
+	}
+	made, err := p.CreateHostPaths(hc.BindSourceExists)
+	for _, d := range made {
+		fmt.Fprintf(a.stdout, "%s: created (a bind mount's source, as compose creates it)\n", d)
+	}
+	return err
 }
 
 // runJob runs a service that others wait for with
@@ -283,14 +305,12 @@ func (a *app) projectSets(project string) ([]string, error) {
 }
 
 // downProject deletes the sets of a compose project in reverse dependency
-// order.
+// order, then what else carries the project's label: the containers of its
+// jobs (an up cut short leaves one running) and the networks made for it.
 func (a *app) downProject(ctx context.Context, project string, removeVolumes bool) error {
 	names, err := a.projectSets(project)
 	if err != nil {
 		return err
-	}
-	if len(names) == 0 {
-		return fmt.Errorf("compose project %q: %w", project, state.ErrUnknownSet)
 	}
 	c, err := a.controller()
 	if err != nil {
@@ -302,7 +322,14 @@ func (a *app) downProject(ctx context.Context, project string, removeVolumes boo
 		}
 		fmt.Fprintf(a.stdout, "%s: deleted\n", name)
 	}
-	return nil
+	lines, err := c.RemoveLabelled(ctx, compose.LabelProject, project)
+	for _, l := range lines {
+		fmt.Fprintf(a.stdout, "%s: %s\n", project, l)
+	}
+	if err == nil && len(names)+len(lines) == 0 {
+		return fmt.Errorf("compose project %q: %w", project, state.ErrUnknownSet)
+	}
+	return err
 }
 
 // buildImages builds the images of services with build:, when missing or

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ostset/ostset/compose"
 	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/engine/state"
 )
 
@@ -291,4 +293,29 @@ func TestComposeRefusesAnotherOwnersSet(t *testing.T) {
 	}
 	created = len(f.rt.Created)
 	refused("a set of the project that became a job", "ostset down p-db", "up", "-f", jobs)
+}
+
+// An up killed while a job ran leaves the job's container and the project's
+// network, and no set: down -p finds them by the project's label.
+func TestComposeDownProjectRemovesLeftJob(t *testing.T) {
+	ctx := context.Background()
+	f := newComposeCLI(t)
+	self, err := f.store.Owner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := map[string]string{plan.LabelSet: "p-migrate", plan.LabelJob: "true", compose.LabelProject: "p", plan.LabelOwner: self.ID}
+	if _, err := f.rt.of("p-migrate").CreateReplica(ctx, plan.ReplicaSpec{Set: "p-migrate", Name: "p-migrate-0", Labels: labels}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.rt.EnsureNetwork(ctx, "p_default", map[string]string{compose.LabelProject: "p"}); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err := f.run(ctx, "down", "-p", "p")
+	if err != nil || !strings.Contains(out, "p: p-migrate: job container p-migrate-0 removed") {
+		t.Fatalf("down -p: %v\n%s%s", err, out, stderr)
+	}
+	if got := f.rt.of("").NetworksRemoved; !slices.Equal(got, []string{"p_default"}) {
+		t.Errorf("networks removed %v, want p_default", got)
+	}
 }

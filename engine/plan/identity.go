@@ -3,6 +3,8 @@ package plan
 import (
 	"strconv"
 	"strings"
+
+	"github.com/ostset/ostset/config"
 )
 
 // Label keys ostset puts on the objects it creates.
@@ -26,6 +28,18 @@ const (
 	LabelOwner    = "io.ostset.owner"
 	LabelStateDir = "io.ostset.state-dir"
 )
+
+// NetworkLabels are the labels a network created for a set's replica (or a
+// compose job's container) with the given labels carries besides
+// io.ostset.managed: the compose project of a compose project's set
+// (config.LabelComposeProject), by which 'ostset down -p' finds the networks
+// the project made.
+func NetworkLabels(labels map[string]string) map[string]string {
+	if p, ok := labels[config.LabelComposeProject]; ok {
+		return map[string]string{config.LabelComposeProject: p}
+	}
+	return nil
+}
 
 // ReplicaName is the container name and hostname of an ordinal.
 func ReplicaName(set string, ordinal int) string {
