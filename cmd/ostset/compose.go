@@ -81,7 +81,8 @@ func (a *app) loadCompose(ctx context.Context, files []string, f composeFlags, l
 			a.warn(u + " (ignored)")
 		}
 	}
-	if err := config.CheckSets(p.Sets); err != nil {
+	// Jobs too: services x_db and x-db are both set <project>-x-db.
+	if err := config.CheckSets(append(slices.Clone(p.Sets), p.Jobs...)); err != nil {
 		return nil, invalid(err)
 	}
 	return p, nil

@@ -319,3 +319,17 @@ func TestComposeDownProjectRemovesLeftJob(t *testing.T) {
 		t.Errorf("networks removed %v, want p_default", got)
 	}
 }
+
+// Two services whose set names meet (x_db and x-db) are refused, a job and a
+// set alike.
+func TestComposeJobAndSetNamedAlike(t *testing.T) {
+	f := newComposeCLI(t)
+	file := writeCompose(t, "name: p\nservices:\n  x_db:\n    image: m:1\n  x-db:\n    image: db:1\n    depends_on:\n      x_db: {condition: service_completed_successfully}\n")
+	_, _, err := f.run(context.Background(), "up", "-f", file)
+	if exitCode(err) != exitInvalid || !strings.Contains(err.Error(), `set "p-x-db" is already defined`) {
+		t.Errorf("up: exit %d %v", exitCode(err), err)
+	}
+	if names, _ := f.store.List(); len(names) > 0 || len(f.rt.Created) > 0 {
+		t.Errorf("stored %v, created %v", names, f.rt.Created)
+	}
+}
