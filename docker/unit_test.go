@@ -411,3 +411,20 @@ func TestAPIBelow(t *testing.T) {
 		}
 	}
 }
+
+// A compose job's container carries the set label of its name but is no
+// set's: a port it holds is not taken for the set's own.
+func TestSetOf(t *testing.T) {
+	for _, c := range []struct {
+		labels map[string]string
+		want   string
+	}{
+		{map[string]string{plan.LabelSet: "web"}, "web"},
+		{map[string]string{plan.LabelSet: "web", plan.LabelJob: "true"}, ""},
+		{nil, ""},
+	} {
+		if got := setOf(c.labels); got != c.want {
+			t.Errorf("setOf(%v) = %q, want %q", c.labels, got, c.want)
+		}
+	}
+}
