@@ -54,6 +54,8 @@ func TestClassify(t *testing.T) {
 		{ID: "i", Names: []string{"/web-5"}, Labels: map[string]string{plan.LabelSet: "web", plan.LabelOrdinal: "5", plan.LabelOwner: "o1", plan.LabelStateDir: "/s"}},
 		// A compose job's container carries the set label of its name: it is no replica.
 		{ID: "j", Names: []string{"/web-0"}, Labels: map[string]string{plan.LabelSet: "web", plan.LabelOrdinal: "0", plan.LabelJob: "true"}},
+		// Another job's, listed for its name: neither the set's nor a holder of a name it needs.
+		{ID: "k", Names: []string{"/web-1-0"}, Labels: map[string]string{plan.LabelSet: "web-1", plan.LabelOrdinal: "0", plan.LabelJob: "true"}},
 	} {
 		classify(&obs, "web", c)
 	}

@@ -59,7 +59,7 @@ func (c *Controller) RunJob(ctx context.Context, job config.Set) error {
 			job.Source, job.Name, strings.Join(sets, ", "), job.Name, strings.Join(sets, " "))
 	}
 	for _, f := range obs.Foreign {
-		if !f.Job {
+		if !f.Job || f.Owner != job.Name {
 			continue
 		}
 		if err := c.Runtime.RemoveReplica(ctx, job.Name, f.ID, job.GracePeriod()); err != nil {
