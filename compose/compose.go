@@ -23,7 +23,7 @@ import (
 // 'ostset down -p PROJECT' finds the project's sets and their order without
 // the file, and a replica gets the per-ordinal DNS names of its service.
 const (
-	LabelProject   = "ostset.compose.project"
+	LabelProject   = config.LabelComposeProject
 	LabelService   = config.LabelComposeService
 	LabelAliases   = config.LabelComposeAliases
 	LabelDependsOn = "ostset.compose.depends-on"
@@ -58,6 +58,10 @@ type Project struct {
 	Deps map[string][]Dep
 	// Builds are the images to build before the sets are applied.
 	Builds []Build
+	// HostPaths are the sources of bind mounts that compose creates as
+	// directories when they are missing (the short syntax, or
+	// bind.create_host_path): see CreateHostPaths.
+	HostPaths []string
 	// Unmapped lists, one line per field, what ostset cannot map:
 	// "FILE:LINE: services.db.field: why".
 	Unmapped []string
@@ -163,6 +167,11 @@ func mapProject(p *types.Project, lines *fieldLines, engineAPI string) (*Project
 		out.Deps[s.Name] = m.deps
 		if m.build != nil {
 			out.Builds = append(out.Builds, *m.build)
+		}
+		for _, h := range m.hostPaths {
+			if !slices.Contains(out.HostPaths, h) {
+				out.HostPaths = append(out.HostPaths, h)
+			}
 		}
 		out.Unmapped = append(out.Unmapped, m.unmapped...)
 		out.Warnings = append(out.Warnings, m.warnings...)
@@ -285,4 +294,23 @@ func lookup(n *yaml.Node, path []string) int {
 		n = next
 	}
 	return line
+}
+
+// CreateHostPaths makes, as docker compose does, the directories of
+// HostPaths that are missing on the engine's host, and returns those it made.
+// exists tells whether a path exists there (known false: it cannot tell, an
+// engine on another host, which then refuses or creates the source itself):
+// nothing is made where it cannot tell.
+func (p *Project) CreateHostPaths(exists func(path string) (exists, known bool)) ([]string, error) {
+	var made []string
+	for _, h := range p.HostPaths {
+		if there, known := exists(h); there || !known {
+			continue
+		}
+		if err := os.MkdirAll(h, 0o755); err != nil {
+			return made, fmt.Errorf("create the bind mount source %s: %w", h, err)
+		}
+		made = append(made, h)
+	}
+	return made, nil
 }

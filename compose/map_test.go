@@ -535,3 +535,90 @@ func TestStartInterval(t *testing.T) {
 		t.Errorf("on 1.44: unmapped %q, healthcheck %+v; want start interval 1s", recent.Unmapped, recent.Sets[0].Template.Healthcheck)
 	}
 }
+
+// A bind mount's source that compose creates when missing (the short syntax,
+// or bind.create_host_path) is listed for up to create; the long syntax
+// without it is not.
+func TestBindHostPaths(t *testing.T) {
+	p, err := loadYAML(t, `
+name: demo
+services:
+  a:
+    image: x
+    volumes:
+      - ./data:/data
+      - {type: bind, source: ./long, target: /long}
+      - {type: bind, source: ./made, target: /made, bind: {create_host_path: true}}
+      - {type: bind, source: ./not, target: /not, bind: {create_host_path: false}}
+`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, h := range p.HostPaths {
+		got = append(got, filepath.Base(h))
+		if !filepath.IsAbs(h) {
+			t.Errorf("host path %s is not absolute", h)
+		}
+	}
+	if !reflect.DeepEqual(got, []string{"data", "made"}) {
+		t.Errorf("host paths %q, want data and made", p.HostPaths)
+	}
+	dir := t.TempDir()
+	p.HostPaths = []string{filepath.Join(dir, "data"), filepath.Join(dir, "there")}
+	if err := os.Mkdir(p.HostPaths[1], 0o700); err != nil {
+		t.Fatal(err)
+	}
+	made, err := p.CreateHostPaths(func(path string) (bool, bool) {
+		_, err := os.Stat(path)
+		return err == nil, true
+	})
+	if err != nil || !reflect.DeepEqual(made, p.HostPaths[:1]) {
+		t.Fatalf("made %q, %v; want %s", made, err, p.HostPaths[0])
+	}
+	if fi, err := os.Stat(p.HostPaths[0]); err != nil || !fi.IsDir() {
+		t.Errorf("%s: %v", p.HostPaths[0], err)
+	}
+	if made, err := p.CreateHostPaths(func(string) (bool, bool) { return false, false }); err != nil || made != nil {
+		t.Errorf("an engine whose host cannot be seen: made %q, %v", made, err)
+	}
+}
+
+// What a service asks of its endpoint on a network, and what a project's
+// network asks of the bridge, beyond what ostset maps, is listed field by
+// field with its line.
+func TestNetworkFieldsListed(t *testing.T) {
+	p := mustLoad(t, `
+name: demo
+services:
+  a:
+    image: x
+    networks:
+      back:
+        aliases: [api]
+        priority: 5
+        driver_opts: {com.docker.network.endpoint.sysctls: "net.ipv4.conf.IFNAME.log_martians=1"}
+        gw_priority: 10
+        interface_name: back0
+        ipv4_address: 10.5.0.5
+networks:
+  back:
+    internal: true
+    labels: {team: core}
+`)
+	got := strings.Join(p.Unmapped, "\n")
+	for _, want := range []string{
+		"compose.yaml:10: services.a.networks.back.driver_opts: an endpoint's driver options",
+		"compose.yaml:11: services.a.networks.back.gw_priority: the engine API has it from 1.48",
+		"compose.yaml:12: services.a.networks.back.interface_name: not a setting ostset gives a replica",
+		"compose.yaml:13: services.a.networks.back.ipv4_address: a fixed address",
+		"compose.yaml:7: services.a.networks.back: the network's internal, labels (networks.back): ostset creates a plain bridge",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("unmapped:\n%s\nwant a line %q", got, want)
+		}
+	}
+	if len(p.Unmapped) != 5 {
+		t.Errorf("%d unmapped, want 5:\n%s", len(p.Unmapped), got)
+	}
+}

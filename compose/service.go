@@ -38,12 +38,14 @@ type mapper struct {
 	// engineAPI: see Options.EngineAPI.
 	engineAPI string
 
-	set      config.Set
-	deps     []Dep
-	aliases  []string
-	build    *Build
-	unmapped []string
-	warnings []string
+	set     config.Set
+	deps    []Dep
+	aliases []string
+	build   *Build
+	// hostPaths: see Project.HostPaths.
+	hostPaths []string
+	unmapped  []string
+	warnings  []string
 }
 
 func (m *mapper) unmap(why string, path ...string) {
@@ -261,6 +263,9 @@ func (m *mapper) volumes() {
 		switch v.Type {
 		case types.VolumeTypeBind:
 			t.VolumeMounts = append(t.VolumeMounts, config.VolumeMount{Source: v.Source, Target: v.Target, ReadOnly: v.ReadOnly})
+			if v.Bind != nil && bool(v.Bind.CreateHostPath) && !slices.Contains(m.hostPaths, v.Source) {
+				m.hostPaths = append(m.hostPaths, v.Source)
+			}
 			if v.Bind != nil && v.Bind.Propagation != "" && v.Bind.Propagation != types.PropagationRPrivate {
 				m.unmap("bind propagation "+v.Bind.Propagation, path...)
 			}
@@ -418,8 +423,8 @@ func (m *mapper) network() {
 		n := config.NetworkAttachment{Name: m.p.Name + "_" + key}
 		if pn, ok := m.p.Networks[key]; ok && pn.Name != "" {
 			n.Name = pn.Name
-			if pn.Driver != "" && pn.Driver != "bridge" || len(pn.DriverOpts) > 0 || pn.Ipam.Driver != "" || len(pn.Ipam.Config) > 0 {
-				m.unmap("the network's driver, options and IPAM: ostset creates a plain bridge", "networks", key)
+			if fields := networkFields(pn); len(fields) > 0 {
+				m.unmap(fmt.Sprintf("the network's %s (networks.%s): ostset creates a plain bridge", strings.Join(fields, ", "), key), "networks", key)
 			}
 		}
 		if c := svc.Networks[key]; c != nil {
@@ -429,9 +434,7 @@ func (m *mapper) network() {
 				}
 			}
 			n.Aliases = c.Aliases
-			if c.Ipv4Address != "" || c.Ipv6Address != "" || c.MacAddress != "" || len(c.LinkLocalIPs) > 0 {
-				m.unmap("fixed addresses: each replica needs its own", "networks", key)
-			}
+			m.endpointFields(key, c)
 		}
 		nets = append(nets, n)
 	}
@@ -448,6 +451,57 @@ func (m *mapper) network() {
 	if len(m.aliases) > 0 {
 		m.set.Template.Labels[LabelAliases] = strings.Join(m.aliases, ",")
 	}
+}
+
+// networkFields names the fields of a project's network that ostset's plain
+// bridge does not have (it creates a network with none, and uses an existing
+// one, external or not, as it is).
+func networkFields(n types.NetworkConfig) []string {
+	var out []string
+	for field, set := range map[string]bool{
+		"driver":      n.Driver != "" && n.Driver != "bridge",
+		"driver_opts": len(n.DriverOpts) > 0,
+		"ipam":        n.Ipam.Driver != "" || len(n.Ipam.Config) > 0 || len(n.Ipam.Options) > 0,
+		"internal":    n.Internal,
+		"attachable":  n.Attachable,
+		"labels":      len(n.Labels) > 0,
+		"enable_ipv4": n.EnableIPv4 != nil && !*n.EnableIPv4,
+		"enable_ipv6": n.EnableIPv6 != nil && *n.EnableIPv6,
+	} {
+		if set {
+			out = append(out, field)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// endpointFields lists what a service asks of its endpoint on a network
+// beyond its aliases and priority, one line per field, every field of the
+// loader's that is set (a field a later loader adds is listed too).
+func (m *mapper) endpointFields(key string, c *types.ServiceNetworkConfig) {
+	v := reflect.ValueOf(*c)
+	for i := range v.NumField() {
+		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ",")
+		if name == "aliases" || name == "priority" || name == "#extensions" || v.Field(i).IsZero() {
+			continue
+		}
+		why, ok := endpointWhy[name]
+		if !ok {
+			why = "not mapped"
+		}
+		m.unmap(why, "networks", key, name)
+	}
+}
+
+var endpointWhy = map[string]string{
+	"ipv4_address":   "a fixed address: each replica needs its own",
+	"ipv6_address":   "a fixed address: each replica needs its own",
+	"mac_address":    "a fixed address: each replica needs its own",
+	"link_local_ips": "fixed addresses: each replica needs its own",
+	"driver_opts":    "an endpoint's driver options are not part of a set's network attachment",
+	"gw_priority":    "the engine API has it from 1.48 (Docker 28); ostset speaks 1.41",
+	"interface_name": "not a setting ostset gives a replica: its interfaces are eth0, eth1, … in the order of its networks",
 }
 
 // dnsLabel is a compose service name as a DNS-1123 label, the set's

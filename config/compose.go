@@ -5,8 +5,11 @@ package config
 // LabelComposeService to give each replica the per-ordinal DNS names of its
 // service ("db-0", "db-0.db"), which a set named "<project>-<service>" would
 // not otherwise have, and LabelComposeAliases, the service's network aliases
-// (comma-separated), which every replica answers to.
+// (comma-separated), which every replica answers to. LabelComposeProject
+// records the compose project a set belongs to: no other project, nor a set
+// file, takes the set over.
 const (
+	LabelComposeProject = "ostset.compose.project"
 	LabelComposeService = "ostset.compose.service"
 	LabelComposeAliases = "ostset.compose.aliases"
 )

@@ -13,7 +13,6 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/ostset/ostset/engine"
-	"github.com/ostset/ostset/engine/plan"
 )
 
 var _ engine.HostChecker = (*Runtime)(nil)
@@ -40,7 +39,7 @@ func (r *Runtime) HeldPorts(ctx context.Context) ([]engine.HeldPort, error) {
 			if p.IP.IsValid() {
 				ip = p.IP.String()
 			}
-			out = append(out, engine.HeldPort{Container: name, Set: c.Labels[plan.LabelSet], HostIP: ip,
+			out = append(out, engine.HeldPort{Container: name, Set: setOf(c.Labels), HostIP: ip,
 				Port: int(p.PublicPort), Protocol: p.Type})
 		}
 	}

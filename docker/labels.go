@@ -15,6 +15,15 @@ func belongs(labels map[string]string, set string) bool {
 	return ok && set != "" && v == set
 }
 
+// setOf is the set whose container carries labels: its io.ostset.set label,
+// but "" for a compose job's container (io.ostset.job), which is no set's.
+func setOf(labels map[string]string) string {
+	if _, job := labels[plan.LabelJob]; job {
+		return ""
+	}
+	return labels[plan.LabelSet]
+}
+
 // refuse is the error for an object that does not carry the set's label.
 func refuse(op, kind, name, set string, labels map[string]string) error {
 	owner, ok := labels[plan.LabelSet]

@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -15,7 +16,7 @@ import (
 )
 
 // EnsureNetwork returns the ID of the network called name, creating a bridge
-// labelled io.ostset.managed=true if there is none. Docker does not refuse
+// labelled io.ostset.managed=true and labels if there is none. Docker does not refuse
 // duplicate names at API 1.41 (the client no longer sends CheckDuplicate), so the
 // caller must hold the lock that serialises EnsureNetwork calls for a name; two
 // networks with the name are repaired if they are all ostset's and at most one
@@ -26,21 +27,32 @@ import (
 // (by another process's down, or by hand once nothing was attached) makes the
 // next create or start with its ID fail, which drops the cached ID (see
 // forgetNetwork), so the retry finds or makes the network again.
-func (r *Runtime) EnsureNetwork(ctx context.Context, name string) (string, error) {
+func (r *Runtime) EnsureNetwork(ctx context.Context, name string, labels map[string]string) (string, error) {
 	if id, ok := r.networks.Load(name); ok {
 		return id.(string), nil
 	}
-	id, err := r.ensureNetwork(ctx, name)
+	id, err := r.ensureNetwork(ctx, name, labels)
 	if err == nil {
 		r.networks.Store(name, id)
 	}
 	return id, err
 }
 
+// withManaged is labels with io.ostset.managed=true, the mark of a network
+// ostset created (and so may remove).
+func withManaged(labels map[string]string) map[string]string {
+	out := maps.Clone(labels)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out[plan.LabelManaged] = "true"
+	return out
+}
+
 // forgetNetwork drops a cached network ID after a create or start failed with it.
 func (r *Runtime) forgetNetwork(name string) { r.networks.Delete(name) }
 
-func (r *Runtime) ensureNetwork(ctx context.Context, name string) (string, error) {
+func (r *Runtime) ensureNetwork(ctx context.Context, name string, labels map[string]string) (string, error) {
 	ctx, cancel := r.bound(ctx, 0)
 	defer cancel()
 	n, found, err := r.findNetwork(ctx, name)
@@ -49,7 +61,7 @@ func (r *Runtime) ensureNetwork(ctx context.Context, name string) (string, error
 	}
 	res, err := r.cli.NetworkCreate(ctx, name, client.NetworkCreateOptions{
 		Driver: "bridge",
-		Labels: map[string]string{plan.LabelManaged: "true"},
+		Labels: withManaged(labels),
 	})
 	if err != nil {
 		return "", fmt.Errorf("create network %s: %w", name, err)

@@ -25,7 +25,8 @@ import (
 // (foreign ones among them), and one VolumeList.
 //
 // A container carrying io.ostset.set=<set> is a Replica, or an InitContainer if it
-// also carries io.ostset.init. Its ordinal comes from the io.ostset.ordinal label,
+// also carries io.ostset.init, or Foreign (Job) if it carries io.ostset.job
+// (a compose job of the set's name). Its ordinal comes from the io.ostset.ordinal label,
 // else from its name; if neither parses it is -1 (outside any ordinal range, so the
 // engine removes it). A container without that label whose name is <set>-<digits>
 // or <set>-<digits>-init-<name> is Foreign. A running replica carries the
@@ -154,9 +155,11 @@ func fromInspect(replicas []plan.Replica, c container.InspectResponse, logs bool
 
 func classify(obs *plan.Observed, set string, c container.Summary) {
 	name := primaryName(c.Names)
-	if !belongs(c.Labels, set) {
-		if foreign(set, name) {
-			obs.Foreign = append(obs.Foreign, plan.Foreign{ID: c.ID, Name: name, Owner: c.Labels[plan.LabelSet]})
+	_, job := c.Labels[plan.LabelJob]
+	ours := belongs(c.Labels, set)
+	if !ours || job {
+		if foreign(set, name) || ours {
+			obs.Foreign = append(obs.Foreign, plan.Foreign{ID: c.ID, Name: name, Owner: c.Labels[plan.LabelSet], Job: job})
 		}
 		return
 	}

@@ -179,11 +179,11 @@ func TestNetworkEnsureAndRemove(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id1, err := rt.EnsureNetwork(ctx, name)
+	id1, err := rt.EnsureNetwork(ctx, name, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	id2, err := rt.EnsureNetwork(ctx, name)
+	id2, err := rt.EnsureNetwork(ctx, name, nil)
 	if err != nil || id2 != id1 || id1 == longer.ID {
 		t.Fatalf("EnsureNetwork twice: %s then %s, %v (the longer name is %s)", id1, id2, err, longer.ID)
 	}
@@ -201,7 +201,7 @@ func TestNetworkEnsureAndRemove(t *testing.T) {
 		}
 		dupIDs = append(dupIDs, res.ID)
 	}
-	_, err = rt.EnsureNetwork(ctx, dup)
+	_, err = rt.EnsureNetwork(ctx, dup, nil)
 	mustContain(t, err, "ambiguous", dupIDs[0], dupIDs[1])
 
 	// Not ostset's: kept.
@@ -375,7 +375,7 @@ func TestDuplicateManagedNetworksRepaired(t *testing.T) {
 	// None in use: the oldest is kept.
 	older := create()
 	newer := create()
-	if got, err := rt.EnsureNetwork(ctx, name); err != nil || got != older {
+	if got, err := rt.EnsureNetwork(ctx, name, nil); err != nil || got != older {
 		t.Fatalf("EnsureNetwork with two empty duplicates = %s, %v; want the older %s (newer %s)", got, err, older, newer)
 	}
 	if got := ids(); len(got) != 1 || got[0] != older {
@@ -393,7 +393,7 @@ func TestDuplicateManagedNetworksRepaired(t *testing.T) {
 	if _, err := rt.cli.ContainerCreate(ctx, opts); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := rt.EnsureNetwork(ctx, name); err != nil || got != newer {
+	if got, err := rt.EnsureNetwork(ctx, name, nil); err != nil || got != newer {
 		t.Fatalf("EnsureNetwork with the newer duplicate in use = %s, %v; want %s", got, err, newer)
 	}
 	if got := ids(); len(got) != 1 || got[0] != newer {

@@ -38,7 +38,7 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 	if err != nil {
 		return engine.CreateResult{}, classifyStart(spec.Name, fmt.Errorf("%s: %w", spec.Name, err))
 	}
-	netID, err := r.EnsureNetwork(ctx, spec.Network)
+	netID, err := r.EnsureNetwork(ctx, spec.Network, plan.NetworkLabels(spec.Labels))
 	if err != nil {
 		return engine.CreateResult{}, fmt.Errorf("%s: %w", spec.Name, err)
 	}
@@ -84,7 +84,7 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 // it is.
 func (r *Runtime) joinNetworks(ctx context.Context, id string, spec plan.ReplicaSpec) error {
 	for _, n := range spec.OtherNetworks {
-		netID, err := r.EnsureNetwork(ctx, n.Name)
+		netID, err := r.EnsureNetwork(ctx, n.Name, plan.NetworkLabels(spec.Labels))
 		if err != nil {
 			return fmt.Errorf("%s: %w", spec.Name, err)
 		}
@@ -101,7 +101,7 @@ func (r *Runtime) joinNetworks(ctx context.Context, id string, spec plan.Replica
 
 // adoptCreated handles a create refused because the name is taken. A container
 // that carries exactly the labels this create would have given it (set,
-// ordinal, revision, init container, owner) is one an earlier call created
+// ordinal, revision, init container, job, owner) is one an earlier call created
 // while its answer was lost, or while the engine was slow to show it: it is
 // adopted (its ID returned; started reports whether it has left the created
 // state, so the caller does not start it again). Any other holder of the name
@@ -130,6 +130,7 @@ func notCreatedFor(spec plan.ReplicaSpec, labels map[string]string) string {
 		{plan.LabelOrdinal, strconv.Itoa(spec.Ordinal)},
 		{plan.LabelRevision, spec.Revision},
 		{plan.LabelInit, spec.Labels[plan.LabelInit]},
+		{plan.LabelJob, spec.Labels[plan.LabelJob]},
 		{plan.LabelOwner, spec.Labels[plan.LabelOwner]},
 	}
 	for _, w := range want {

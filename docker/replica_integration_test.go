@@ -441,7 +441,7 @@ func TestCreateReplicaAdoptsItsLostCreate(t *testing.T) {
 	set := newSet(t)
 	spec := replicaSpec(set, 0)
 	spec.Labels = map[string]string{testLabel: set, plan.LabelSet: set, plan.LabelOrdinal: "0", plan.LabelRevision: spec.Revision}
-	if _, err := rt.EnsureNetwork(ctx, spec.Network); err != nil {
+	if _, err := rt.EnsureNetwork(ctx, spec.Network, nil); err != nil {
 		t.Fatal(err)
 	}
 	// What the engine holds after a create whose answer never arrived.

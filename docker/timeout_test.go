@@ -48,7 +48,7 @@ func TestCallsTimeOutOnAHungEngine(t *testing.T) {
 		},
 		"RemoveReplica": func(ctx context.Context) error { return r.RemoveReplica(ctx, "web", "id", time.Millisecond) },
 		"EnsureNetwork": func(ctx context.Context) error {
-			_, err := r.EnsureNetwork(ctx, "n")
+			_, err := r.EnsureNetwork(ctx, "n", nil)
 			return err
 		},
 	} {

@@ -52,6 +52,10 @@ func TestClassify(t *testing.T) {
 		{ID: "g", Names: []string{"/webby-1"}},
 		{ID: "h", Names: []string{"/db-0"}, Labels: map[string]string{plan.LabelSet: "db", plan.LabelOrdinal: "0"}},
 		{ID: "i", Names: []string{"/web-5"}, Labels: map[string]string{plan.LabelSet: "web", plan.LabelOrdinal: "5", plan.LabelOwner: "o1", plan.LabelStateDir: "/s"}},
+		// A compose job's container carries the set label of its name: it is no replica.
+		{ID: "j", Names: []string{"/web-0"}, Labels: map[string]string{plan.LabelSet: "web", plan.LabelOrdinal: "0", plan.LabelJob: "true"}},
+		// Another job's, listed for its name: neither the set's nor a holder of a name it needs.
+		{ID: "k", Names: []string{"/web-1-0"}, Labels: map[string]string{plan.LabelSet: "web-1", plan.LabelOrdinal: "0", plan.LabelJob: "true"}},
 	} {
 		classify(&obs, "web", c)
 	}
@@ -69,8 +73,8 @@ func TestClassify(t *testing.T) {
 			t.Errorf("replica %d = %+v, want %+v", i, obs.Replicas[i], want[i])
 		}
 	}
-	wantForeign := []plan.Foreign{{ID: "d", Name: "web-3", Owner: "db"}, {ID: "e", Name: "web-4"}}
-	if len(obs.Foreign) != 2 || obs.Foreign[0] != wantForeign[0] || obs.Foreign[1] != wantForeign[1] {
+	wantForeign := []plan.Foreign{{ID: "d", Name: "web-3", Owner: "db"}, {ID: "e", Name: "web-4"}, {ID: "j", Name: "web-0", Owner: "web", Job: true}}
+	if !slices.Equal(obs.Foreign, wantForeign) {
 		t.Errorf("foreign %+v, want %+v", obs.Foreign, wantForeign)
 	}
 }
@@ -353,6 +357,7 @@ func TestNotCreatedFor(t *testing.T) {
 		{"another revision", plan.LabelRevision, "web-old", `label io.ostset.revision is "web-old"`},
 		{"another owner", plan.LabelOwner, "own2", `label io.ostset.owner is "own2"`},
 		{"an init container", plan.LabelInit, "clone", `label io.ostset.init is "clone", not ""`},
+		{"a compose job's container", plan.LabelJob, "true", `label io.ostset.job is "true", not ""`},
 	} {
 		labels := maps.Clone(ours)
 		if tc.value == "" {
@@ -405,6 +410,23 @@ func TestAPIBelow(t *testing.T) {
 	}{{"1.41", true}, {"1.43", true}, {"1.44", false}, {"1.52", false}, {"2.0", false}, {"", true}} {
 		if got := apiBelow(tc.version, 1, 44); got != tc.below {
 			t.Errorf("apiBelow(%q, 1.44) = %v, want %v", tc.version, got, tc.below)
+		}
+	}
+}
+
+// A compose job's container carries the set label of its name but is no
+// set's: a port it holds is not taken for the set's own.
+func TestSetOf(t *testing.T) {
+	for _, c := range []struct {
+		labels map[string]string
+		want   string
+	}{
+		{map[string]string{plan.LabelSet: "web"}, "web"},
+		{map[string]string{plan.LabelSet: "web", plan.LabelJob: "true"}, ""},
+		{nil, ""},
+	} {
+		if got := setOf(c.labels); got != c.want {
+			t.Errorf("setOf(%v) = %q, want %q", c.labels, got, c.want)
 		}
 	}
 }

@@ -39,7 +39,7 @@ func (c *Controller) execute(ctx context.Context, st *state.State, actions []pla
 		return nil
 	}
 	for _, name := range createNetworks(*st, actions) {
-		if err := c.ensureNetwork(ctx, name); err != nil {
+		if err := c.ensureNetwork(ctx, name, plan.NetworkLabels(st.Spec.Template.Labels)); err != nil {
 			return err
 		}
 	}
@@ -320,13 +320,13 @@ func createNetworks(st state.State, actions []plan.Action) []string {
 	return out
 }
 
-func (c *Controller) ensureNetwork(ctx context.Context, name string) error {
+func (c *Controller) ensureNetwork(ctx context.Context, name string, labels map[string]string) error {
 	unlock, err := c.Store.LockNetwork(ctx, name)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	_, err = c.Runtime.EnsureNetwork(ctx, name)
+	_, err = c.Runtime.EnsureNetwork(ctx, name, labels)
 	return err
 }
 

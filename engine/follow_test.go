@@ -38,9 +38,9 @@ func (w *watchOnly) calls() []string {
 	return slices.Clone(w.changes)
 }
 
-func (w *watchOnly) EnsureNetwork(ctx context.Context, name string) (string, error) {
+func (w *watchOnly) EnsureNetwork(ctx context.Context, name string, labels map[string]string) (string, error) {
 	w.changed("EnsureNetwork")
-	return w.Runtime.EnsureNetwork(ctx, name)
+	return w.Runtime.EnsureNetwork(ctx, name, labels)
 }
 
 func (w *watchOnly) RemoveNetwork(ctx context.Context, name string) (bool, error) {

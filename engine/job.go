@@ -2,23 +2,43 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 // RunJob runs job, a set of one replica that others wait for (compose's
 // service_completed_successfully), once and to completion, as docker compose
-// up runs it: its container (plan.ReplicaName of the first ordinal) on the
-// job's networks and volumes, removed once it has exited. A container that a
+// up runs it: its container (plan.ReplicaName of the first ordinal, labelled
+// plan.LabelJob, so that no pass takes it for a replica) on the job's
+// networks and volumes, removed once it has exited. A job's container that a
 // run cut short left behind is removed first. A non-zero exit is an error
 // with the last lines of the output. Nothing of the run is stored: a job is
 // not a set, so no pass and no daemon run it again.
+//
+// The run holds the lock of the job's name from start to end, as a pass holds
+// its set's: a job whose name is a stored set is refused (a *state.OwnerError),
+// and so is a container of that name that is a set's replica, not a job's
+// (one 'ostset down --cascade orphan' left): a job never touches a set's
+// containers.
 func (c *Controller) RunJob(ctx context.Context, job config.Set) error {
 	self, err := c.Store.Owner()
 	if err != nil {
+		return err
+	}
+	unlock, err := c.Store.Lock(ctx, job.Name)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	switch st, err := c.Store.Load(job.Name); {
+	case err == nil:
+		return state.CheckOwner(st.Spec, job, true)
+	case !errors.Is(err, state.ErrUnknownSet):
 		return err
 	}
 	ctx = WithOwnership(ctx, plan.Ownership{Self: self})
@@ -26,8 +46,23 @@ func (c *Controller) RunJob(ctx context.Context, job config.Set) error {
 	if err != nil {
 		return err
 	}
+	var sets []string
 	for _, r := range obs.Replicas {
-		if err := c.Runtime.RemoveReplica(ctx, job.Name, r.ID, job.GracePeriod()); err != nil {
+		sets = append(sets, r.Name)
+	}
+	for _, x := range obs.Inits {
+		sets = append(sets, x.Name)
+	}
+	if len(sets) > 0 {
+		return fmt.Errorf("%s: job %s: containers %s carry the labels of a set %s that is not stored (left by 'ostset down --cascade orphan'?); "+
+			"a job never touches a set's containers: remove them ('docker rm -f %s') or rename the service",
+			job.Source, job.Name, strings.Join(sets, ", "), job.Name, strings.Join(sets, " "))
+	}
+	for _, f := range obs.Foreign {
+		if !f.Job || f.Owner != job.Name {
+			continue
+		}
+		if err := c.Runtime.RemoveReplica(ctx, job.Name, f.ID, job.GracePeriod()); err != nil {
 			return err
 		}
 	}
@@ -41,8 +76,9 @@ func (c *Controller) RunJob(ctx context.Context, job config.Set) error {
 		return err
 	}
 	spec.Labels[plan.LabelOwner], spec.Labels[plan.LabelStateDir] = self.ID, self.Dir
+	spec.Labels[plan.LabelJob] = "true"
 	for _, n := range rs.NetworkNames() {
-		if err := c.ensureNetwork(ctx, n); err != nil {
+		if err := c.ensureNetwork(ctx, n, plan.NetworkLabels(spec.Labels)); err != nil {
 			return err
 		}
 	}

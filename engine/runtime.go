@@ -50,8 +50,9 @@ type Runtime interface {
 	// why (Replica.NotReady).
 	Observe(ctx context.Context, set string, opts ObserveOptions) (plan.Observed, error)
 	// EnsureNetwork returns the ID of the named network, creating a bridge labelled
-	// io.ostset.managed=true if none exists. It never creates a duplicate.
-	EnsureNetwork(ctx context.Context, name string) (string, error)
+	// io.ostset.managed=true and labels (plan.NetworkLabels) if none exists. It
+	// never creates a duplicate.
+	EnsureNetwork(ctx context.Context, name string, labels map[string]string) (string, error)
 	// RemoveNetwork removes the network if ostset created it and nothing is attached;
 	// it reports whether it removed it. A network the engine refuses to remove for
 	// active endpoints while no container is attached is a *StaleEndpointsError.
@@ -83,9 +84,27 @@ type Runtime interface {
 	// LogTail returns the last lines (at most n) of the output, stdout and stderr, of
 	// a container of the set.
 	LogTail(ctx context.Context, set, id string, n int) ([]string, error)
+	// Labelled lists the compose jobs' containers (plan.LabelJob) and the
+	// networks ostset created (io.ostset.managed) that carry the label
+	// key=value, each sorted by name.
+	Labelled(ctx context.Context, key, value string) (Labelled, error)
 	// Watch sends on the returned channel (without blocking; it may coalesce) whenever a
 	// container of the set changes. The subscription is open when Watch returns.
 	Watch(ctx context.Context, set string) (<-chan struct{}, error)
+}
+
+// Labelled is what Runtime.Labelled found.
+type Labelled struct {
+	Jobs     []JobContainer
+	Networks []string
+}
+
+// JobContainer is the container of a compose job (Controller.RunJob).
+type JobContainer struct {
+	Set   string // its io.ostset.set label: the job's name
+	ID    string
+	Name  string
+	Owner plan.Owner
 }
 
 // CreateResult says what CreateReplica found.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/ostset/ostset/compose"
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/docker"
+	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/engine/state"
 )
@@ -79,7 +81,8 @@ func (a *app) loadCompose(ctx context.Context, files []string, f composeFlags, l
 			a.warn(u + " (ignored)")
 		}
 	}
-	if err := config.CheckSets(p.Sets); err != nil {
+	// Jobs too: services x_db and x-db are both set <project>-x-db.
+	if err := config.CheckSets(append(slices.Clone(p.Sets), p.Jobs...)); err != nil {
 		return nil, invalid(err)
 	}
 	return p, nil
@@ -91,10 +94,16 @@ func (a *app) loadCompose(ctx context.Context, files []string, f composeFlags, l
 // ready once running, or healthy when it has a healthcheck).
 func (a *app) upCompose(cmd *cobra.Command, files []string, f composeFlags, lenient, adopt, build bool, w waitFlags) error {
 	p, err := a.loadCompose(cmd.Context(), files, f, lenient)
+	if err == nil {
+		err = a.checkOwners(p.Sets, p.Jobs)
+	}
 	if err != nil {
 		return err
 	}
 	a.warnOrphans(p)
+	if err := a.createHostPaths(p); err != nil {
+		return err
+	}
 	ctx, cancel := w.bound(cmd.Context())
 	defer cancel()
 	if err := a.buildImages(ctx, p.Builds, build); err != nil {
@@ -150,6 +159,43 @@ func (a *app) upCompose(cmd *cobra.Command, files []string, f composeFlags, leni
 		}
 	}
 	return w.then(cmd.Context(), a, nil, names...)
+}
+
+// checkOwners refuses, before anything is done, sets whose names are stored
+// sets of another compose project or of set files (for a compose project's
+// set, and the other way round), and jobs whose names are stored sets
+// (state.CheckOwner).
+func (a *app) checkOwners(sets, jobs []config.Set) error {
+	for i, s := range append(slices.Clone(sets), jobs...) {
+		st, err := a.store().Load(s.Name)
+		if errors.Is(err, state.ErrUnknownSet) {
+			continue
+		} else if err != nil {
+			return err
+		}
+		if err := state.CheckOwner(st.Spec, s, i >= len(sets)); err != nil {
+			return invalid(err)
+		}
+	}
+	return nil
+}
+
+// createHostPaths makes the missing sources of the bind mounts that compose
+// creates (Project.HostPaths) on the engine's host, when it can see it.
+func (a *app) createHostPaths(p *compose.Project) error {
+	c, err := a.controller()
+	if err != nil {
+		return err
+	}
+	hc, ok := c.Runtime.(engine.HostChecker)
+	if !ok {
+		return nil
+	}
+	made, err := p.CreateHostPaths(hc.BindSourceExists)
+	for _, d := range made {
+		fmt.Fprintf(a.stdout, "%s: created (a bind mount's source, as compose creates it)\n", d)
+	}
+	return err
 }
 
 // runJob runs a service that others wait for with
@@ -260,14 +306,12 @@ func (a *app) projectSets(project string) ([]string, error) {
 }
 
 // downProject deletes the sets of a compose project in reverse dependency
-// order.
+// order, then what else carries the project's label: the containers of its
+// jobs (an up cut short leaves one running) and the networks made for it.
 func (a *app) downProject(ctx context.Context, project string, removeVolumes bool) error {
 	names, err := a.projectSets(project)
 	if err != nil {
 		return err
-	}
-	if len(names) == 0 {
-		return fmt.Errorf("compose project %q: %w", project, state.ErrUnknownSet)
 	}
 	c, err := a.controller()
 	if err != nil {
@@ -279,7 +323,14 @@ func (a *app) downProject(ctx context.Context, project string, removeVolumes boo
 		}
 		fmt.Fprintf(a.stdout, "%s: deleted\n", name)
 	}
-	return nil
+	lines, err := c.RemoveLabelled(ctx, compose.LabelProject, project)
+	for _, l := range lines {
+		fmt.Fprintf(a.stdout, "%s: %s\n", project, l)
+	}
+	if err == nil && len(names)+len(lines) == 0 {
+		return fmt.Errorf("compose project %q: %w", project, state.ErrUnknownSet)
+	}
+	return err
 }
 
 // buildImages builds the images of services with build:, when missing or

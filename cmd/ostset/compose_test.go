@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ostset/ostset/compose"
 	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/engine/state"
 )
 
@@ -232,5 +234,102 @@ func TestComposeConvert(t *testing.T) {
 	out, _, err = f.run(context.Background(), "convert", "-f", file)
 	if err != nil || !strings.Contains(out, "kind: StatefulSet") || !strings.Contains(out, "volumeClaimTemplates:") || !strings.Contains(out, "name: demo-db") {
 		t.Errorf("convert -o kubernetes: %v\n%s", err, out)
+	}
+}
+
+// A set is changed only by the compose project it belongs to (set files only
+// by set files), and a job never takes a stored set's name: each refused with
+// exit 2 before anything is done, naming both files.
+func TestComposeRefusesAnotherOwnersSet(t *testing.T) {
+	ctx := context.Background()
+	f := newComposeCLI(t)
+	first := writeCompose(t, "name: p\nservices:\n  x-db:\n    image: db:1\n")
+	if out, _, err := f.run(ctx, "up", "-f", first); err != nil {
+		t.Fatalf("up: %v\n%s", err, out)
+	}
+	created := len(f.rt.Created)
+	refused := func(what string, want string, args ...string) {
+		t.Helper()
+		_, _, err := f.run(ctx, args...)
+		if exitCode(err) != exitInvalid || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: exit %d, %v; want exit 2 and %q", what, exitCode(err), err, want)
+		}
+		if len(f.rt.Created) != created {
+			t.Errorf("%s: created %v", what, f.rt.Created[created:])
+		}
+	}
+	second := writeCompose(t, "name: p-x\nservices:\n  a:\n    image: a:1\n  db:\n    image: db:2\n")
+	refused("project p-x over project p's p-x-db", first, "up", "-f", second)
+	refused("project p-x over project p's p-x-db", second, "up", "-f", second)
+	if _, err := f.store.Load("p-x-a"); err == nil {
+		t.Error("the refused project's other set was applied")
+	}
+	setFile := filepath.Join(t.TempDir(), "db.yaml")
+	if err := os.WriteFile(setFile, []byte("name: p-x-db\nreplicas: 1\ntemplate:\n  image: db:2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refused("a set file over project p's p-x-db", setFile, "up", "-f", setFile)
+	if st, err := f.store.Load("p-x-db"); err != nil || st.Spec.Template.Image != "db:1" {
+		t.Fatalf("p-x-db changed: %v %+v", err, st.Spec.Template)
+	}
+
+	// A set file's set p-db, then project p whose db service is a job.
+	if err := os.WriteFile(setFile, []byte("name: p-db\nreplicas: 2\ntemplate:\n  image: db:2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, err := f.run(ctx, "up", "-f", setFile); err != nil {
+		t.Fatalf("up: %v\n%s", err, out)
+	}
+	created = len(f.rt.Created)
+	jobs := writeCompose(t, "name: p\nservices:\n  db:\n    image: migrate:1\n  app:\n    image: app:1\n    depends_on:\n      db: {condition: service_completed_successfully}\n")
+	refused("a job named as a set file's set", "job p-db has the name of a stored set of set file "+setFile, "up", "-f", jobs)
+	refused("a compose project over a set file's set", setFile, "up", "-f", writeCompose(t, "name: p\nservices:\n  db:\n    image: db:1\n"))
+	if _, _, err := f.run(ctx, "down", "p-db"); err != nil {
+		t.Fatal(err)
+	}
+	// The project's own set db becomes a job.
+	if out, _, err := f.run(ctx, "up", "-f", writeCompose(t, "name: p\nservices:\n  db:\n    image: db:1\n")); err != nil {
+		t.Fatalf("up: %v\n%s", err, out)
+	}
+	created = len(f.rt.Created)
+	refused("a set of the project that became a job", "ostset down p-db", "up", "-f", jobs)
+}
+
+// An up killed while a job ran leaves the job's container and the project's
+// network, and no set: down -p finds them by the project's label.
+func TestComposeDownProjectRemovesLeftJob(t *testing.T) {
+	ctx := context.Background()
+	f := newComposeCLI(t)
+	self, err := f.store.Owner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := map[string]string{plan.LabelSet: "p-migrate", plan.LabelJob: "true", compose.LabelProject: "p", plan.LabelOwner: self.ID}
+	if _, err := f.rt.of("p-migrate").CreateReplica(ctx, plan.ReplicaSpec{Set: "p-migrate", Name: "p-migrate-0", Labels: labels}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.rt.EnsureNetwork(ctx, "p_default", map[string]string{compose.LabelProject: "p"}); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err := f.run(ctx, "down", "-p", "p")
+	if err != nil || !strings.Contains(out, "p: p-migrate: job container p-migrate-0 removed") {
+		t.Fatalf("down -p: %v\n%s%s", err, out, stderr)
+	}
+	if got := f.rt.of("").NetworksRemoved; !slices.Equal(got, []string{"p_default"}) {
+		t.Errorf("networks removed %v, want p_default", got)
+	}
+}
+
+// Two services whose set names meet (x_db and x-db) are refused, a job and a
+// set alike.
+func TestComposeJobAndSetNamedAlike(t *testing.T) {
+	f := newComposeCLI(t)
+	file := writeCompose(t, "name: p\nservices:\n  x_db:\n    image: m:1\n  x-db:\n    image: db:1\n    depends_on:\n      x_db: {condition: service_completed_successfully}\n")
+	_, _, err := f.run(context.Background(), "up", "-f", file)
+	if exitCode(err) != exitInvalid || !strings.Contains(err.Error(), `set "p-x-db" is already defined`) {
+		t.Errorf("up: exit %d %v", exitCode(err), err)
+	}
+	if names, _ := f.store.List(); len(names) > 0 || len(f.rt.Created) > 0 {
+		t.Errorf("stored %v, created %v", names, f.rt.Created)
 	}
 }

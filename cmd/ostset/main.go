@@ -75,7 +75,7 @@ func exitCode(err error) int {
 		return exitTimedOut
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.Is(err, state.ErrUnknownSet):
+	case errors.Is(err, state.ErrUnknownSet), errors.As(err, new(*state.OwnerError)):
 		return exitInvalid
 	}
 	return exitFailure

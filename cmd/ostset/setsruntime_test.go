@@ -34,8 +34,27 @@ func (r *setsRuntime) Observe(ctx context.Context, set string, opts engine.Obser
 	return r.of(set).Observe(ctx, set, opts)
 }
 
-func (r *setsRuntime) EnsureNetwork(ctx context.Context, name string) (string, error) {
-	return r.of("").EnsureNetwork(ctx, name)
+func (r *setsRuntime) EnsureNetwork(ctx context.Context, name string, labels map[string]string) (string, error) {
+	return r.of("").EnsureNetwork(ctx, name, labels)
+}
+
+func (r *setsRuntime) Labelled(ctx context.Context, key, value string) (engine.Labelled, error) {
+	r.mu.Lock()
+	sets := make([]*enginetest.Runtime, 0, len(r.sets))
+	for _, s := range r.sets {
+		sets = append(sets, s)
+	}
+	r.mu.Unlock()
+	var out engine.Labelled
+	for _, s := range sets {
+		l, err := s.Labelled(ctx, key, value)
+		if err != nil {
+			return out, err
+		}
+		out.Jobs = append(out.Jobs, l.Jobs...)
+		out.Networks = append(out.Networks, l.Networks...)
+	}
+	return out, nil
 }
 
 func (r *setsRuntime) RemoveNetwork(ctx context.Context, name string) (bool, error) {

@@ -101,6 +101,9 @@ func newUpCmd(a *app) *cobra.Command {
 				return a.upCompose(cmd, files, cf, lenient, adopt, build, w)
 			}
 			sets, err := a.loadFiles(files, lenient)
+			if err == nil {
+				err = a.checkOwners(sets, nil)
+			}
 			if err != nil {
 				return err
 			}

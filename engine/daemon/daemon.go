@@ -402,8 +402,8 @@ func (r instrumented) RemoveVolume(ctx context.Context, set, name string) error 
 	return err
 }
 
-func (r instrumented) EnsureNetwork(ctx context.Context, name string) (string, error) {
-	id, err := r.Runtime.EnsureNetwork(ctx, name)
+func (r instrumented) EnsureNetwork(ctx context.Context, name string, labels map[string]string) (string, error) {
+	id, err := r.Runtime.EnsureNetwork(ctx, name, labels)
 	r.count("network", err)
 	return id, err
 }

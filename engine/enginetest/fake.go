@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -26,7 +27,10 @@ type Runtime struct {
 	initImage  map[string]string             // image ID by init container name
 	// listed holds, by container ID, the state the list shows for a
 	// container whose exit it has not caught up with yet (ExitUnlisted).
-	listed  map[string]string
+	listed map[string]string
+	// jobs holds the labels of the containers created as a compose job's
+	// (io.ostset.job), by name: Observe reports them as Foreign, Job.
+	jobs    map[string]map[string]string
 	volumes map[string]plan.Volume
 	nextID  int
 	Log     []string
@@ -52,6 +56,8 @@ type Runtime struct {
 	Refuse map[string]string
 	// RemoveNetworkErr is what RemoveNetwork returns.
 	RemoveNetworkErr error
+	// NetworkLabels holds the networks EnsureNetwork made, with their labels.
+	NetworkLabels map[string]map[string]string
 	// NetworksRemoved names the networks RemoveNetwork was called for, in order.
 	NetworksRemoved []string
 	// Foreign are containers without the set's labels that Observe reports.
@@ -92,6 +98,10 @@ func (r *Runtime) Observe(_ context.Context, set string, opts engine.ObserveOpti
 	defer r.mu.Unlock()
 	o := plan.Observed{Foreign: slices.Clone(r.Foreign)}
 	for _, c := range r.containers {
+		if _, job := r.jobs[c.Name]; job {
+			o.Foreign = append(o.Foreign, plan.Foreign{ID: c.ID, Name: c.Name, Owner: set, Job: true})
+			continue
+		}
 		if st, lag := r.listed[c.ID]; lag && !slices.Contains(opts.Died, c.ID) {
 			c.State = st // the list has not caught up, and no inspect was asked for
 		}
@@ -115,7 +125,39 @@ func (r *Runtime) Observe(_ context.Context, set string, opts engine.ObserveOpti
 }
 
 // EnsureNetwork implements engine.Runtime.
-func (r *Runtime) EnsureNetwork(context.Context, string) (string, error) { return "net", nil }
+// It keeps the labels of the networks it creates (NetworkLabels).
+func (r *Runtime) EnsureNetwork(_ context.Context, name string, labels map[string]string) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.NetworkLabels[name]; !ok {
+		if r.NetworkLabels == nil {
+			r.NetworkLabels = map[string]map[string]string{}
+		}
+		r.NetworkLabels[name] = maps.Clone(labels)
+	}
+	return "net", nil
+}
+
+// Labelled implements engine.Runtime: the job containers and the networks
+// it made with the label.
+func (r *Runtime) Labelled(_ context.Context, key, value string) (engine.Labelled, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out engine.Labelled
+	for name, labels := range r.jobs {
+		if c := r.containers[name]; labels[key] == value {
+			out.Jobs = append(out.Jobs, engine.JobContainer{Set: labels[plan.LabelSet], ID: c.ID, Name: name, Owner: c.Owner})
+		}
+	}
+	for name, labels := range r.NetworkLabels {
+		if labels[key] == value {
+			out.Networks = append(out.Networks, name)
+		}
+	}
+	slices.SortFunc(out.Jobs, func(a, b engine.JobContainer) int { return strings.Compare(a.Name, b.Name) })
+	slices.Sort(out.Networks)
+	return out, nil
+}
 
 // RemoveNetwork implements engine.Runtime. It records the call in
 // NetworksRemoved, removes nothing and returns RemoveNetworkErr.
@@ -165,6 +207,12 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 	}
 	c := plan.Replica{ID: id, Name: spec.Name, Ordinal: spec.Ordinal, Revision: spec.Revision,
 		State: plan.StateRunning, Created: time.Now(), Owner: plan.OwnerOf(spec.Labels), Networks: networks(spec)}
+	if _, job := spec.Labels[plan.LabelJob]; job {
+		if r.jobs == nil {
+			r.jobs = map[string]map[string]string{}
+		}
+		r.jobs[spec.Name] = maps.Clone(spec.Labels)
+	}
 	if r.Unhealthy[spec.Image] {
 		c.Health = plan.HealthUnhealthy
 	}
@@ -232,6 +280,7 @@ func (r *Runtime) RemoveReplica(ctx context.Context, _, id string, _ time.Durati
 				return fmt.Errorf("remove %s: injected failure", name)
 			}
 			delete(r.containers, name)
+			delete(r.jobs, name)
 			r.record("remove %s", name)
 			if r.OnRemove != nil {
 				r.OnRemove(name)

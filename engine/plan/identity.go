@@ -3,6 +3,8 @@ package plan
 import (
 	"strconv"
 	"strings"
+
+	"github.com/ostset/ostset/config"
 )
 
 // Label keys ostset puts on the objects it creates.
@@ -15,12 +17,29 @@ const (
 	LabelManaged  = "io.ostset.managed"
 	// LabelInit marks an init container with its name in the template.
 	LabelInit = "io.ostset.init"
+	// LabelJob marks the container of a compose job (a service run to
+	// completion, engine.Controller.RunJob): it carries the set label of its
+	// name, but it is no set's replica, and a set's pass treats it as a
+	// foreign container holding the name.
+	LabelJob = "io.ostset.job"
 	// LabelOwner is the ID of the state directory that created a replica or a
 	// per-ordinal volume (see Store.ID); LabelStateDir is that directory's
 	// absolute path, so that a conflict can name it.
 	LabelOwner    = "io.ostset.owner"
 	LabelStateDir = "io.ostset.state-dir"
 )
+
+// NetworkLabels are the labels a network created for a set's replica (or a
+// compose job's container) with the given labels carries besides
+// io.ostset.managed: the compose project of a compose project's set
+// (config.LabelComposeProject), by which 'ostset down -p' finds the networks
+// the project made.
+func NetworkLabels(labels map[string]string) map[string]string {
+	if p, ok := labels[config.LabelComposeProject]; ok {
+		return map[string]string{config.LabelComposeProject: p}
+	}
+	return nil
+}
 
 // ReplicaName is the container name and hostname of an ordinal.
 func ReplicaName(set string, ordinal int) string {

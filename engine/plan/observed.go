@@ -46,12 +46,16 @@ type Replica struct {
 	Networks []string
 }
 
-// Foreign is a container without the set's labels that holds a name the set needs.
+// Foreign is a container without the set's labels that holds a name the set
+// needs, or a compose job's container (Job).
 type Foreign struct {
 	ID   string
 	Name string
 	// Owner is the io.ostset.set label of the container, empty if none.
 	Owner string
+	// Job: the container is a compose job's (io.ostset.job), whatever its
+	// set label says.
+	Job bool
 }
 
 // Volume is one observed per-ordinal volume carrying the set's labels.

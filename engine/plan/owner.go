@@ -143,8 +143,12 @@ func (o Ownership) resolve(set string, x Owner) string {
 
 // foreignConflict is a container without the set's label holding a replica's name.
 func foreignConflict(set string, f Foreign) Conflict {
+	holder := "container " + ShortID(f.ID)
+	if f.Job {
+		holder = "the container " + ShortID(f.ID) + " of a compose job"
+	}
 	return Conflict{Kind: "container", Name: f.Name, ID: ShortID(f.ID),
-		Message: fmt.Sprintf("%s: the name is held by container %s, which set %s does not own", f.Name, ShortID(f.ID), set),
+		Message: fmt.Sprintf("%s: the name is held by %s, which set %s does not own", f.Name, holder, set),
 		Resolve: "ostset never touches it: remove or rename it and the replica is created"}
 }
 

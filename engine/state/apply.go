@@ -33,8 +33,15 @@ type ImageIDs struct {
 // where the file leaves the field out, and dropped where the file sets it, as
 // kubectl apply keeps what a file does not mention. Applying cancels a delete
 // that ostset down left unfinished: the user asked for the set to be up.
+// A stored set of another compose project, or of set files for a compose
+// project's set and the other way round, is refused (CheckOwner).
 func (st *State) Apply(s config.Set, ids ImageIDs, cause string, now time.Time, exists bool) (ApplyResult, error) {
 	res := ApplyResult{Created: !exists}
+	if exists {
+		if err := CheckOwner(st.Spec, s, false); err != nil {
+			return res, err
+		}
+	}
 	if !exists {
 		st.Created = now
 	}
