@@ -744,7 +744,19 @@ func (p *mapper) user(sc *node) string {
 func (p *mapper) volume(v *node) {
 	name := v.str("name")
 	pv := &podVolume{name: name, line: v.n.Line, path: v.path}
+	if err := checkDNSLabel(name); err != nil {
+		// The name becomes a directory of the state directory.
+		p.k.invalid(p.file, v.n, v.at("name"), err.Error())
+		pv.missing = true
+	} else if prev := p.volumes[name]; prev != nil {
+		p.k.invalid(p.file, v.n, v.at("name"), fmt.Sprintf("%q: a second volume of that name (the first is at line %d)", name, prev.line))
+		return
+	}
 	switch {
+	case pv.missing:
+		for _, k := range []string{"emptyDir", "configMap", "secret"} {
+			v.get(k) // the name is what is wrong
+		}
 	case v.get("emptyDir") != nil:
 		e := v.child("emptyDir")
 		if medium := e.str("medium"); medium != "Memory" {
@@ -784,6 +796,9 @@ func (p *mapper) configVolume(pv *podVolume, src *node, kind string) {
 		nameKey = "secretName"
 	}
 	obj := src.str(nameKey)
+	if err := checkDNSSubdomain(obj); err != nil {
+		p.k.invalid(p.file, src.n, src.at(nameKey), err.Error())
+	}
 	mode := uint32(0o644)
 	if m, ok := src.mode("defaultMode"); ok {
 		mode = m
@@ -802,13 +817,15 @@ func (p *mapper) configVolume(pv *podVolume, src *node, kind string) {
 	d.used = true
 	data, err := objectData(d)
 	if err != nil {
-		p.k.fail(d.file, d.root, "data", err.Error())
+		p.k.invalid(d.file, d.root, "data", err.Error())
+		pv.missing = true
 		return
 	}
 	pv.source = filepath.Join(p.k.configDir, p.set.Name, pv.name)
 	write := func(name string, b []byte, mode uint32) {
 		p.k.files = append(p.k.files, config.ConfigFile{Dir: pv.source, Name: name, Data: b, Mode: mode})
 	}
+	var written []string
 	if items == nil {
 		for _, key := range slices.Sorted(maps.Keys(data)) {
 			write(key, data[key], mode)
@@ -827,11 +844,17 @@ func (p *mapper) configVolume(pv *podVolume, src *node, kind string) {
 			p.k.fail(p.file, it.n, it.path, fmt.Sprintf("%s %q has no key %q", kind, obj, key))
 			continue
 		}
-		if to == "" || path.IsAbs(to) || slices.Contains(strings.Split(to, "/"), "..") {
-			p.k.fail(p.file, it.n, it.at("path"), fmt.Sprintf("%q: a relative path inside the volume", to))
+		if err := checkItemPath(to); err != nil {
+			p.k.invalid(p.file, it.n, it.at("path"), err.Error())
 			continue
 		}
-		write(to, b, m)
+		clean := path.Clean(to)
+		if slices.Contains(written, clean) {
+			p.k.invalid(p.file, it.n, it.at("path"), fmt.Sprintf("%q: a second item with that path", to))
+			continue
+		}
+		written = append(written, clean)
+		write(clean, b, m)
 	}
 }
 
@@ -849,8 +872,8 @@ func objectData(d *kubeDoc) (map[string][]byte, error) {
 		}
 		for i := 0; i+1 < len(m.Content); i += 2 {
 			k, v := m.Content[i].Value, m.Content[i+1].Value
-			if k == "" || strings.Contains(k, "/") || k == "." || k == ".." {
-				return nil, fmt.Errorf("%s.%s: not a file name", f, k)
+			if err := checkConfigKey(k); err != nil {
+				return nil, fmt.Errorf("%s: %w", f, err)
 			}
 			if (d.kind == "Secret" && f == "data") || f == "binaryData" {
 				b, err := base64.StdEncoding.DecodeString(v)

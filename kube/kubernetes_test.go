@@ -334,6 +334,45 @@ volumes:
 - {name: h, hostPath: {path: /}}`),
 		want: `k.yaml:12: spec.template.spec.volumes[0]: volume "h": a hostPath volume is not supported (emptyDir, configMap, secret and volumeClaimTemplates are) (--lenient to go on without it)`,
 	}, {
+		name: "a volume name that walks out of the state directory",
+		src: sts(`containers:
+- {name: a, image: x:1, volumeMounts: [{name: ../../../../srv/victim, mountPath: /s}]}
+volumes:
+- {name: ../../../../srv/victim, secret: {secretName: s}}`) + "---\napiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {pw: x}\n",
+		want: `k.yaml:12: spec.template.spec.volumes[0].name: "../../../../srv/victim" is not a DNS-1123 label (at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit), as Kubernetes requires`,
+	}, {
+		name: "two volumes of one name",
+		src: sts(`containers:
+- {name: a, image: x:1, volumeMounts: [{name: s, mountPath: /s}]}
+volumes:
+- {name: s, secret: {secretName: s}}
+- {name: s, emptyDir: {medium: Memory}}`) + "---\napiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {pw: x}\n",
+		want: `k.yaml:13: spec.template.spec.volumes[1].name: "s": a second volume of that name (the first is at line 12)`,
+	}, {
+		name: "a key that is no file name",
+		src: sts(`containers:
+- {name: a, image: x:1, volumeMounts: [{name: s, mountPath: /s}]}
+volumes:
+- {name: s, configMap: {name: c}}`) + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {'..': x}\n",
+		want: `k.yaml:14: data: data: ".." is not a valid key (letters, digits, '-', '_' and '.', not '.' or '..'), as Kubernetes requires`,
+	}, {
+		name: "an item path that leaves the volume",
+		src: sts(`containers:
+- {name: a, image: x:1, volumeMounts: [{name: s, mountPath: /s}]}
+volumes:
+- {name: s, configMap: {name: c, items: [{key: k, path: a/../../x}, {key: k, path: /etc/x}, {key: k, path: ./.}]}}`) + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: x}\n",
+		want: `k.yaml:12: spec.template.spec.volumes[0].configMap.items[0].path: "a/../../x": a relative path inside the volume, with no element '..' or starting with '..'
+k.yaml:12: spec.template.spec.volumes[0].configMap.items[1].path: "/etc/x": a relative path inside the volume, not an absolute one
+k.yaml:12: spec.template.spec.volumes[0].configMap.items[2].path: "./.": the path names the volume itself, not a file in it`,
+	}, {
+		name: "a ConfigMap name that is not a DNS subdomain",
+		src: sts(`containers:
+- {name: a, image: x:1, volumeMounts: [{name: s, mountPath: /s}]}
+volumes:
+- {name: s, configMap: {name: ../c}}`),
+		want: `k.yaml:12: spec.template.spec.volumes[0].configMap.name: "../c" is not a DNS-1123 subdomain (at most 253 lowercase letters, digits, '-' and '.'), as Kubernetes requires of an object's name
+k.yaml:12: spec.template.spec.volumes[0].configMap: ConfigMap "../c" is not in these files (--lenient to go on without it)`,
+	}, {
 		name: "wrong types",
 		src:  "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: web}\nspec:\n  replicas: many\n  template: {spec: {containers: [{name: a, image: [x]}]}}\n",
 		want: `k.yaml:5: spec.replicas: expected a whole number, got "many"

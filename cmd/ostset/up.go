@@ -15,7 +15,6 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/docker"
 	"github.com/ostset/ostset/engine"
-	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/kube"
 )
 
@@ -152,7 +151,7 @@ func (a *app) loadFiles(files []string, lenient bool) ([]config.Set, error) {
 		file, _, _ := strings.Cut(sets[i].Source, ":")
 		absoluteBindSources(&sets[i], filepath.Dir(file))
 	}
-	if err := state.WriteConfigFiles(configFiles); err != nil {
+	if err := a.store().WriteConfigFiles(configFiles); err != nil {
 		return nil, err
 	}
 	return sets, nil
