@@ -10,15 +10,24 @@ GOLANGCI_VERSION := v2.15.0
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
 
-.PHONY: help build install demo-image test-images db-images demo demo-etcd demo-redis demo-postgres test test-unit test-kubevalidate test-integration lint bench clean
+.PHONY: help probes build install demo-image test-images db-images demo demo-etcd demo-redis demo-postgres test test-unit test-kubevalidate test-integration lint bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
-build: ## build bin/ostset
+PROBE_ARCHS := amd64 arm64
+PROBES    := $(foreach a,$(PROBE_ARCHS),internal/probebin/bin/ostset-probe-linux-$(a).gz)
+
+probes: $(PROBES) ## build the probe ostset copies into replicas (cmd/ostset-probe), for linux/amd64 and linux/arm64, to embed
+
+internal/probebin/bin/ostset-probe-linux-%.gz: $(wildcard cmd/ostset-probe/*.go health/*.go) go.mod
+	CGO_ENABLED=0 GOOS=linux GOARCH=$* $(GO) build -trimpath -ldflags '-s -w' -o $(@:.gz=) ./cmd/ostset-probe
+	gzip -9 -n -f $(@:.gz=)
+
+build: probes ## build bin/ostset (with the probes it embeds)
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ostset
 
-install: ## install ostset in $(GOBIN) (default: $(go env GOPATH)/bin), as go install ./cmd/ostset does
+install: probes ## install ostset in $(GOBIN) (default: $(go env GOPATH)/bin), as go install ./cmd/ostset does
 	CGO_ENABLED=0 $(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/ostset
 
 demo-image: ## build the demo image ostset/web:demo (no registry needed)
@@ -79,4 +88,4 @@ bench: build demo-image ## planner benchmarks and end-to-end timings against the
 	scripts/bench-daemon.sh
 
 clean: ## remove build output
-	rm -rf bin
+	rm -rf bin internal/probebin/bin/*.gz

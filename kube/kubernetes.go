@@ -389,6 +389,7 @@ type mapper struct {
 	// claims by name, and the volumes of the pod by name.
 	claims  map[string]*config.VolumeClaimTemplate
 	volumes map[string]*podVolume
+	fsGroup *int // the pod's: the group of its ConfigMap and Secret files
 }
 
 // podVolume is one entry of the pod's volumes.
@@ -710,6 +711,7 @@ func (p *mapper) podSecurity(sc *node) string {
 	}
 	user := p.user(sc)
 	if g, ok := sc.integer("fsGroup"); ok {
+		p.fsGroup = &g
 		uid := "0"
 		if u, _, _ := strings.Cut(user, ":"); u != "" {
 			uid = u
@@ -823,7 +825,12 @@ func (p *mapper) configVolume(pv *podVolume, src *node, kind string) {
 	}
 	pv.source = filepath.Join(p.k.configDir, p.set.Name, pv.name)
 	write := func(name string, b []byte, mode uint32) {
-		p.k.files = append(p.k.files, config.ConfigFile{Dir: pv.source, Name: name, Data: b, Mode: mode})
+		f := config.ConfigFile{Dir: pv.source, Name: name, Data: b, Mode: mode}
+		if p.fsGroup != nil {
+			// As the kubelet does: the pod's group owns the files and may read them.
+			f.GID, f.Mode = *p.fsGroup, mode|0o440
+		}
+		p.k.files = append(p.k.files, f)
 	}
 	var written []string
 	if items == nil {

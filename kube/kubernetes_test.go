@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -501,4 +502,37 @@ func (r keptReading) Sets() ([]config.Imported, []config.ConfigFile, []error) {
 	sets, files, errs := r.ManifestReading.Sets()
 	*r.files = files
 	return sets, files, errs
+}
+
+// A ConfigMap or Secret volume's files keep their modes (defaultMode,
+// items[].mode, 0644 by default); with the pod's fsGroup they belong to that
+// group and the group may read them, as the kubelet gives them.
+func TestKubernetesVolumeFileModes(t *testing.T) {
+	src := func(fsGroup string) string {
+		return sts(`securityContext: {runAsUser: 1000`+fsGroup+`}
+containers:
+- {name: c, image: x:1, volumeMounts: [{name: creds, mountPath: /etc/creds}, {name: conf, mountPath: /etc/conf}]}
+volumes:
+- {name: creds, secret: {secretName: creds, defaultMode: 0400, items: [{key: pw, path: password}, {key: pw, path: pw2, mode: 0600}]}}
+- {name: conf, configMap: {name: conf}}`) + "---\napiVersion: v1\nkind: Secret\nmetadata: {name: creds}\nstringData: {pw: x}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: conf}\ndata: {a: x}\n"
+	}
+	for _, c := range []struct {
+		fsGroup string
+		want    map[string][2]int // name → mode, gid
+	}{
+		{"", map[string][2]int{"password": {0o400, 0}, "pw2": {0o600, 0}, "a": {0o644, 0}}},
+		{", fsGroup: 2000", map[string][2]int{"password": {0o440, 2000}, "pw2": {0o640, 2000}, "a": {0o644, 2000}}},
+	} {
+		_, files, err := parseWithFiles(config.Loader{ConfigDir: "/state/manifest-volumes"}, "k.yaml", []byte(src(c.fsGroup)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][2]int{}
+		for _, f := range files {
+			got[f.Name] = [2]int{int(f.Mode), f.GID}
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("fsGroup %q: modes and groups %v, want %v", c.fsGroup, got, c.want)
+		}
+	}
 }
