@@ -398,7 +398,7 @@ type podVolume struct {
 	line    int
 	path    string
 	tmpfs   string // emptyDir: the tmpfs entry, without its target
-	source  string // ConfigMap or Secret: the bind-mount source
+	source  string // ConfigMap or Secret: the directory of its files (engine/state.Store.ConfigVolume)
 	missing bool   // a ConfigMap or Secret not in the files (reported)
 	used    bool
 }
@@ -742,7 +742,7 @@ func (p *mapper) user(sc *node) string {
 }
 
 // volume reads one of the pod's volumes: emptyDir becomes a tmpfs, a
-// ConfigMap or Secret of these files is written and bind-mounted read-only.
+// ConfigMap or Secret of these files is written, and copied into each replica.
 func (p *mapper) volume(v *node) {
 	name := v.str("name")
 	pv := &podVolume{name: name, line: v.n.Line, path: v.path}

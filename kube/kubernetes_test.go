@@ -224,7 +224,7 @@ func TestKubernetesMapping(t *testing.T) {
 initContainers: []`),
 		check: func(t *testing.T, s config.Set) {
 			h := s.Template.Healthcheck
-			// ostset's own probe, mounted in the container: nothing from the image.
+			// ostset's own probe, copied into the container: nothing from the image.
 			if h == nil || !slices.Equal(h.Test, []string{"CMD", config.ProbePath, "probe", "http", "http://127.0.0.1:8080/healthz"}) {
 				t.Fatalf("healthcheck = %+v", h)
 			}

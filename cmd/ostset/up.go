@@ -189,6 +189,11 @@ func (a *app) preflight(ctx context.Context, sets []config.Set) error {
 	if he := (*engine.HostError)(nil); errors.As(err, &he) {
 		return invalid(err)
 	}
+	if rt, ok := c.Runtime.(*docker.Runtime); ok && err == nil && !rt.EngineIsLocal() {
+		for _, w := range uncheckedBinds(sets, a.store().ConfigDir(), rt.DaemonHost()) {
+			a.warn(w)
+		}
+	}
 	return err
 }
 
