@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"embed"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -31,7 +32,7 @@ func For(arch string) ([]byte, error) {
 	}
 	z, err := files.ReadFile(Name(arch))
 	if err != nil {
-		if _, ok := err.(*fs.PathError); ok {
+		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("this ostset carries no probe for linux/%s (build ostset with make build, which builds the probes for linux/amd64 and linux/arm64 first)", arch)
 		}
 		return nil, err
