@@ -210,3 +210,12 @@ func unrecordedVolume(root *os.Root, rel string) (configIndex, error) {
 	})
 	return index, err
 }
+
+// checkFileName refuses a name (of a set, a network) that would not be one
+// file of its directory of the state directory: "../x", "a/b", "..".
+func checkFileName(name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
+		return fmt.Errorf("%q: not a name (a set's name is a DNS label)", name)
+	}
+	return nil
+}
