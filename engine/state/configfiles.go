@@ -212,9 +212,10 @@ func unrecordedVolume(root *os.Root, rel string) (configIndex, error) {
 }
 
 // checkFileName refuses a name (of a set, a network) that would not be one
-// file of its directory of the state directory: "../x", "a/b", "..".
+// file of its directory of the state directory ("../x", "a/b"): the files
+// are named NAME.json, NAME.lock.
 func checkFileName(name string) error {
-	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
+	if strings.ContainsAny(name, `/\`) {
 		return fmt.Errorf("%q: not a name (a set's name is a DNS label)", name)
 	}
 	return nil
