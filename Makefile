@@ -16,11 +16,11 @@ help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
 PROBE_ARCHS := amd64 arm64
-PROBES    := $(foreach a,$(PROBE_ARCHS),internal/probebin/bin/ostset-probe-linux-$(a).gz)
+PROBES    := $(foreach a,$(PROBE_ARCHS),internal/probebin/probes/ostset-probe-linux-$(a).gz)
 
 probes: $(PROBES) ## build the probe ostset copies into replicas (cmd/ostset-probe), for linux/amd64 and linux/arm64, to embed
 
-internal/probebin/bin/ostset-probe-linux-%.gz: $(wildcard cmd/ostset-probe/*.go health/*.go) go.mod
+internal/probebin/probes/ostset-probe-linux-%.gz: $(wildcard cmd/ostset-probe/*.go health/*.go) go.mod
 	CGO_ENABLED=0 GOOS=linux GOARCH=$* $(GO) build -trimpath -ldflags '-s -w' -o $(@:.gz=) ./cmd/ostset-probe
 	gzip -9 -n -f $(@:.gz=)
 
@@ -88,4 +88,4 @@ bench: build demo-image ## planner benchmarks and end-to-end timings against the
 	scripts/bench-daemon.sh
 
 clean: ## remove build output
-	rm -rf bin internal/probebin/bin/*.gz
+	rm -rf bin internal/probebin/probes/*.gz

@@ -17,13 +17,13 @@ import (
 	"sync"
 )
 
-//go:embed bin
+//go:embed probes
 var files embed.FS
 
 var cache sync.Map // arch → []byte
 
 // Name is the file of the probe for a Linux architecture.
-func Name(arch string) string { return "bin/ostset-probe-linux-" + arch + ".gz" }
+func Name(arch string) string { return "probes/ostset-probe-linux-" + arch + ".gz" }
 
 // For returns the probe program for linux/arch (Go's names: amd64, arm64).
 func For(arch string) ([]byte, error) {
