@@ -10,7 +10,7 @@ GOLANGCI_VERSION := v2.15.0
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
 
-.PHONY: help probes build install demo-image test-images db-images demo demo-etcd demo-redis demo-postgres test test-unit test-kubevalidate test-integration lint bench clean
+.PHONY: help probes build install demo-image test-images db-images engine-image demo demo-etcd demo-redis demo-postgres test test-unit test-kubevalidate test-integration lint bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -33,8 +33,11 @@ install: probes ## install ostset in $(GOBIN) (default: $(go env GOPATH)/bin), a
 demo-image: ## build the demo image ostset/web:demo (no registry needed)
 	scripts/build-images.sh demo
 
-test-images: db-images ## build the images the integration tests use
+test-images: db-images engine-image ## build the images the integration tests use
 	scripts/build-images.sh test
+
+engine-image: ## build ostset-test/dockerd:20, a Docker engine in a container (the remote-engine test)
+	scripts/build-engine-image.sh
 
 db-images: ## build local stand-ins for the etcd, Redis and Postgres images (debootstrap once per machine: about 5-6 min on 2 cores)
 	scripts/build-db-images.sh all

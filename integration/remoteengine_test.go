@@ -15,8 +15,8 @@ import (
 )
 
 // engineImage is a Docker engine in a container (Debian's docker.io on the
-// project's Debian base image), made by scripts/build-db-images.sh dockerd
-// (part of make test-images).
+// project's Debian base image), made by scripts/build-engine-image.sh (part
+// of make test-images).
 const engineImage = "ostset-test/dockerd:20"
 
 // remoteEngine starts a dockerd in a container of the machine's engine,
@@ -26,7 +26,7 @@ const engineImage = "ostset-test/dockerd:20"
 func (h *harness) remoteEngine() string {
 	h.t.Helper()
 	if exec.Command("docker", "image", "inspect", engineImage).Run() != nil {
-		build := exec.Command(filepath.Join("..", "scripts", "build-db-images.sh"), "dockerd")
+		build := exec.Command(filepath.Join("..", "scripts", "build-engine-image.sh"))
 		if out, err := build.CombinedOutput(); err != nil {
 			h.t.Fatalf("build %s: %v\n%s", engineImage, err, out)
 		}

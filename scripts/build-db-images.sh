@@ -4,11 +4,9 @@
 # ostset-test/debian:bookworm, then ordinary Dockerfiles (examples/images/<db>)
 # that install Debian's packages on it and mimic the official image's paths.
 #
-#   scripts/build-db-images.sh [etcd|redis|postgres|dockerd|all]
+#   scripts/build-db-images.sh [etcd|redis|postgres|all]
 #
-# Images: ostset-test/etcd:3, ostset-test/redis:7, ostset-test/postgres:15,
-# and ostset-test/dockerd:20 (Debian's docker.io: an engine in a container for
-# the tests of an engine whose files are not this machine's; scripts/images).
+# Images: ostset-test/etcd:3, ostset-test/redis:7, ostset-test/postgres:15.
 # Needs root (debootstrap) the first time, and Debian's mirror. Later runs hit
 # the caches: the base image is kept, and docker build reuses its layers.
 set -euo pipefail
@@ -21,10 +19,10 @@ exec 3>&2 # progress goes here, also where a command's stderr goes to a log
 base=ostset-test/debian:bookworm
 what=${1:-all}
 case $what in
-etcd | redis | postgres | dockerd) dbs=("$what") ;;
-all) dbs=(etcd redis postgres dockerd) ;;
--h | --help) sed -n '2,13s/^# \{0,1\}//p' "$0"; exit 0 ;;
-*) echo "usage: $prog [etcd|redis|postgres|dockerd|all]" >&2; exit 2 ;;
+etcd | redis | postgres) dbs=("$what") ;;
+all) dbs=(etcd redis postgres) ;;
+-h | --help) sed -n '2,11s/^# \{0,1\}//p' "$0"; exit 0 ;;
+*) echo "usage: $prog [etcd|redis|postgres|all]" >&2; exit 2 ;;
 esac
 
 command -v docker >/dev/null || die "docker not found in PATH"
@@ -114,10 +112,9 @@ build_base() {
 
 docker image inspect "$base" >/dev/null 2>&1 || build_base
 
-declare -A tag=([etcd]=ostset-test/etcd:3 [redis]=ostset-test/redis:7 [postgres]=ostset-test/postgres:15 [dockerd]=ostset-test/dockerd:20)
+declare -A tag=([etcd]=ostset-test/etcd:3 [redis]=ostset-test/redis:7 [postgres]=ostset-test/postgres:15)
 for db in "${dbs[@]}"; do
 	ctx=$root/examples/images/$db
-	[[ -d $ctx ]] || ctx=$root/scripts/images/$db
 	[[ -f $ctx/Dockerfile ]] || die "no $ctx/Dockerfile"
 	log=$(mktemp "${TMPDIR:-/tmp}/ostset-build.XXXXXX")
 	if ! docker image inspect "${tag[$db]}" >/dev/null 2>&1; then

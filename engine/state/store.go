@@ -221,9 +221,6 @@ func (s Store) SetsDir() (string, error) {
 // Load reads a set's state.
 func (s Store) Load(name string) (State, error) {
 	var st State
-	if checkFileName(name) != nil {
-		return st, s.Unknown(name)
-	}
 	data, err := os.ReadFile(s.file(name))
 	if errors.Is(err, os.ErrNotExist) {
 		return st, s.Unknown(name)
