@@ -33,11 +33,8 @@ install: probes ## install ostset in $(GOBIN) (default: $(go env GOPATH)/bin), a
 demo-image: ## build the demo image ostset/web:demo (no registry needed)
 	scripts/build-images.sh demo
 
-test-images: db-images engine-image ## build the images the integration tests use
+test-images: db-images ## build the images the integration tests use
 	scripts/build-images.sh test
-
-engine-image: ## build ostset-test/dockerd:20, a Docker engine in a container (the remote-engine test)
-	scripts/build-engine-image.sh
 
 db-images: ## build local stand-ins for the etcd, Redis and Postgres images (debootstrap once per machine: about 5-6 min on 2 cores)
 	scripts/build-db-images.sh all
@@ -65,7 +62,7 @@ test-unit: ## unit tests (no Docker needed)
 test-kubevalidate: ## check Kubernetes exports with the API server's own validation (kube/kubevalidate, a module of its own that needs k8s.io/kubernetes)
 	cd kube/kubevalidate && $(GO) test -count=1 ./...
 
-test-integration: build test-images ## integration tests on the real Docker engine
+test-integration: build test-images engine-image ## integration tests on the real Docker engine
 	$(GO) test -race -count=1 -tags integration -timeout 35m ./docker/ ./integration/
 
 SOAK      ?= 60m
@@ -89,6 +86,9 @@ bench: build demo-image ## planner benchmarks and end-to-end timings against the
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/floor ./bench/floor
 	scripts/bench.sh
 	scripts/bench-daemon.sh
+
+engine-image: ## build ostset-test/dockerd:20, a Docker engine in a container, for the remote-engine test (about 30-70 s the first time)
+	scripts/build-engine-image.sh
 
 clean: ## remove build output
 	rm -rf bin internal/probebin/probes/*.gz

@@ -15,8 +15,8 @@ import (
 )
 
 // engineImage is a Docker engine in a container (Debian's docker.io on the
-// project's Debian base image), made by scripts/build-engine-image.sh (part
-// of make test-images).
+// project's Debian base image), made by scripts/build-engine-image.sh (make
+// engine-image, part of make test-integration).
 const engineImage = "ostset-test/dockerd:20"
 
 // remoteEngine starts a dockerd in a container of the machine's engine,
