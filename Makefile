@@ -10,15 +10,24 @@ GOLANGCI_VERSION := v2.15.0
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
 
-.PHONY: help build install demo-image test-images db-images demo demo-etcd demo-redis demo-postgres test test-unit test-kubevalidate test-integration lint bench clean
+.PHONY: help probes build install demo-image test-images db-images engine-image demo demo-etcd demo-redis demo-postgres test test-unit test-kubevalidate test-integration lint bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
-build: ## build bin/ostset
+PROBE_ARCHS := amd64 arm64
+PROBES    := $(foreach a,$(PROBE_ARCHS),internal/probebin/probes/ostset-probe-linux-$(a).gz)
+
+probes: $(PROBES) ## build the probe ostset copies into replicas (cmd/ostset-probe), for linux/amd64 and linux/arm64, to embed
+
+internal/probebin/probes/ostset-probe-linux-%.gz: $(wildcard cmd/ostset-probe/*.go health/*.go) go.mod
+	CGO_ENABLED=0 GOOS=linux GOARCH=$* $(GO) build -trimpath -ldflags '-s -w' -o $(@:.gz=) ./cmd/ostset-probe
+	gzip -9 -n -f $(@:.gz=)
+
+build: probes ## build bin/ostset (with the probes it embeds)
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ostset
 
-install: ## install ostset in $(GOBIN) (default: $(go env GOPATH)/bin), as go install ./cmd/ostset does
+install: probes ## install ostset in $(GOBIN) (default: $(go env GOPATH)/bin), as go install ./cmd/ostset does
 	CGO_ENABLED=0 $(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/ostset
 
 demo-image: ## build the demo image ostset/web:demo (no registry needed)
@@ -53,7 +62,7 @@ test-unit: ## unit tests (no Docker needed)
 test-kubevalidate: ## check Kubernetes exports with the API server's own validation (kube/kubevalidate, a module of its own that needs k8s.io/kubernetes)
 	cd kube/kubevalidate && $(GO) test -count=1 ./...
 
-test-integration: build test-images ## integration tests on the real Docker engine
+test-integration: build test-images engine-image ## integration tests on the real Docker engine
 	$(GO) test -race -count=1 -tags integration -timeout 35m ./docker/ ./integration/
 
 SOAK      ?= 60m
@@ -78,5 +87,8 @@ bench: build demo-image ## planner benchmarks and end-to-end timings against the
 	scripts/bench.sh
 	scripts/bench-daemon.sh
 
+engine-image: ## build ostset-test/dockerd:20, a Docker engine in a container, for the remote-engine test (about 30-70 s the first time)
+	scripts/build-engine-image.sh
+
 clean: ## remove build output
-	rm -rf bin
+	rm -rf bin internal/probebin/probes/*.gz

@@ -42,13 +42,14 @@ type Imported struct {
 
 // ConfigFile is a file that a ConfigMap or Secret volume of an imported
 // StatefulSet shows: the engine must write it before the set is applied. Dir
-// is the bind-mount source (under Loader.ConfigDir), Name the file's path
+// is the volume's mount source (under Loader.ConfigDir), Name the file's path
 // inside it.
 type ConfigFile struct {
 	Dir  string
 	Name string
 	Data []byte
 	Mode uint32 // permission bits, 0644 unless the manifest says otherwise
+	GID  int    // the group the file belongs to in the replica (the pod's fsGroup), else 0
 }
 
 // finishImport defaults and validates a set read from a manifest, with

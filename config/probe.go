@@ -15,7 +15,7 @@ const (
 )
 
 // UsesProbe reports whether a healthcheck test runs ostset's own probe, and
-// so needs the ostset binary mounted at ProbePath.
+// so needs ostset's probe program at ProbePath.
 func UsesProbe(test []string) bool {
 	return len(test) >= 2 && test[0] == "CMD" && test[1] == ProbePath
 }

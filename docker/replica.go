@@ -20,7 +20,8 @@ import (
 const cleanupTimeout = 30 * time.Second
 
 // CreateReplica ensures the spec's volumes and network, creates the container,
-// gives new volumes their owner (see ownVolumes) and starts it. A container
+// gives new volumes their owner (see ownVolumes), copies the spec's files
+// into it (see copyFiles) and starts it. A container
 // whose start fails is removed again, so a failed call leaves no container
 // behind (volumes it created stay: they carry the set label).
 func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
@@ -60,6 +61,9 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 		return engine.CreateResult{}, classifyStart(spec.Name, fmt.Errorf("create container %s: %w", spec.Name, err))
 	}
 	if err := r.ownVolumes(ctx, created.ID, spec, fresh); err != nil {
+		return engine.CreateResult{}, r.discard(ctx, spec.Name, created.ID, err)
+	}
+	if err := r.copyFiles(ctx, created.ID, spec); err != nil {
 		return engine.CreateResult{}, r.discard(ctx, spec.Name, created.ID, err)
 	}
 	if err := r.joinNetworks(ctx, created.ID, spec); err != nil {

@@ -35,9 +35,10 @@ type Controller struct {
 	// the progress deadline leaves out (default 3 × Poll: a waiting loop passes
 	// at least every Poll).
 	WatchGap time.Duration
-	// Binary finds the ostset binary to mount in a replica whose healthcheck
-	// runs ostset's probe (see OwnBinary); nil: such a replica is not created.
-	Binary func() (OwnBinary, error)
+	// Probe gives the probe program (a static Linux executable for the
+	// engine's architecture) to copy into a replica whose healthcheck runs
+	// ostset's probe (see copyProbe); nil: such a replica is not created.
+	Probe func(ctx context.Context) ([]byte, error)
 
 	// initLogs remembers the output of failed init containers.
 	initLogs initLogs

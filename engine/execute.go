@@ -78,7 +78,7 @@ func (c *Controller) apply(ctx context.Context, st *state.State, mu *sync.Mutex,
 			err = c.labelOwner(&spec)
 		}
 		if err == nil {
-			err = c.mountProbe(&spec)
+			err = c.giveFiles(ctx, &spec)
 		}
 		if err != nil {
 			return err

@@ -11,9 +11,9 @@ import (
 )
 
 // The probes of a Kubernetes tcpSocket or httpGet readinessProbe, as ostset
-// runs them inside a replica: its own static binary is mounted in the
-// container and run by the Docker healthcheck, so that the probe needs
-// nothing from the image (no shell, nc, curl or wget).
+// runs them inside a replica: its static probe program (cmd/ostset-probe) is
+// copied into the container and run by the Docker healthcheck, so that the
+// probe needs nothing from the image (no shell, nc, curl or wget).
 
 // ProbeTCP succeeds when a TCP connection to address (HOST:PORT) opens.
 func ProbeTCP(ctx context.Context, address string) error {

@@ -79,7 +79,7 @@ func newKFHarness(t *testing.T) *harness {
 // The tutorial's nginx StatefulSet with a tcpSocket readinessProbe on a
 // named port becomes ready in a busybox-static image whose nc has no -z, and
 // in a FROM scratch image with no shell at all: the probe is ostset's own
-// binary, mounted read-only in each replica.
+// static program, copied into each replica before it starts.
 func TestKubernetesTCPProbeInAnyImage(t *testing.T) {
 	ensureBusyboxImage(t)
 	for _, c := range []struct {
@@ -110,9 +110,9 @@ func TestKubernetesTCPProbeInAnyImage(t *testing.T) {
 				if want := `["CMD","/.ostset/ostset","probe","tcp","127.0.0.1:80"]`; test != want {
 					t.Errorf("%s: healthcheck %s, want %s", name, test, want)
 				}
-				mount := h.docker("inspect", "--format", `{{range .Mounts}}{{if eq .Destination "/.ostset/ostset"}}{{.Type}} {{.Source}} rw={{.RW}}{{end}}{{end}}`, name)
-				if want := "bind " + ostsetBin + " rw=false"; mount != want {
-					t.Errorf("%s: probe mount %q, want %q", name, mount, want)
+				// The probe is copied into the container, not mounted from this host.
+				if mounts := h.docker("inspect", "--format", `{{range .Mounts}}{{.Type}} {{.Source}};{{end}}`, name); strings.Contains(mounts, "bind") {
+					t.Errorf("%s: bind mounts %q: the probe needs none", name, mounts)
 				}
 			}
 			// The export of the running set gives back the manifest's

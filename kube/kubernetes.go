@@ -389,6 +389,7 @@ type mapper struct {
 	// claims by name, and the volumes of the pod by name.
 	claims  map[string]*config.VolumeClaimTemplate
 	volumes map[string]*podVolume
+	fsGroup *int // the pod's: the group of its ConfigMap and Secret files
 }
 
 // podVolume is one entry of the pod's volumes.
@@ -397,7 +398,7 @@ type podVolume struct {
 	line    int
 	path    string
 	tmpfs   string // emptyDir: the tmpfs entry, without its target
-	source  string // ConfigMap or Secret: the bind-mount source
+	source  string // ConfigMap or Secret: the directory of its files (engine/state.Store.ConfigVolume)
 	missing bool   // a ConfigMap or Secret not in the files (reported)
 	used    bool
 }
@@ -710,6 +711,7 @@ func (p *mapper) podSecurity(sc *node) string {
 	}
 	user := p.user(sc)
 	if g, ok := sc.integer("fsGroup"); ok {
+		p.fsGroup = &g
 		uid := "0"
 		if u, _, _ := strings.Cut(user, ":"); u != "" {
 			uid = u
@@ -740,11 +742,23 @@ func (p *mapper) user(sc *node) string {
 }
 
 // volume reads one of the pod's volumes: emptyDir becomes a tmpfs, a
-// ConfigMap or Secret of these files is written and bind-mounted read-only.
+// ConfigMap or Secret of these files is written, and copied into each replica.
 func (p *mapper) volume(v *node) {
 	name := v.str("name")
 	pv := &podVolume{name: name, line: v.n.Line, path: v.path}
+	if err := checkDNSLabel(name); err != nil {
+		// The name becomes a directory of the state directory.
+		p.k.invalid(p.file, v.n, v.at("name"), err.Error())
+		pv.missing = true
+	} else if prev := p.volumes[name]; prev != nil {
+		p.k.invalid(p.file, v.n, v.at("name"), fmt.Sprintf("%q: a second volume of that name (the first is at line %d)", name, prev.line))
+		return
+	}
 	switch {
+	case pv.missing:
+		for _, k := range []string{"emptyDir", "configMap", "secret"} {
+			v.get(k) // the name is what is wrong
+		}
 	case v.get("emptyDir") != nil:
 		e := v.child("emptyDir")
 		if medium := e.str("medium"); medium != "Memory" {
@@ -784,6 +798,9 @@ func (p *mapper) configVolume(pv *podVolume, src *node, kind string) {
 		nameKey = "secretName"
 	}
 	obj := src.str(nameKey)
+	if err := checkDNSSubdomain(obj); err != nil {
+		p.k.invalid(p.file, src.n, src.at(nameKey), err.Error())
+	}
 	mode := uint32(0o644)
 	if m, ok := src.mode("defaultMode"); ok {
 		mode = m
@@ -802,13 +819,20 @@ func (p *mapper) configVolume(pv *podVolume, src *node, kind string) {
 	d.used = true
 	data, err := objectData(d)
 	if err != nil {
-		p.k.fail(d.file, d.root, "data", err.Error())
+		p.k.invalid(d.file, d.root, "data", err.Error())
+		pv.missing = true
 		return
 	}
 	pv.source = filepath.Join(p.k.configDir, p.set.Name, pv.name)
 	write := func(name string, b []byte, mode uint32) {
-		p.k.files = append(p.k.files, config.ConfigFile{Dir: pv.source, Name: name, Data: b, Mode: mode})
+		f := config.ConfigFile{Dir: pv.source, Name: name, Data: b, Mode: mode}
+		if p.fsGroup != nil {
+			// As the kubelet does: the pod's group owns the files and may read them.
+			f.GID, f.Mode = *p.fsGroup, mode|0o440
+		}
+		p.k.files = append(p.k.files, f)
 	}
+	var written []string
 	if items == nil {
 		for _, key := range slices.Sorted(maps.Keys(data)) {
 			write(key, data[key], mode)
@@ -827,11 +851,17 @@ func (p *mapper) configVolume(pv *podVolume, src *node, kind string) {
 			p.k.fail(p.file, it.n, it.path, fmt.Sprintf("%s %q has no key %q", kind, obj, key))
 			continue
 		}
-		if to == "" || path.IsAbs(to) || slices.Contains(strings.Split(to, "/"), "..") {
-			p.k.fail(p.file, it.n, it.at("path"), fmt.Sprintf("%q: a relative path inside the volume", to))
+		if err := checkItemPath(to); err != nil {
+			p.k.invalid(p.file, it.n, it.at("path"), err.Error())
 			continue
 		}
-		write(to, b, m)
+		clean := path.Clean(to)
+		if slices.Contains(written, clean) {
+			p.k.invalid(p.file, it.n, it.at("path"), fmt.Sprintf("%q: a second item with that path", to))
+			continue
+		}
+		written = append(written, clean)
+		write(clean, b, m)
 	}
 }
 
@@ -849,8 +879,8 @@ func objectData(d *kubeDoc) (map[string][]byte, error) {
 		}
 		for i := 0; i+1 < len(m.Content); i += 2 {
 			k, v := m.Content[i].Value, m.Content[i+1].Value
-			if k == "" || strings.Contains(k, "/") || k == "." || k == ".." {
-				return nil, fmt.Errorf("%s.%s: not a file name", f, k)
+			if err := checkConfigKey(k); err != nil {
+				return nil, fmt.Errorf("%s: %w", f, err)
 			}
 			if (d.kind == "Secret" && f == "data") || f == "binaryData" {
 				b, err := base64.StdEncoding.DecodeString(v)

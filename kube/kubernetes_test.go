@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -223,7 +224,7 @@ func TestKubernetesMapping(t *testing.T) {
 initContainers: []`),
 		check: func(t *testing.T, s config.Set) {
 			h := s.Template.Healthcheck
-			// ostset's own probe, mounted in the container: nothing from the image.
+			// ostset's own probe, copied into the container: nothing from the image.
 			if h == nil || !slices.Equal(h.Test, []string{"CMD", config.ProbePath, "probe", "http", "http://127.0.0.1:8080/healthz"}) {
 				t.Fatalf("healthcheck = %+v", h)
 			}
@@ -333,6 +334,45 @@ volumes:
 volumes:
 - {name: h, hostPath: {path: /}}`),
 		want: `k.yaml:12: spec.template.spec.volumes[0]: volume "h": a hostPath volume is not supported (emptyDir, configMap, secret and volumeClaimTemplates are) (--lenient to go on without it)`,
+	}, {
+		name: "a volume name that walks out of the state directory",
+		src: sts(`containers:
+- {name: a, image: x:1, volumeMounts: [{name: ../../../../srv/victim, mountPath: /s}]}
+volumes:
+- {name: ../../../../srv/victim, secret: {secretName: s}}`) + "---\napiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {pw: x}\n",
+		want: `k.yaml:12: spec.template.spec.volumes[0].name: "../../../../srv/victim" is not a DNS-1123 label (at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit), as Kubernetes requires`,
+	}, {
+		name: "two volumes of one name",
+		src: sts(`containers:
+- {name: a, image: x:1, volumeMounts: [{name: s, mountPath: /s}]}
+volumes:
+- {name: s, secret: {secretName: s}}
+- {name: s, emptyDir: {medium: Memory}}`) + "---\napiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {pw: x}\n",
+		want: `k.yaml:13: spec.template.spec.volumes[1].name: "s": a second volume of that name (the first is at line 12)`,
+	}, {
+		name: "a key that is no file name",
+		src: sts(`containers:
+- {name: a, image: x:1, volumeMounts: [{name: s, mountPath: /s}]}
+volumes:
+- {name: s, configMap: {name: c}}`) + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {'..': x}\n",
+		want: `k.yaml:14: data: data: ".." is not a valid key (letters, digits, '-', '_' and '.', not '.' or '..'), as Kubernetes requires`,
+	}, {
+		name: "an item path that leaves the volume",
+		src: sts(`containers:
+- {name: a, image: x:1, volumeMounts: [{name: s, mountPath: /s}]}
+volumes:
+- {name: s, configMap: {name: c, items: [{key: k, path: a/../../x}, {key: k, path: /etc/x}, {key: k, path: ./.}]}}`) + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {k: x}\n",
+		want: `k.yaml:12: spec.template.spec.volumes[0].configMap.items[0].path: "a/../../x": a relative path inside the volume, with no element '..' or starting with '..'
+k.yaml:12: spec.template.spec.volumes[0].configMap.items[1].path: "/etc/x": a relative path inside the volume, not an absolute one
+k.yaml:12: spec.template.spec.volumes[0].configMap.items[2].path: "./.": the path names the volume itself, not a file in it`,
+	}, {
+		name: "a ConfigMap name that is not a DNS subdomain",
+		src: sts(`containers:
+- {name: a, image: x:1, volumeMounts: [{name: s, mountPath: /s}]}
+volumes:
+- {name: s, configMap: {name: ../c}}`),
+		want: `k.yaml:12: spec.template.spec.volumes[0].configMap.name: "../c" is not a DNS-1123 subdomain (at most 253 lowercase letters, digits, '-' and '.'), as Kubernetes requires of an object's name
+k.yaml:12: spec.template.spec.volumes[0].configMap: ConfigMap "../c" is not in these files (--lenient to go on without it)`,
 	}, {
 		name: "wrong types",
 		src:  "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: web}\nspec:\n  replicas: many\n  template: {spec: {containers: [{name: a, image: [x]}]}}\n",
@@ -462,4 +502,37 @@ func (r keptReading) Sets() ([]config.Imported, []config.ConfigFile, []error) {
 	sets, files, errs := r.ManifestReading.Sets()
 	*r.files = files
 	return sets, files, errs
+}
+
+// A ConfigMap or Secret volume's files keep their modes (defaultMode,
+// items[].mode, 0644 by default); with the pod's fsGroup they belong to that
+// group and the group may read them, as the kubelet gives them.
+func TestKubernetesVolumeFileModes(t *testing.T) {
+	src := func(fsGroup string) string {
+		return sts(`securityContext: {runAsUser: 1000`+fsGroup+`}
+containers:
+- {name: c, image: x:1, volumeMounts: [{name: creds, mountPath: /etc/creds}, {name: conf, mountPath: /etc/conf}]}
+volumes:
+- {name: creds, secret: {secretName: creds, defaultMode: 0400, items: [{key: pw, path: password}, {key: pw, path: pw2, mode: 0600}]}}
+- {name: conf, configMap: {name: conf}}`) + "---\napiVersion: v1\nkind: Secret\nmetadata: {name: creds}\nstringData: {pw: x}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: conf}\ndata: {a: x}\n"
+	}
+	for _, c := range []struct {
+		fsGroup string
+		want    map[string][2]int // name → mode, gid
+	}{
+		{"", map[string][2]int{"password": {0o400, 0}, "pw2": {0o600, 0}, "a": {0o644, 0}}},
+		{", fsGroup: 2000", map[string][2]int{"password": {0o440, 2000}, "pw2": {0o640, 2000}, "a": {0o644, 2000}}},
+	} {
+		_, files, err := parseWithFiles(config.Loader{ConfigDir: "/state/manifest-volumes"}, "k.yaml", []byte(src(c.fsGroup)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][2]int{}
+		for _, f := range files {
+			got[f.Name] = [2]int{int(f.Mode), f.GID}
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("fsGroup %q: modes and groups %v, want %v", c.fsGroup, got, c.want)
+		}
+	}
 }

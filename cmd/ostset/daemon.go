@@ -88,7 +88,7 @@ func (a *app) runDaemon(ctx context.Context, log *slog.Logger, metricsAddr strin
 		Report: func(e state.Event) {
 			log.Info(e.Message, "set", e.Set, "replica", e.Replica)
 		},
-		Binary: ownBinary,
+		Probe: probeProgram(rt),
 	}
 	d := &daemon.Daemon{Controller: c, Events: rt, Resync: resync}
 	if metricsAddr != "" {

@@ -9,10 +9,11 @@ import (
 	"github.com/ostset/ostset/health"
 )
 
-// newProbeCmd is the probe a replica's healthcheck runs for a Kubernetes
-// tcpSocket or httpGet readinessProbe: ostset mounts its own binary in the
-// container at config.ProbePath, so the probe needs nothing from the image.
-// Hidden: users write a readinessProbe, not this command.
+// newProbeCmd is the probe of a Kubernetes tcpSocket or httpGet
+// readinessProbe as ostset itself runs it: the same command as
+// cmd/ostset-probe, which replicas get at config.ProbePath, so that an
+// ostset built without the probes can copy itself there instead (see
+// probeProgram). Hidden: users write a readinessProbe, not this command.
 func newProbeCmd() *cobra.Command {
 	var timeout time.Duration
 	cmd := &cobra.Command{

@@ -174,7 +174,7 @@ func (a *app) controller() (*engine.Controller, error) {
 		Store:   a.store(),
 		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Report:  a.reportFor(),
-		Binary:  ownBinary,
+		Probe:   probeProgram(rt),
 	}
 	if a.live != nil {
 		c.OnPlan = a.live.Plan

@@ -15,7 +15,6 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/docker"
 	"github.com/ostset/ostset/engine"
-	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/kube"
 )
 
@@ -155,7 +154,7 @@ func (a *app) loadFiles(files []string, lenient bool) ([]config.Set, error) {
 		file, _, _ := strings.Cut(sets[i].Source, ":")
 		absoluteBindSources(&sets[i], filepath.Dir(file))
 	}
-	if err := state.WriteConfigFiles(configFiles); err != nil {
+	if err := a.store().WriteConfigFiles(configFiles); err != nil {
 		return nil, err
 	}
 	return sets, nil
@@ -192,6 +191,11 @@ func (a *app) preflight(ctx context.Context, sets []config.Set) error {
 	err = c.Preflight(ctx, sets)
 	if he := (*engine.HostError)(nil); errors.As(err, &he) {
 		return invalid(err)
+	}
+	if rt, ok := c.Runtime.(*docker.Runtime); ok && err == nil && !rt.EngineIsLocal() {
+		for _, w := range uncheckedBinds(sets, a.store().ConfigDir(), rt.DaemonHost()) {
+			a.warn(w)
+		}
 	}
 	return err
 }

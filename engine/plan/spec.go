@@ -31,11 +31,16 @@ type ReplicaSpec struct {
 	Ports         []PortBinding
 	Healthcheck   *Healthcheck // nil: the image's own
 	Mounts        []Mount
-	Volumes       []VolumeSpec // per-ordinal volumes to ensure before creating
-	NanoCPUs      int64
-	MemoryBytes   int64
-	Restart       string // no, always, unless-stopped, on-failure[:N]
-	StopTimeout   time.Duration
+	// Files are copied into the container after its create, before its
+	// start: the files of ConfigMap and Secret volumes and ostset's probe,
+	// through the engine's API, which works where the engine's files are not
+	// this host's.
+	Files       []File
+	Volumes     []VolumeSpec // per-ordinal volumes to ensure before creating
+	NanoCPUs    int64
+	MemoryBytes int64
+	Restart     string // no, always, unless-stopped, on-failure[:N]
+	StopTimeout time.Duration
 	ContainerSettings
 }
 
@@ -70,6 +75,16 @@ type Mount struct {
 	Source   string
 	Target   string
 	ReadOnly bool
+}
+
+// File is a file (or, with Dir, a directory) a replica gets in its file
+// system: Path is absolute, Mode the permission bits, owned by UID:GID.
+type File struct {
+	Path     string
+	Dir      bool
+	Data     []byte
+	Mode     uint32
+	UID, GID int
 }
 
 // VolumeSpec is a per-ordinal volume with its labels.

@@ -40,6 +40,9 @@ func (s Store) LockNetwork(ctx context.Context, name string) (unlock func(), err
 }
 
 func (s Store) lock(ctx context.Context, dir, name string) (unlock func(), err error) {
+	if err := checkFileName(name); err != nil {
+		return nil, fmt.Errorf("lock %w", err)
+	}
 	if err := s.secure(); err != nil {
 		return nil, err
 	}
