@@ -92,7 +92,7 @@ func (p *planner) status() Status {
 		if !ready {
 			cs.Reason, cs.NotReady = r.Reason(), r.NotReady
 		}
-		if after := p.in.RecreateAfter[r.Ordinal]; health.Failed(hc(r)) && p.in.Now.Before(after) {
+		if after := p.heldUntil(r.Ordinal, p.revisionFor(r.Ordinal)); health.Failed(hc(r)) && !after.IsZero() {
 			cs.CrashLoop = &CrashLoopStatus{NextTry: after}
 		}
 		s.Containers = append(s.Containers, cs)
