@@ -606,7 +606,7 @@ func TestCrashLoopBackoffEndsWithItsRevision(t *testing.T) {
 		}
 		return p
 	}
-	pass() // create
+	pass()        // create
 	for range 4 { // recreated at once, then after 10 s, 20 s, 40 s
 		p := pass()
 		if !p.RequeueAt.IsZero() {

@@ -300,7 +300,7 @@ func (d *Daemon) process(ctx context.Context, name string) {
 		d.obs.drop(name)
 	}
 	pl, st, err := s.driver.Pass(pctx)
-	d.obs.settle(name, err == nil && len(pl.Actions) == 0)
+	d.obs.settle(name, err == nil && len(pl.Actions) == 0, !errors.Is(err, engine.ErrReplan))
 	if d.Metrics != nil && !errors.Is(err, engine.ErrReplan) {
 		d.Metrics.Pass(name, pl, err)
 	}
