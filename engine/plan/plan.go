@@ -39,6 +39,18 @@ type Input struct {
 	// removing) while whenScaled was Delete (State.CondemnedVolumes): only their
 	// volumes may be removed by the whenScaled rule.
 	CondemnedVolumes []int
+	// Refused holds, per ordinal, the last refusal of its create or start that
+	// a retry does not cure (a held host port: State.Failures): the ordinal
+	// alone is not tried again before RetryAt, while the set's other replicas
+	// go on.
+	Refused map[int]Refusal
+}
+
+// Refusal is an ordinal's last create or start that the engine refused for
+// good, and when to try it again.
+type Refusal struct {
+	Reason  string
+	RetryAt time.Time
 }
 
 // Backoff is one ordinal's crash-loop back-off, as the planner takes it.
@@ -306,7 +318,7 @@ func (p *planner) replicaInRange(ord int) bool {
 			p.blocked(f)
 			return false
 		}
-		if !p.initialized(ord) {
+		if p.refusedWait(ord) || !p.initialized(ord) {
 			return false
 		}
 		p.act(Action{Kind: ActCreate, Ordinal: ord, Name: ReplicaName(p.set.Name, ord), Revision: p.revisionFor(ord), Reason: p.createReason(ord)})
@@ -345,6 +357,9 @@ func (p *planner) replicaInRange(ord int) bool {
 			Reason: fmt.Sprintf("not ready at %s; replacing with %s", r.Revision, p.revisionFor(ord))})
 		return false
 	case r.State == StateCreated:
+		if p.refusedWait(ord) {
+			return false
+		}
 		p.act(Action{Kind: ActStart, Ordinal: ord, Name: name(), ID: r.ID, Revision: r.Revision, Reason: "created but not started"})
 		return false
 	case !p.ready(r):
@@ -389,6 +404,21 @@ func (p *planner) network(rev string) string {
 func (p *planner) stuckOnOldRevision(r Replica) bool {
 	return p.set.UpdateStrategy.Type == config.RollingUpdate && !p.in.Paused &&
 		r.Ordinal >= p.set.Partition() && r.Revision != p.revisionFor(r.Ordinal) && r.Revision != p.in.CurrentRevision
+}
+
+// refusedWait waits for an ordinal whose last create or start the engine
+// refused for good (Input.Refused) until it is tried again, and reports
+// whether it does: only that ordinal is held back (and, in OrderedReady, the
+// ones above it, as for any wait), never the set's other replicas, nor the
+// answer to their events.
+func (p *planner) refusedWait(ord int) bool {
+	r, ok := p.in.Refused[ord]
+	if !ok || !p.in.Now.Before(r.RetryAt) {
+		return false
+	}
+	p.wait("%s cannot start (%s); trying again in %s", ReplicaName(p.set.Name, ord), r.Reason, r.RetryAt.Sub(p.in.Now).Round(time.Second))
+	p.requeueAt(r.RetryAt)
+	return true
 }
 
 // heldUntil is when the crash-loop back-off of ord lets a replica (or init

@@ -74,6 +74,7 @@ func TestPlan(t *testing.T) {
 		obs     Observed
 		// condemned: the ordinals a scale-down condemned under whenScaled: Delete
 		condemned []int
+		refused   map[int]Refusal
 		want      string
 	}{
 		{name: "ordered scale up creates only the lowest missing ordinal",
@@ -206,6 +207,18 @@ func TestPlan(t *testing.T) {
 			set: testSet(replicas(2)), cur: "a",
 			obs:  Observed{Replicas: []Replica{rep(0, "a", StateExited, HealthNone), ok(1, "a"), ok(2, "a")}},
 			want: "delete web-0: exited; it will be recreated\n"},
+		{name: "parallel: a replica the engine refused waits for its retry, the others go on",
+			set: testSet(parallel), cur: "b", refused: map[int]Refusal{1: {Reason: "port is already allocated", RetryAt: t0.Add(time.Minute)}},
+			obs:  Observed{Replicas: []Replica{rep(0, "b", StateExited, HealthNone)}},
+			want: "delete web-0: exited; it will be recreated\ncreate web-2 at b: missing\nwait web-1 cannot start (port is already allocated); trying again in 1m0s\n"},
+		{name: "a replica the engine refused is tried again once its retry is due",
+			set: testSet(), cur: "b", refused: map[int]Refusal{1: {Reason: "port is already allocated", RetryAt: t0}},
+			obs:  Observed{Replicas: okN(1, "b")},
+			want: "create web-1 at b: missing\n"},
+		{name: "a created replica the engine refused to start waits for its retry",
+			set: testSet(), cur: "b", refused: map[int]Refusal{1: {Reason: "port is already allocated", RetryAt: t0.Add(time.Second)}},
+			obs:  Observed{Replicas: []Replica{ok(0, "b"), rep(1, "b", StateCreated, HealthNone)}},
+			want: "wait web-1 cannot start (port is already allocated); trying again in 1s\n"},
 		{name: "a restarting replica is waited for, not removed",
 			set: testSet(), cur: "b", obs: Observed{Replicas: []Replica{ok(0, "b"), rep(1, "b", StateRestarting, HealthNone), ok(2, "b")}},
 			want: "wait web-1 not ready (restarting)\n"},
@@ -273,7 +286,7 @@ func TestPlan(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			got := MakePlan(Input{Set: c.set, CurrentRevision: c.cur, UpdateRevision: "b", Paused: c.paused, Observed: c.obs, Now: t0, Backoff: c.backoff, Networks: c.nets,
-				CondemnedVolumes: c.condemned}).String()
+				CondemnedVolumes: c.condemned, Refused: c.refused}).String()
 			if got != c.want {
 				t.Errorf("plan:\n%s\nwant:\n%s", got, c.want)
 			}

@@ -316,7 +316,9 @@ func checkSafety(t *rapid.T, w *world, p Plan) {
 		switch a.Kind {
 		case ActDelete:
 			return exists && r.State == StateExited && a.Failed && a.Ordinal >= start && a.Ordinal < end
-		case ActCreate, ActCreateInit, ActDeleteInit:
+		case ActDeleteInit: // the leftovers of an exited replica's, or its successor's
+			return exists && r.State == StateExited || !exists && w.restarting[a.Ordinal]
+		case ActCreate, ActCreateInit:
 			return !exists && w.restarting[a.Ordinal]
 		}
 		return false

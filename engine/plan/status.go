@@ -124,6 +124,11 @@ type PendingReplica struct {
 	Reason string `json:"reason"`
 	// Failed: the reason is a failure the engine gave, not a wait.
 	Failed bool `json:"failed,omitempty"`
+	// FailedAt is when the engine last refused it, and RetryAt when it is
+	// tried again (zero: at the next pass): the reason is as of FailedAt
+	// (the holder of a port may be gone since).
+	FailedAt time.Time `json:"failedAt,omitzero"`
+	RetryAt  time.Time `json:"retryAt,omitzero"`
 }
 
 // pending lists the desired ordinals that have no replica container and are

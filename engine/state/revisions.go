@@ -22,6 +22,7 @@ func (st *State) PlanInput(obs plan.Observed, now time.Time) plan.Input {
 		InitContainers:   st.initNames(),
 		Networks:         st.RevisionNetworks(),
 		CondemnedVolumes: st.CondemnedVolumes,
+		Refused:          st.refused(),
 	}
 }
 
