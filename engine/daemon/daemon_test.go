@@ -404,7 +404,12 @@ func TestDaemonHoldsBackOnlyTheRefusedReplica(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- d.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
 
 	awaitCondition(t, func() bool {
 		return running(fake)["web-0"] != "" && rt.of("web-1") == 1 && m.get().failedPasses >= 1 && ev.subscriptions() == 1

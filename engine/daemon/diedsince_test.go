@@ -27,7 +27,7 @@ type dieDuringList struct {
 func (r *dieDuringList) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (plan.Observed, error) {
 	if r.once {
 		r.once = false
-		id := r.Runtime.ExitUnlisted("web-0")
+		id := r.ExitUnlisted("web-0")
 		r.o.event(engine.SetEvent{Set: set, ID: id, Name: "web-0", Action: "die"})
 	}
 	return r.Runtime.Observe(ctx, set, opts)
