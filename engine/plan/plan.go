@@ -110,9 +110,11 @@ type Action struct {
 	// to a crash is one removal and one create, as for a replica removed by
 	// hand). Empty when the replacement needs init containers first.
 	Recreate string
-	// Successor, on the delete of a replica that exited, is the revision its
-	// replacement runs (Recreate, unless init containers must run first): the
-	// crash-loop back-off is counted for it.
+	// Successor, on the delete of a replica that exited or was cut off from
+	// its network, is the revision its replacement runs (Recreate, unless init
+	// containers must run first): the crash-loop back-off of an exit is
+	// counted for it, and the ordinal is restarting until it is created
+	// (Backoff.Restarting).
 	Successor string
 	// Init is the init container's name in the template (ActCreateInit, ActDeleteInit).
 	Init string
@@ -299,11 +301,13 @@ func (p *planner) replicasInRange() bool {
 // place by the kubelet, with its back-off and without any ordering. Held in
 // order, replicas that all exited at once (a host's crash, an engine
 // restart) never come back when the lowest one becomes ready only with its
-// peers (a quorum: Galera, RabbitMQ, etcd).
+// peers (a quorum: Galera, RabbitMQ, etcd). A replica cut off from its
+// network (detached) is repaired the same way: it is as unreachable as an
+// exited one, and a removed network cuts off every replica at once.
 func (p *planner) restart(ord int) {
 	r, ok := p.byOrdinal.get(ord)
 	switch {
-	case ok && health.Failed(hc(r)):
+	case ok && (health.Failed(hc(r)) || p.detached(*r)):
 		p.replicaInRange(ord)
 	case !ok && p.in.Backoff[ord].Restarting:
 		p.replicaInRange(ord)
@@ -349,7 +353,7 @@ func (p *planner) replicaInRange(ord int) bool {
 		p.wait("%s being removed", name())
 		return false
 	case p.detached(*r):
-		p.act(Action{Kind: ActDelete, Ordinal: ord, Name: name(), ID: r.ID, Revision: r.Revision,
+		p.act(Action{Kind: ActDelete, Ordinal: ord, Name: name(), ID: r.ID, Revision: r.Revision, Successor: p.revisionFor(ord),
 			Reason: fmt.Sprintf("not attached to network %s (removed, or disconnected by hand); it will be recreated on it", p.network(r.Revision))})
 		return false
 	case !p.ready(r) && p.stuckOnOldRevision(*r):

@@ -98,6 +98,11 @@ func TestPlan(t *testing.T) {
 		{name: "a replica detached from the set's network is recreated on it",
 			set: testSet(), cur: "b", obs: Observed{Replicas: append(okN(1, "b"), detachedRep(1, "b"), ok(2, "b"))},
 			want: "delete web-1: not attached to network ostset (removed, or disconnected by hand); it will be recreated on it\n"},
+		{name: "ordered: every detached replica is recreated at once, whatever the order",
+			set: testSet(), cur: "b", obs: Observed{Replicas: []Replica{detachedRep(0, "b"), detachedRep(1, "b"), detachedRep(2, "b")}},
+			want: "delete web-0: not attached to network ostset (removed, or disconnected by hand); it will be recreated on it\n" +
+				"delete web-1: not attached to network ostset (removed, or disconnected by hand); it will be recreated on it\n" +
+				"delete web-2: not attached to network ostset (removed, or disconnected by hand); it will be recreated on it\n"},
 		{name: "parallel recreates every detached replica at once",
 			set: testSet(parallel), cur: "b", obs: Observed{Replicas: []Replica{detachedRep(0, "b"), ok(1, "b"), detachedRep(2, "b")}},
 			want: "delete web-0: not attached to network ostset (removed, or disconnected by hand); it will be recreated on it\n" +

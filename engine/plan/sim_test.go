@@ -116,7 +116,7 @@ func (w *world) input() Input {
 func (w *world) apply(t *rapid.T, p Plan, fail func() bool) {
 	w.condemn(p)
 	for _, a := range p.Actions {
-		if a.Kind == ActDelete && a.Failed {
+		if a.Kind == ActDelete && a.Successor != "" { // exited, or cut off
 			w.restarting[a.Ordinal] = true
 		}
 		if fail() {
@@ -315,9 +315,9 @@ func checkSafety(t *rapid.T, w *world, p Plan) {
 		r, exists := w.replicas[a.Ordinal]
 		switch a.Kind {
 		case ActDelete:
-			return exists && r.State == StateExited && a.Failed && a.Ordinal >= start && a.Ordinal < end
-		case ActDeleteInit: // the leftovers of an exited replica's, or its successor's
-			return exists && r.State == StateExited || !exists && w.restarting[a.Ordinal]
+			return exists && (r.State == StateExited && a.Failed || w.cutOff(r)) && a.Ordinal >= start && a.Ordinal < end
+		case ActDeleteInit: // the leftovers of an exited or cut-off replica's, or its successor's
+			return exists && (r.State == StateExited || w.cutOff(r)) || !exists && w.restarting[a.Ordinal]
 		case ActCreate, ActCreateInit:
 			return !exists && w.restarting[a.Ordinal]
 		}
@@ -437,11 +437,11 @@ func checkSafety(t *rapid.T, w *world, p Plan) {
 	if len(w.theirs.Replicas)+len(w.theirs.Volumes) == 0 {
 		for ord := start; ord < end; ord++ {
 			r, ok := w.replicas[ord]
-			if !ok || r.State != StateExited || len(w.initsOf(ord)) > 0 {
+			if !ok || r.State != StateExited && !w.cutOff(r) || len(w.initsOf(ord)) > 0 {
 				continue
 			}
 			if !slices.ContainsFunc(p.Actions, func(a Action) bool { return a.Kind == ActDelete && a.Ordinal == ord }) {
-				t.Fatalf("%s exited and is not restarted:\n%s", r.Name, p)
+				t.Fatalf("%s exited or is cut off from its network, and is not recreated:\n%s", r.Name, p)
 			}
 		}
 	}

@@ -58,10 +58,20 @@ func (st *State) CrashLoopStatus(s *plan.Status) {
 
 // NoteCrashes records the failed replicas a plan recreates, and the failed
 // init containers it runs again, each for the revision its successor runs.
-// An ordinal whose exited replica it removes is restarting until a pass sees
-// its successor.
+// An ordinal whose exited (or cut-off) replica it removes is restarting until
+// a pass sees its successor.
 func (st *State) NoteCrashes(actions []plan.Action, now time.Time) {
 	for _, a := range actions {
+		if a.Kind == plan.ActDelete && !a.Failed && a.Successor != "" {
+			// Cut off from its network: restarting, with no crash to count.
+			if st.CrashLoops == nil {
+				st.CrashLoops = map[int]CrashLoop{}
+			}
+			c := st.CrashLoops[a.Ordinal]
+			c.Restarting = true
+			st.CrashLoops[a.Ordinal] = c
+			continue
+		}
 		if !a.Failed {
 			continue
 		}
