@@ -127,7 +127,7 @@ func (p *planner) initOf(ord int, name string) (InitContainer, bool) {
 func (p *planner) createReason(ord int) string {
 	why := "missing"
 	if p.in.Backoff[ord].Restarting {
-		why = "exited and removed; recreated"
+		why = "removed to be recreated (a restart)"
 	}
 	if len(p.in.InitContainers[p.revisionFor(ord)]) > 0 {
 		return why + "; its init containers succeeded"

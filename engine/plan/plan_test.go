@@ -207,7 +207,7 @@ func TestPlan(t *testing.T) {
 		{name: "ordered: the successor of a restarted replica is created out of order",
 			set: testSet(), cur: "b", backoff: map[int]Backoff{2: {Restarting: true}},
 			obs:  Observed{Replicas: []Replica{rep(0, "b", StateRunning, HealthStarting), ok(1, "b")}},
-			want: "create web-2 at b: exited and removed; recreated\nwait web-0 not ready (health: starting)\n"},
+			want: "create web-2 at b: removed to be recreated (a restart)\nwait web-0 not ready (health: starting)\n"},
 		{name: "ordered: scale, updates and condemned replicas still wait for an exited replica's restart",
 			set: testSet(replicas(2)), cur: "a",
 			obs:  Observed{Replicas: []Replica{rep(0, "a", StateExited, HealthNone), ok(1, "a"), ok(2, "a")}},
