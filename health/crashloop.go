@@ -28,8 +28,8 @@ type CrashLoop struct {
 	// back-off is this revision's, and a replica made at another one starts
 	// afresh (see Failed). Empty in records made before it was kept.
 	Revision string `json:"revision,omitempty"`
-	// Restarting: the ordinal's exited replica was removed to be brought back
-	// and its successor is not seen yet.
+	// Restarting: the ordinal's exited (or cut-off) replica was removed to be
+	// brought back and its successor is not seen yet.
 	Restarting bool `json:"restarting,omitempty"`
 }
 

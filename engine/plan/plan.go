@@ -63,8 +63,9 @@ type Backoff struct {
 	// made at another (a fixed template, a rollback) starts afresh, as a new
 	// pod does in Kubernetes. Empty: any revision (a record from before).
 	Revision string
-	// Restarting: the ordinal's replica exited and was removed to be brought
-	// back, and its successor is not created yet (it waits for its init
+	// Restarting: the ordinal's replica exited (or was cut off from its
+	// network) and was removed to be brought back, and its successor is not
+	// created yet (it waits for its init
 	// containers, or its create failed). It is created out of order, as the
 	// rest of a restart.
 	Restarting bool
