@@ -43,6 +43,9 @@ func (r *Runtime) Watch(ctx context.Context, set string) (<-chan struct{}, error
 	return out, nil
 }
 
+// DiedUnanswered implements engine.DiesSeen with the dies Watch saw.
+func (r *Runtime) DiedUnanswered(set string) bool { return r.died.Unanswered(set) }
+
 // WatchSets streams the events of every container that carries the set label,
 // on one subscription (engine.EventSource). The channel is closed when ctx ends
 // or the stream fails; events are dropped rather than block the stream for long

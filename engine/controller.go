@@ -136,6 +136,11 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(state.S
 	st.Saw(obs)
 	c.initLogs.fill(ctx, c.Runtime, name, &obs)
 	pl := plan.MakePlan(st.PlanInput(obs, c.now()))
+	if len(pl.Actions) > 0 && c.diedSince(name) {
+		// No pass acts on a view older than a die it was sent: what the
+		// pass changed in st is dropped, and the next one observes afresh.
+		return pl, st, ErrReplan
+	}
 	st.CrashLoopStatus(&pl.Status)
 	rolledBack := c.fold(&st, &pl)
 	if !rolledBack { // a plan thrown away recreates nothing
@@ -180,6 +185,13 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(state.S
 	c.logger().Debug("pass", "set", name, "actions", len(pl.Actions), "lock", t.locked, "observe", t.observed,
 		"plan", t.planned, "execute", t.executed, "save", t.saved, "err", err)
 	return pl, st, err
+}
+
+// diedSince reports whether the runtime was sent a die of the set that the
+// pass's observation did not answer (see DiesSeen).
+func (c *Controller) diedSince(set string) bool {
+	d, ok := c.Runtime.(DiesSeen)
+	return ok && d.DiedUnanswered(set)
 }
 
 // finishRemovals removes the replicas a pass recorded it was removing and did

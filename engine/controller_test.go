@@ -588,3 +588,94 @@ func TestRecreateOutlivesTheEndOfTheWait(t *testing.T) {
 		t.Fatalf("log %v, want it to start with %v", rt.Log, want)
 	}
 }
+
+// The crash-loop back-off belongs to the revision that keeps failing: a
+// fixed template is created at once, with a back-off of its own starting
+// afresh, rather than after the broken revision's.
+func TestCrashLoopBackoffEndsWithItsRevision(t *testing.T) {
+	rt := enginetest.New()
+	rt.Crashing = map[string]bool{"sha256:crash": true}
+	c, _ := newController(t, rt, 1, "crash")
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c.Now = func() time.Time { return clock }
+	pass := func() plan.Plan {
+		t.Helper()
+		p, err := c.Pass(context.Background(), "web")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	pass()        // create
+	for range 4 { // recreated at once, then after 10 s, 20 s, 40 s
+		p := pass()
+		if !p.RequeueAt.IsZero() {
+			clock = p.RequeueAt
+			p = pass()
+		}
+		if len(p.Actions) != 1 || !p.Actions[0].Failed {
+			t.Fatalf("crash loop: plan\n%s", p)
+		}
+	}
+	if p := pass(); !strings.Contains(p.String(), "recreating it in 1m20s (crash-loop back-off)") {
+		t.Fatalf("the broken revision's back-off: plan\n%s", p)
+	}
+	apply(t, c.Store, 1, "fixed")
+	st, _ := c.Store.Load("web")
+	p := pass()
+	if len(p.Actions) != 1 || !p.Actions[0].Failed || p.Actions[0].Recreate != st.UpdateRevision {
+		t.Fatalf("a fixed template waited for the broken revision's back-off: plan\n%s", p)
+	}
+	st, _ = c.Store.Load("web")
+	if cl := st.CrashLoops[0]; cl.Count != 0 || !cl.After.IsZero() || cl.Revision != st.UpdateRevision {
+		t.Errorf("crash loop after the fix %+v: want a fresh one of %s", cl, st.UpdateRevision)
+	}
+	if p := pass(); len(p.Actions) != 0 || !p.Complete {
+		t.Errorf("after the fix: plan\n%s", p)
+	}
+}
+
+// The back-off of an ordinal scaled away is forgotten: a replica scaled back
+// in later is a new one, recreated at once when it first exits.
+func TestCrashLoopOfAnOrdinalScaledAwayIsForgotten(t *testing.T) {
+	rt := enginetest.New()
+	c, _ := newController(t, rt, 2, "v1")
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c.Now = func() time.Time { return clock }
+	pass := func() plan.Plan {
+		t.Helper()
+		p, err := c.Pass(context.Background(), "web")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	pass()
+	pass()
+	for range 3 { // web-1 exits three times: its next recreation waits 20 s
+		rt.Exit("web-1")
+		p := pass()
+		if !p.RequeueAt.IsZero() {
+			clock = p.RequeueAt
+			p = pass()
+		}
+		if len(p.Actions) != 1 || !p.Actions[0].Failed {
+			t.Fatalf("crash: plan\n%s", p)
+		}
+	}
+	if st, _ := c.Store.Load("web"); st.CrashLoops[1].Count != 3 {
+		t.Fatalf("crash loops %+v, want web-1's count at 3", st.CrashLoops)
+	}
+	apply(t, c.Store, 1, "v1")
+	pass() // scale down
+	pass()
+	if st, _ := c.Store.Load("web"); len(st.CrashLoops) != 0 {
+		t.Errorf("crash loops after web-1 was scaled away: %+v", st.CrashLoops)
+	}
+	apply(t, c.Store, 2, "v1")
+	pass() // web-1 created again
+	rt.Exit("web-1")
+	if p := pass(); len(p.Actions) != 1 || !p.Actions[0].Failed {
+		t.Errorf("a replica scaled back in inherited the back-off of the one scaled away: plan\n%s", p)
+	}
+}

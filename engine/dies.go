@@ -59,6 +59,13 @@ func (d *Dies) Pending(set string) ([]string, uint64) {
 	return slices.Sorted(maps.Keys(d.sets[set])), d.seq
 }
 
+// Unanswered reports whether a die of the set is pending.
+func (d *Dies) Unanswered(set string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.sets[set]) > 0
+}
+
 // Answered forgets the set's dies seen by mark, once an observation that
 // began after them succeeded.
 func (d *Dies) Answered(set string, mark uint64) {

@@ -364,6 +364,7 @@ func (c *Controller) Recreate(ctx context.Context, name string, ordinals []int) 
 	}
 	volumeUse := maps.Clone(st.VolumeUse)
 	reopened := st.ReopenProgress() // a new command: a new progress window, whether it waits or not
+	reopened = st.RetryRefused() || reopened
 	crashLoops := len(st.CrashLoops)
 	for _, ord := range ordinals {
 		delete(st.CrashLoops, ord)

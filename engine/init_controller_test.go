@@ -261,3 +261,68 @@ func TestRecreateRemovesLeftoverInits(t *testing.T) {
 		t.Errorf("after recreate: log %v, want it to begin %v", rt.Log, want)
 	}
 }
+
+// quorum is a runtime whose replicas are ready only while all three run on
+// the network, as the members of a quorum database are; the containers cut
+// lists are cut off from the network (the network removed under them).
+type quorum struct {
+	*enginetest.Runtime
+	cut map[string]bool
+}
+
+func (q quorum) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (plan.Observed, error) {
+	obs, err := q.Runtime.Observe(ctx, set, opts)
+	running := 0
+	for i, r := range obs.Replicas {
+		if q.cut[r.ID] {
+			obs.Replicas[i].Networks = []string{}
+		} else if r.State == plan.StateRunning {
+			running++
+		}
+	}
+	for i := range obs.Replicas {
+		if running < 3 && obs.Replicas[i].State == plan.StateRunning {
+			obs.Replicas[i].Health = plan.HealthStarting
+		}
+	}
+	return obs, err
+}
+
+// Replicas of an OrderedReady set with init containers that all exited at
+// once, or were all cut off from their network, come back together: each is
+// removed, runs its init containers and is created again whatever the
+// ordinals below it do (the lowest is ready only once its peers run).
+func TestAllExitedReplicasWithInitContainersComeBack(t *testing.T) {
+	for _, how := range []string{"exited", "cut off"} {
+		t.Run(how, func(t *testing.T) {
+			rt := enginetest.New()
+			s := initSet(3, "clone")
+			s.PodManagementPolicy = config.Parallel // a quorum is first formed in parallel
+			c, _ := initController(t, rt, s)
+			q := quorum{Runtime: rt, cut: map[string]bool{}}
+			c.Runtime = q
+			converge(t, c)
+			s.PodManagementPolicy = config.OrderedReady
+			applySet(t, c, s)
+			obs, _ := rt.Observe(context.Background(), "web", engine.ObserveOptions{})
+			for _, r := range obs.Replicas {
+				if how == "exited" {
+					rt.Exit(r.Name)
+				} else {
+					q.cut[r.ID] = true
+				}
+			}
+			for range 30 {
+				p, err := c.Pass(context.Background(), "web")
+				if err != nil && !errors.Is(err, engine.ErrReplan) {
+					t.Fatal(err)
+				}
+				if p.Complete {
+					return
+				}
+			}
+			s2, _, _ := c.Status(context.Background(), "web")
+			t.Fatalf("the set did not come back: %d ready, waiting for %v; log\n%s", s2.ReadyReplicas, s2.Waiting, strings.Join(rt.Log, "\n"))
+		})
+	}
+}

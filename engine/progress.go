@@ -304,11 +304,15 @@ func (c *Controller) created(cs plan.ContainerStatus) time.Time {
 	return cs.Created
 }
 
-var quotedRe = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+var (
+	quotedRe    = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+	countdownRe = regexp.MustCompile(` in (?:\d+h)?(?:\d+m)?\d+(?:\.\d+)?(?:s|ms)\b`)
+)
 
-// sameWait is a waiting message with its quoted output left out: a probe's
-// output often carries times or counters, and a new one with every probe is
-// not a new reason to wait.
+// sameWait is a waiting message with its quoted output and countdowns left
+// out: a probe's output often carries times or counters, and a new one with
+// every probe is not a new reason to wait; nor is a back-off's "recreating it
+// in 4m25s" a new reason when it says 4m23s at the next pass.
 func sameWait(w string) string {
-	return quotedRe.ReplaceAllString(w, `"…"`)
+	return countdownRe.ReplaceAllString(quotedRe.ReplaceAllString(w, `"…"`), " in …")
 }

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +21,31 @@ func TestSameWait(t *testing.T) {
 	}
 	if sameWait("web-0 not ready (restarting: exit 1, 3 restarts)") == sameWait("web-0 not ready (restarting: exit 1, 4 restarts)") {
 		t.Error("another restart is news")
+	}
+	// A back-off's countdown changes at every pass; the reason does not.
+	if a, b := "web-1 exited again (exit 1); recreating it in 4m25s (crash-loop back-off)", "web-1 exited again (exit 1); recreating it in 4m23s (crash-loop back-off)"; sameWait(a) != sameWait(b) {
+		t.Errorf("%q and %q differ by the countdown only", sameWait(a), sameWait(b))
+	}
+	if sameWait("web-1 exited again (exit 1); recreating it in 20s (crash-loop back-off)") == sameWait("web-1 exited again (exit 2); recreating it in 20s (crash-loop back-off)") {
+		t.Error("another exit code is news")
+	}
+}
+
+// A replica in crash-loop back-off makes one waiting line, not one a pass as
+// its countdown runs down.
+func TestProgressWaitsByReasonNotCountdown(t *testing.T) {
+	var events []string
+	now := t0
+	c := &Controller{Store: state.Store{Dir: t.TempDir()}, Now: func() time.Time { return now },
+		Report: func(e state.Event) { events = append(events, e.Message) }}
+	p := progress{c: c, set: "web"}
+	for i := range 5 {
+		now = t0.Add(time.Duration(2*i) * time.Second)
+		w := fmt.Sprintf("web-1 exited again; recreating it in %s (crash-loop back-off)", time.Duration(20-2*i)*time.Second)
+		p.observed(plan.Plan{Status: plan.Status{Name: "web", Waiting: []string{w}}})
+	}
+	if want := []string{"waiting: web-1 exited again; recreating it in 20s (crash-loop back-off)"}; !slices.Equal(events, want) {
+		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(events, "\n"), strings.Join(want, "\n"))
 	}
 }
 

@@ -41,6 +41,19 @@ type ObserveOptions struct {
 	Died []string
 }
 
+// DiesSeen is a Runtime that is sent its containers' die events (the Docker
+// layer through Watch, the daemon through its subscription). DiedUnanswered
+// reports whether a die of the set arrived that no observation has answered:
+// one that came while the last observation was taken, or since. A pass whose
+// plan would act then plans again from a new observation (ErrReplan): at API
+// 1.41 the list taken at the time of the die can still show the container
+// running, and the plan would act on a set that is no longer so (after all
+// of a set's replicas were killed at once, it recreated one while the one
+// below it lay exited and unanswered).
+type DiesSeen interface {
+	DiedUnanswered(set string) bool
+}
+
 // Runtime is what the engine needs from a container engine. Implementations must
 // never remove or change an object that does not carry the set's io.ostset.set label,
 // nor one that CheckOwner refuses for the call's context (another state directory's).

@@ -106,7 +106,11 @@ type wait struct {
 // returns the set's state the wait begins with.
 func (c *Controller) beginWait(ctx context.Context, name string) (state.State, error) {
 	st, err := c.Store.Load(name)
-	if err != nil || st.Deleting != nil || !st.ReopenProgress() {
+	reopen := func(st *state.State) bool {
+		reopened := st.ReopenProgress()
+		return st.RetryRefused() || reopened // a refused replica is tried at once
+	}
+	if err != nil || st.Deleting != nil || !reopen(&st) {
 		return st, err // nothing to reopen (a change just did): no lock taken
 	}
 	st, unlock, err := c.Store.LockAndLoad(ctx, name)
@@ -114,7 +118,7 @@ func (c *Controller) beginWait(ctx context.Context, name string) (state.State, e
 		return st, err
 	}
 	defer unlock()
-	if st.Deleting == nil && st.ReopenProgress() {
+	if st.Deleting == nil && reopen(&st) {
 		err = c.Store.Save(st)
 	}
 	return st, err

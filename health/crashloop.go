@@ -24,6 +24,13 @@ type CrashLoop struct {
 	// ReadySince is when a pass first saw the replica made at the last
 	// recreation ready, and ready at every pass since; zero if not.
 	ReadySince time.Time `json:"readySince,omitzero"`
+	// Revision is the revision the ordinal's replica is recreated at: the
+	// back-off is this revision's, and a replica made at another one starts
+	// afresh (see Failed). Empty in records made before it was kept.
+	Revision string `json:"revision,omitempty"`
+	// Restarting: the ordinal's exited (or cut-off) replica was removed to be
+	// brought back and its successor is not seen yet.
+	Restarting bool `json:"restarting,omitempty"`
 }
 
 // Seen notes whether the ordinal's replica is ready at now. over is true once
@@ -43,7 +50,27 @@ func (c CrashLoop) Seen(ready bool, now time.Time) (_ CrashLoop, over bool) {
 
 // Recreated is the loop after one more recreation of a failed replica at now.
 func (c CrashLoop) Recreated(now time.Time) CrashLoop {
-	return CrashLoop{Count: c.Count + 1, After: now.Add(crashDelay(c.Count))}
+	return CrashLoop{Count: c.Count + 1, After: now.Add(crashDelay(c.Count)), Revision: c.Revision, Restarting: c.Restarting}
+}
+
+// Failed is the loop after a failure of a replica (or init container) at
+// revision failed, recreated (or run again) at revision next, at now. The
+// back-off belongs to a revision, as a new pod in Kubernetes starts a fresh
+// CrashLoopBackOff: a failure at the revision the loop counts adds to it;
+// a loop of another revision is over (a fixed template, a rollback); and a
+// replica of another revision than next failing (its successor is the first
+// of next) holds nothing back.
+func (c CrashLoop) Failed(failed, next string, now time.Time) CrashLoop {
+	restarting := c.Restarting
+	if c.Revision != next && c.Revision != "" {
+		c = CrashLoop{}
+	}
+	if failed != next {
+		return CrashLoop{Revision: next, Restarting: restarting}
+	}
+	c = c.Recreated(now)
+	c.Revision, c.Restarting = next, restarting
+	return c
 }
 
 // crashDelay is the back-off after the n-th recreation in a row (0-based).

@@ -141,8 +141,14 @@ func TestDaemonRecreatesReplicasOfARemovedNetwork(t *testing.T) {
 	if got := h.docker("network", "inspect", "-f", `{{.Id}} {{index .Labels "io.ostset.managed"}}`, h.network); strings.HasPrefix(got, oldNet) || !strings.HasSuffix(got, " true") {
 		t.Errorf("network: %q (old id %s)", got, oldNet)
 	}
-	if n := strings.Count(d.out.String(), "not found"); n > 2 {
-		t.Errorf("the daemon hit a missing network %d times:\n%s", n, d.out)
+	failed := 0 // passes that hit the missing network (every replica recreated in one)
+	for _, line := range strings.Split(d.out.String(), "\n") {
+		if strings.Contains(line, "pass failed") && strings.Contains(line, "not found") {
+			failed++
+		}
+	}
+	if failed > 1 {
+		t.Errorf("the daemon hit a missing network in %d passes:\n%s", failed, d.out)
 	}
 }
 

@@ -174,11 +174,13 @@ func printCells(w io.Writer, cells []string) {
 	fmt.Fprintln(w, strings.Join(cells, "\t"))
 }
 
-// printFailures says why each pending replica that cannot start cannot.
+// printFailures says why each pending replica that cannot start cannot, as
+// of when the engine said so, and when it is tried again.
 func printFailures(w io.Writer, indent string, pending []plan.PendingReplica) {
+	now := time.Now()
 	for _, p := range pending {
 		if p.Failed {
-			fmt.Fprintf(w, "%s%s: %s\n", indent, p.Name, p.Reason)
+			fmt.Fprintf(w, "%s%s: %s%s\n", indent, p.Name, p.Reason, present.FailureWhen(p.FailedAt, p.RetryAt, now))
 		}
 	}
 }

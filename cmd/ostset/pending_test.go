@@ -37,4 +37,14 @@ func TestGetPending(t *testing.T) {
 	if !strings.Contains(out.String(), "port is already allocated") || !strings.Contains(out.String(), "not created yet") {
 		t.Errorf("get -o wide:\n%s", out.String())
 	}
+	// The engine's words are as of its last refusal: the port's holder may
+	// be gone since, and the next try says so.
+	s.Pending[0].FailedAt, s.Pending[0].RetryAt = time.Now().Add(-12*time.Second), time.Now().Add(48*time.Second+300*time.Millisecond)
+	out.Reset()
+	if err := a.printReplicas(s, state.State{}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "port is already allocated (refused 12s ago; next try in 48s)") {
+		t.Errorf("get of a refusal with its times:\n%s", out.String())
+	}
 }

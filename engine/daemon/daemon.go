@@ -300,7 +300,7 @@ func (d *Daemon) process(ctx context.Context, name string) {
 		d.obs.drop(name)
 	}
 	pl, st, err := s.driver.Pass(pctx)
-	d.obs.settle(name, err == nil && len(pl.Actions) == 0)
+	d.obs.settle(name, err == nil && len(pl.Actions) == 0, !errors.Is(err, engine.ErrReplan))
 	if d.Metrics != nil && !errors.Is(err, engine.ErrReplan) {
 		d.Metrics.Pass(name, pl, err)
 	}
@@ -316,14 +316,19 @@ func (d *Daemon) process(ctx context.Context, name string) {
 		if d.Metrics != nil {
 			d.Metrics.Forget(name)
 		}
+	case err != nil && engine.IsPermanent(err):
+		// The cause is outside ostset (a port another container holds): the
+		// replica the engine refused is held back by the plan until its own
+		// retry (State.Failures), so the set is not: an event of another of
+		// its replicas is answered at once. The queue's back-off is only the
+		// safety net should a failure not be recorded for a replica.
+		s.backoff = nextBackoff(s.backoff, permanentBackoffMax)
+		s.hold = time.Time{}
+		d.log().Warn("pass failed", "set", name, "err", err, "retryIn", s.backoff)
+		s.driver.Failed(err, s.backoff)
+		d.q.addAfter(name, s.backoff)
 	case err != nil:
-		most := 10 * time.Second
-		if engine.IsPermanent(err) {
-			// The cause is outside ostset (a port another container holds):
-			// retried, since a person may remove it, but less often.
-			most = permanentBackoffMax
-		}
-		s.backoff = nextBackoff(s.backoff, most)
+		s.backoff = nextBackoff(s.backoff, 10*time.Second)
 		s.hold = time.Now().Add(s.backoff)
 		d.log().Warn("pass failed", "set", name, "err", err, "retryIn", s.backoff)
 		s.driver.Failed(err, s.backoff)

@@ -354,3 +354,74 @@ func apply(t *testing.T, store state.Store, replicas int, image string) {
 		t.Fatal(err)
 	}
 }
+
+// attempts counts the creates of each container.
+type attempts struct {
+	*enginetest.Runtime
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (r *attempts) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
+	r.mu.Lock()
+	r.n[spec.Name]++
+	r.mu.Unlock()
+	return r.Runtime.CreateReplica(ctx, spec)
+}
+
+func (r *attempts) of(name string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.n[name]
+}
+
+// One replica the engine refuses for good (its host port held) holds back
+// that replica alone, until its own retry: the die of another replica of the
+// set is answered at once, by a pass that does not try the refused one again.
+func TestDaemonHoldsBackOnlyTheRefusedReplica(t *testing.T) {
+	fake := enginetest.New()
+	fake.Refuse = map[string]string{"web-1": "Bind for 0.0.0.0:21400 failed: port is already allocated"}
+	rt := &attempts{Runtime: fake, n: map[string]int{}}
+	ev := &events{}
+	dir := t.TempDir()
+	store := state.Store{Dir: dir}
+	replicas := 2
+	s := config.Set{Name: "web", Replicas: &replicas, Template: config.Template{Image: "v1"}, PodManagementPolicy: config.Parallel}
+	s.ApplyDefaults()
+	if _, err := store.Update(context.Background(), s.Name, func(st *state.State, _ bool) error {
+		st.Spec = s
+		st.SetUpdateRevision(s.RevisionSpec("sha256:v1"), "test", time.Now())
+		// Refused eight times in a row already: the next retry after the
+		// daemon's first try is a minute away.
+		st.Failures = map[string]state.Failure{"web-1": {Reason: "port is already allocated", Count: 8}}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	c := &engine.Controller{Runtime: rt, Store: store, Poll: time.Hour}
+	m := &countMetrics{}
+	d := &daemon.Daemon{Controller: c, Events: ev, Resync: time.Hour, Metrics: m}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- d.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+
+	awaitCondition(t, func() bool {
+		return running(fake)["web-0"] != "" && rt.of("web-1") == 1 && m.get().failedPasses >= 1 && ev.subscriptions() == 1
+	})
+	crashed := fake.ExitUnlisted("web-0")
+	passes := m.get().passes
+	ev.send(engine.SetEvent{Set: "web", ID: crashed, Name: "web-0", Action: "die"})
+	awaitCondition(t, func() bool {
+		id := running(fake)["web-0"]
+		return id != "" && id != crashed && m.get().passes > passes
+	})
+	if n := rt.of("web-1"); n != 1 {
+		t.Errorf("web-1 tried %d times by the time web-0's die was answered, want once: the refusal held the set back", n)
+	}
+}

@@ -65,6 +65,11 @@ type observation struct {
 	// died holds the containers whose die event no observation has answered
 	// yet, with the gen of the event.
 	died map[string]uint64
+	// answers, while answering: the gen at which the pass in flight began the
+	// observation it plans from; the dies up to it are answered once the pass
+	// ends, unless it plans again (see settle).
+	answers   uint64
+	answering bool
 
 	// The observation of the pass in flight: the gen when it began, and
 	// the containers destroyed since.
@@ -120,35 +125,54 @@ func (o *observations) begin(set string) (uint64, []string) {
 	return s.gen, died
 }
 
-// answered notes that an observation begun at gen succeeded: the dies seen
-// before it began are answered.
-func (o *observations) answered(set string, gen uint64) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	s := o.setLocked(set)
-	for id, g := range s.died {
-		if g <= gen {
-			delete(s.died, id)
-		}
-	}
-}
-
-// took keeps the observation begun at gen until the pass ends (settle).
+// took keeps the observation begun at gen until the pass ends (settle), and
+// notes that it answers the dies seen before it began.
 func (o *observations) took(set string, gen uint64, opts engine.ObserveOptions, obs plan.Observed) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	s := o.setLocked(set)
 	opts.Died = nil
 	s.taken, s.takenGen, s.takenOpts = new(cloneObserved(obs)), gen, opts
+	s.answers, s.answering = gen, true
+}
+
+// diedUnanswered reports whether a die of the set arrived that the pass's
+// observation does not answer: one that came while it was taken, or since
+// (or, for a pass given the kept observation, any: the copy is served only
+// while none is pending).
+func (o *observations) diedUnanswered(set string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s := o.sets[set]
+	if s == nil {
+		return false
+	}
+	for _, g := range s.died {
+		if !s.answering || g > s.answers {
+			return true
+		}
+	}
+	return false
 }
 
 // settle ends a pass of the set: one that found nothing to do keeps the
 // observation it took, if nothing but destroys happened since it began;
-// one that acted or failed drops what is kept.
-func (o *observations) settle(set string, idle bool) {
+// one that acted or failed drops what is kept. The dies its observation
+// answered are forgotten, unless the pass planned again (answered false):
+// the observation it plans from next inspects them again, since Docker's
+// list may still show them running.
+func (o *observations) settle(set string, idle, answered bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	s := o.setLocked(set)
+	if s.answering && answered {
+		for id, g := range s.died {
+			if g <= s.answers {
+				delete(s.died, id)
+			}
+		}
+	}
+	s.answering = false
 	taken := s.taken
 	s.taken = nil
 	switch {
@@ -260,7 +284,10 @@ func (r observing) Observe(ctx context.Context, set string, opts engine.ObserveO
 	obs, err := r.Runtime.Observe(ctx, set, opts)
 	if err == nil {
 		r.o.took(set, gen, opts, obs)
-		r.o.answered(set, gen)
 	}
 	return obs, err
 }
+
+// DiedUnanswered implements engine.DiesSeen: a pass planned from an
+// observation that a die arrived during (or after) plans again.
+func (r observing) DiedUnanswered(set string) bool { return r.o.diedUnanswered(set) }

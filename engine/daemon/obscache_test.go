@@ -32,7 +32,7 @@ func TestObservationsKeepOnlyWhatEventsVouchFor(t *testing.T) {
 			o.event(e)
 		}
 		o.took("web", gen, opts, obs)
-		o.settle("web", idle)
+		o.settle("web", idle, true)
 	}
 	ids := func(obs plan.Observed) (out []string) {
 		for _, r := range obs.Replicas {
@@ -108,7 +108,7 @@ func TestObservationsKeepOnlyWhatEventsVouchFor(t *testing.T) {
 		if _, ok := o.get("web", opts); !ok {
 			t.Fatal("not kept")
 		}
-		o.settle("web", false) // a pass given the kept observation acted
+		o.settle("web", false, true) // a pass given the kept observation acted
 		if _, ok := o.get("web", opts); ok {
 			t.Error("kept after a pass that acted")
 		}
@@ -132,7 +132,7 @@ func TestObservationsKeepOnlyWhatEventsVouchFor(t *testing.T) {
 		gen, _ := o.begin("web") // taken while down, settled once it is back
 		o.streaming(true)
 		o.took("web", gen, opts, idle)
-		o.settle("web", true)
+		o.settle("web", true, true)
 		if _, ok := o.get("web", opts); ok {
 			t.Error("an observation begun while the stream was down was kept")
 		}
@@ -149,13 +149,30 @@ func TestObservationsKeepOnlyWhatEventsVouchFor(t *testing.T) {
 			t.Fatalf("died = %v, want [1]", died)
 		}
 		o.event(engine.SetEvent{Set: "web", ID: "0", Action: "die"}) // while the engine answers
-		o.answered("web", gen)
+		o.took("web", gen, opts, idle)
+		if !o.diedUnanswered("web") {
+			t.Error("a die that came during the observation is not said to be unanswered")
+		}
+		o.settle("web", false, true)
 		if _, died := o.begin("web"); len(died) != 1 || died[0] != "0" {
 			t.Errorf("after the observation died = %v, want [0]: the die during it is not answered yet", died)
 		}
 		o.event(destroy("0"))
 		if _, died := o.begin("web"); len(died) != 0 {
 			t.Errorf("after its destroy died = %v, want none", died)
+		}
+	})
+	t.Run("a pass that plans again answers no die", func(t *testing.T) {
+		o := newObservations()
+		o.event(engine.SetEvent{Set: "web", ID: "1", Action: "die"})
+		gen, _ := o.begin("web")
+		o.took("web", gen, opts, idle)
+		if o.diedUnanswered("web") {
+			t.Error("the die the observation inspected is said to be unanswered")
+		}
+		o.settle("web", false, false)
+		if _, died := o.begin("web"); len(died) != 1 || died[0] != "1" {
+			t.Errorf("after a pass that planned again died = %v, want [1]: its next observation inspects it again", died)
 		}
 	})
 }

@@ -70,7 +70,7 @@ func (p *planner) initialized(ord int) bool {
 // the ordinal's back-off lasts, then removed to run again. The wait quotes its
 // last line (progress reports the failure itself, with more).
 func (p *planner) initFailed(c InitContainer) {
-	if after := p.in.RecreateAfter[c.Ordinal]; p.in.Now.Before(after) {
+	if after := p.heldUntil(c.Ordinal, c.Revision); !after.IsZero() {
 		p.wait("%s: init container %s exited with code %d%s; running it again after a back-off",
 			ReplicaName(p.set.Name, c.Ordinal), c.Init, c.ExitCode, lastOutput(c.Logs))
 		p.requeueAt(after)
@@ -125,10 +125,14 @@ func (p *planner) initOf(ord int, name string) (InitContainer, bool) {
 
 // createReason says why a replica container is created.
 func (p *planner) createReason(ord int) string {
-	if len(p.in.InitContainers[p.revisionFor(ord)]) > 0 {
-		return "missing; its init containers succeeded"
+	why := "missing"
+	if p.in.Backoff[ord].Restarting {
+		why = "removed to be recreated (a restart)"
 	}
-	return "missing"
+	if len(p.in.InitContainers[p.revisionFor(ord)]) > 0 {
+		return why + "; its init containers succeeded"
+	}
+	return why
 }
 
 // initStatuses reports the ordinals in range that have no replica container

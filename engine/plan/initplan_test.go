@@ -25,7 +25,7 @@ func TestPlanInitContainers(t *testing.T) {
 	cases := []struct {
 		name    string
 		set     func() Input
-		backoff map[int]time.Time
+		backoff map[int]Backoff
 		want    string
 	}{
 		{name: "no init container yet: the first is created",
@@ -43,8 +43,11 @@ func TestPlanInitContainers(t *testing.T) {
 			set:  obs(failed),
 			want: "delete-init web-0-init-clone: exited with code 1; it runs again\n"},
 		{name: "a failed init container in back-off is kept and waited for",
-			set: obs(failed), backoff: map[int]time.Time{0: t0.Add(20 * time.Second)},
+			set: obs(failed), backoff: map[int]Backoff{0: {After: t0.Add(20 * time.Second)}},
 			want: "wait web-0: init container clone exited with code 1 (last output: boom); running it again after a back-off\n"},
+		{name: "a failed init container is not held back by a back-off earned at another revision",
+			set: obs(failed), backoff: map[int]Backoff{0: {After: t0.Add(20 * time.Second), Revision: "x"}},
+			want: "delete-init web-0-init-clone: exited with code 1; it runs again\n"},
 		{name: "a dead init container failed",
 			set:  obs(ini(0, "clone", "b", StateDead, 0)),
 			want: "delete-init web-0-init-clone: exited with code 0; it runs again\n"},
@@ -53,7 +56,7 @@ func TestPlanInitContainers(t *testing.T) {
 				in := obs(ini(1, "clone", "b", StateExited, 2))()
 				in.Observed.Replicas = okN(1, "b")
 				return in
-			}, backoff: map[int]time.Time{1: t0.Add(time.Minute)},
+			}, backoff: map[int]Backoff{1: {After: t0.Add(time.Minute)}},
 			want: "wait web-1: init container clone exited with code 2; running it again after a back-off\n"},
 		{name: "Parallel: each ordinal runs its own init containers",
 			set: func() Input {
@@ -134,7 +137,7 @@ func TestPlanInitContainers(t *testing.T) {
 			if c.set != nil {
 				in = c.set()
 			}
-			in.RecreateAfter = c.backoff
+			in.Backoff = c.backoff
 			if got := MakePlan(in).String(); got != c.want {
 				t.Errorf("plan:\n%s\nwant:\n%s", got, c.want)
 			}
@@ -152,7 +155,7 @@ func obs(inits ...InitContainer) func() Input {
 
 func TestPlanInitBackoffRequeues(t *testing.T) {
 	in := obs(ini(0, "clone", "b", StateExited, 1))()
-	in.RecreateAfter = map[int]time.Time{0: t0.Add(20 * time.Second)}
+	in.Backoff = map[int]Backoff{0: {After: t0.Add(20 * time.Second)}}
 	if p := MakePlan(in); !p.RequeueAt.Equal(t0.Add(20 * time.Second)) {
 		t.Errorf("RequeueAt = %v, want the end of the back-off", p.RequeueAt)
 	}

@@ -69,7 +69,7 @@ func TestPlanSaysWhyNotReady(t *testing.T) {
 		t.Errorf("plan %q, want %q", got, want)
 	}
 	pl = MakePlan(Input{Set: set, CurrentRevision: "b", UpdateRevision: "b", Observed: obs, Now: t0,
-		RecreateAfter: map[int]time.Time{1: t0.Add(10 * time.Second)}})
+		Backoff: map[int]Backoff{1: {After: t0.Add(10 * time.Second)}}})
 	if got, want := pl.String(), "wait web-1 exited again (exit 2); recreating it in 10s (crash-loop back-off)\n"; got != want {
 		t.Errorf("plan %q, want %q", got, want)
 	}

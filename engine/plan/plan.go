@@ -22,10 +22,11 @@ type Input struct {
 	Paused   bool
 	Observed Observed
 	Now      time.Time
-	// RecreateAfter holds back the recreation of a failed replica, per ordinal,
-	// after repeated failures (crash-loop back-off). It also holds back the rerun
-	// of a failed init container of the ordinal.
-	RecreateAfter map[int]time.Time
+	// Backoff is the crash-loop back-off of each ordinal whose replica (or
+	// init container) keeps failing (State.CrashLoops): it holds back the
+	// recreation of a failed replica and the rerun of a failed init container,
+	// and says which ordinals are being restarted.
+	Backoff map[int]Backoff
 	// InitContainers lists, per revision (at least the current and the update
 	// one), the names of its init containers in the order they run.
 	InitContainers map[string][]string
@@ -38,6 +39,36 @@ type Input struct {
 	// removing) while whenScaled was Delete (State.CondemnedVolumes): only their
 	// volumes may be removed by the whenScaled rule.
 	CondemnedVolumes []int
+	// Refused holds, per ordinal, the last refusal of its create or start that
+	// a retry does not cure (a held host port: State.Failures): the ordinal
+	// alone is not tried again before RetryAt, while the set's other replicas
+	// go on.
+	Refused map[int]Refusal
+}
+
+// Refusal is an ordinal's last create or start that the engine refused for
+// good, and when to try it again.
+type Refusal struct {
+	Reason  string
+	RetryAt time.Time
+}
+
+// Backoff is one ordinal's crash-loop back-off, as the planner takes it.
+type Backoff struct {
+	// After: no recreation of the ordinal's failed replica, and no rerun of
+	// its failed init container, before this.
+	After time.Time
+	// Revision is the revision the back-off was earned at: it holds back only
+	// a replica (or init container) to be made at that revision. One to be
+	// made at another (a fixed template, a rollback) starts afresh, as a new
+	// pod does in Kubernetes. Empty: any revision (a record from before).
+	Revision string
+	// Restarting: the ordinal's replica exited (or was cut off from its
+	// network) and was removed to be brought back, and its successor is not
+	// created yet (it waits for its init
+	// containers, or its create failed). It is created out of order, as the
+	// rest of a restart.
+	Restarting bool
 }
 
 // ActionKind is what an action does.
@@ -80,6 +111,12 @@ type Action struct {
 	// to a crash is one removal and one create, as for a replica removed by
 	// hand). Empty when the replacement needs init containers first.
 	Recreate string
+	// Successor, on the delete of a replica that exited or was cut off from
+	// its network, is the revision its replacement runs (Recreate, unless init
+	// containers must run first): the crash-loop back-off of an exit is
+	// counted for it, and the ordinal is restarting until it is created
+	// (Backoff.Restarting).
+	Successor string
 	// Init is the init container's name in the template (ActCreateInit, ActDeleteInit).
 	Init string
 }
@@ -240,13 +277,42 @@ func (p *planner) blocked(f Foreign) {
 // replicasInRange walks the desired ordinals upwards, creating what is missing and
 // recreating what failed. It reports whether the later phases may run: in
 // OrderedReady only when every ordinal is available and nothing was done.
+// In OrderedReady the walk stops at the first ordinal it has to wait for or
+// act on, except for restarts (see restart).
 func (p *planner) replicasInRange() bool {
+	held := false
 	for ord := p.start; ord < p.end; ord++ {
-		if !p.replicaInRange(ord) && p.monotonic {
-			return false
+		switch {
+		case held:
+			p.restart(ord)
+		case !p.replicaInRange(ord) && p.monotonic:
+			held = true
 		}
 	}
-	return !p.monotonic || len(p.plan.Actions) == 0
+	return !held && (!p.monotonic || len(p.plan.Actions) == 0)
+}
+
+// restart brings back, above the ordinal an OrderedReady walk stopped at, a
+// replica whose container exited: it is removed and recreated (after its
+// crash-loop back-off), and a successor still to be created after such a
+// removal (Backoff.Restarting: its init containers, or a create that failed)
+// is created, whatever the ordinals below it are doing. OrderedReady orders
+// the creation of missing replicas, scaling and updates, not restarts: in
+// Kubernetes an exited container of a StatefulSet's pod is restarted in
+// place by the kubelet, with its back-off and without any ordering. Held in
+// order, replicas that all exited at once (a host's crash, an engine
+// restart) never come back when the lowest one becomes ready only with its
+// peers (a quorum: Galera, RabbitMQ, etcd). A replica cut off from its
+// network (detached) is repaired the same way: it is as unreachable as an
+// exited one, and a removed network cuts off every replica at once.
+func (p *planner) restart(ord int) {
+	r, ok := p.byOrdinal.get(ord)
+	switch {
+	case ok && (health.Failed(hc(r)) || p.detached(*r)):
+		p.replicaInRange(ord)
+	case !ok && p.in.Backoff[ord].Restarting:
+		p.replicaInRange(ord)
+	}
 }
 
 // replicaInRange handles one ordinal; false means the set has to wait for it.
@@ -257,7 +323,7 @@ func (p *planner) replicaInRange(ord int) bool {
 			p.blocked(f)
 			return false
 		}
-		if !p.initialized(ord) {
+		if p.refusedWait(ord) || !p.initialized(ord) {
 			return false
 		}
 		p.act(Action{Kind: ActCreate, Ordinal: ord, Name: ReplicaName(p.set.Name, ord), Revision: p.revisionFor(ord), Reason: p.createReason(ord)})
@@ -272,13 +338,14 @@ func (p *planner) replicaInRange(ord int) bool {
 	name := func() string { return ReplicaName(p.set.Name, ord) }
 	switch {
 	case health.Failed(hc(r)):
-		if after := p.in.RecreateAfter[ord]; p.in.Now.Before(after) {
+		rev := p.revisionFor(ord)
+		if after := p.heldUntil(ord, rev); !after.IsZero() {
 			p.wait("%s exited again%s; recreating it in %s (crash-loop back-off)", name(), parenthesised(r.waitDetail()), after.Sub(p.in.Now).Round(time.Second))
 			p.requeueAt(after)
 			return false
 		}
-		a := Action{Kind: ActDelete, Ordinal: ord, Name: name(), ID: r.ID, Revision: r.Revision, Reason: "exited" + parenthesised(r.waitDetail()) + "; it will be recreated", Failed: true, Exited: true}
-		if rev := p.revisionFor(ord); len(p.in.InitContainers[rev]) == 0 {
+		a := Action{Kind: ActDelete, Ordinal: ord, Name: name(), ID: r.ID, Revision: r.Revision, Reason: "exited" + parenthesised(r.waitDetail()) + "; it will be recreated", Failed: true, Exited: true, Successor: rev}
+		if len(p.in.InitContainers[rev]) == 0 {
 			a.Recreate = rev
 		}
 		p.act(a)
@@ -287,7 +354,7 @@ func (p *planner) replicaInRange(ord int) bool {
 		p.wait("%s being removed", name())
 		return false
 	case p.detached(*r):
-		p.act(Action{Kind: ActDelete, Ordinal: ord, Name: name(), ID: r.ID, Revision: r.Revision,
+		p.act(Action{Kind: ActDelete, Ordinal: ord, Name: name(), ID: r.ID, Revision: r.Revision, Successor: p.revisionFor(ord),
 			Reason: fmt.Sprintf("not attached to network %s (removed, or disconnected by hand); it will be recreated on it", p.network(r.Revision))})
 		return false
 	case !p.ready(r) && p.stuckOnOldRevision(*r):
@@ -295,6 +362,9 @@ func (p *planner) replicaInRange(ord int) bool {
 			Reason: fmt.Sprintf("not ready at %s; replacing with %s", r.Revision, p.revisionFor(ord))})
 		return false
 	case r.State == StateCreated:
+		if p.refusedWait(ord) {
+			return false
+		}
 		p.act(Action{Kind: ActStart, Ordinal: ord, Name: name(), ID: r.ID, Revision: r.Revision, Reason: "created but not started"})
 		return false
 	case !p.ready(r):
@@ -339,6 +409,33 @@ func (p *planner) network(rev string) string {
 func (p *planner) stuckOnOldRevision(r Replica) bool {
 	return p.set.UpdateStrategy.Type == config.RollingUpdate && !p.in.Paused &&
 		r.Ordinal >= p.set.Partition() && r.Revision != p.revisionFor(r.Ordinal) && r.Revision != p.in.CurrentRevision
+}
+
+// refusedWait waits for an ordinal whose last create or start the engine
+// refused for good (Input.Refused) until it is tried again, and reports
+// whether it does: only that ordinal is held back (and, in OrderedReady, the
+// ones above it, as for any wait), never the set's other replicas, nor the
+// answer to their events.
+func (p *planner) refusedWait(ord int) bool {
+	r, ok := p.in.Refused[ord]
+	if !ok || !p.in.Now.Before(r.RetryAt) {
+		return false
+	}
+	p.wait("%s cannot start (%s); trying again in %s", ReplicaName(p.set.Name, ord), r.Reason, r.RetryAt.Sub(p.in.Now).Round(time.Second))
+	p.requeueAt(r.RetryAt)
+	return true
+}
+
+// heldUntil is when the crash-loop back-off of ord lets a replica (or init
+// container) be made at rev; zero when it does not hold it back. The back-off
+// belongs to the revision it was earned at (Backoff.Revision), so neither a
+// fixed template, nor `rollout undo`, nor an automatic rollback waits for it.
+func (p *planner) heldUntil(ord int, rev string) time.Time {
+	b, ok := p.in.Backoff[ord]
+	if !ok || !p.in.Now.Before(b.After) || (b.Revision != "" && b.Revision != rev) {
+		return time.Time{}
+	}
+	return b.After
 }
 
 func (p *planner) requeueAt(t time.Time) {

@@ -69,11 +69,12 @@ func TestPlan(t *testing.T) {
 		set     config.Set
 		cur     string // current revision; update is always "b" unless cur is "b"
 		paused  bool
-		backoff map[int]time.Time
+		backoff map[int]Backoff
 		nets    map[string]string // network by revision
 		obs     Observed
 		// condemned: the ordinals a scale-down condemned under whenScaled: Delete
 		condemned []int
+		refused   map[int]Refusal
 		want      string
 	}{
 		{name: "ordered scale up creates only the lowest missing ordinal",
@@ -97,6 +98,11 @@ func TestPlan(t *testing.T) {
 		{name: "a replica detached from the set's network is recreated on it",
 			set: testSet(), cur: "b", obs: Observed{Replicas: append(okN(1, "b"), detachedRep(1, "b"), ok(2, "b"))},
 			want: "delete web-1: not attached to network ostset (removed, or disconnected by hand); it will be recreated on it\n"},
+		{name: "ordered: every detached replica is recreated at once, whatever the order",
+			set: testSet(), cur: "b", obs: Observed{Replicas: []Replica{detachedRep(0, "b"), detachedRep(1, "b"), detachedRep(2, "b")}},
+			want: "delete web-0: not attached to network ostset (removed, or disconnected by hand); it will be recreated on it\n" +
+				"delete web-1: not attached to network ostset (removed, or disconnected by hand); it will be recreated on it\n" +
+				"delete web-2: not attached to network ostset (removed, or disconnected by hand); it will be recreated on it\n"},
 		{name: "parallel recreates every detached replica at once",
 			set: testSet(parallel), cur: "b", obs: Observed{Replicas: []Replica{detachedRep(0, "b"), ok(1, "b"), detachedRep(2, "b")}},
 			want: "delete web-0: not attached to network ostset (removed, or disconnected by hand); it will be recreated on it\n" +
@@ -175,9 +181,49 @@ func TestPlan(t *testing.T) {
 			set: testSet(), cur: "b", obs: Observed{Replicas: []Replica{ok(0, "b"), rep(1, "b", StateExited, HealthNone), ok(2, "b")}},
 			want: "delete web-1: exited; it will be recreated\n"},
 		{name: "an exited replica in crash-loop back-off is waited for",
-			set: testSet(), cur: "b", backoff: map[int]time.Time{1: t0.Add(20 * time.Second)},
+			set: testSet(), cur: "b", backoff: map[int]Backoff{1: {After: t0.Add(20 * time.Second)}},
 			obs:  Observed{Replicas: []Replica{ok(0, "b"), rep(1, "b", StateExited, HealthNone), ok(2, "b")}},
 			want: "wait web-1 exited again; recreating it in 20s (crash-loop back-off)\n"},
+		{name: "a crash-loop back-off holds only a replica made at the revision it was earned at",
+			set: testSet(), cur: "b", backoff: map[int]Backoff{1: {After: t0.Add(20 * time.Second), Revision: "b"}},
+			obs:  Observed{Replicas: []Replica{ok(0, "b"), rep(1, "b", StateExited, HealthNone), ok(2, "b")}},
+			want: "wait web-1 exited again; recreating it in 20s (crash-loop back-off)\n"},
+		{name: "a fixed template is not held back by the back-off of the broken revision",
+			set: testSet(), cur: "a", backoff: map[int]Backoff{2: {After: t0.Add(4 * time.Minute), Revision: "x"}},
+			obs:  Observed{Replicas: []Replica{ok(0, "a"), ok(1, "a"), rep(2, "x", StateExited, HealthNone)}},
+			want: "delete web-2: exited; it will be recreated\n"},
+		{name: "ordered: replicas that all exited are restarted at once, not one by one",
+			set: testSet(), cur: "b",
+			obs:  Observed{Replicas: []Replica{rep(0, "b", StateExited, HealthNone), rep(1, "b", StateExited, HealthNone), rep(2, "b", StateExited, HealthNone)}},
+			want: "delete web-0: exited; it will be recreated\ndelete web-1: exited; it will be recreated\ndelete web-2: exited; it will be recreated\n"},
+		{name: "ordered: an exited replica is restarted while a lower one is not ready, a missing one waits",
+			set: testSet(replicas(4)), cur: "b",
+			obs:  Observed{Replicas: []Replica{rep(0, "b", StateRunning, HealthStarting), rep(1, "b", StateExited, HealthNone), rep(3, "b", StateExited, HealthNone)}},
+			want: "delete web-1: exited; it will be recreated\ndelete web-3: exited; it will be recreated\nwait web-0 not ready (health: starting)\n"},
+		{name: "ordered: restarts above a lower one in back-off each wait for their own",
+			set: testSet(), cur: "b", backoff: map[int]Backoff{0: {After: t0.Add(20 * time.Second)}, 2: {After: t0.Add(40 * time.Second)}},
+			obs:  Observed{Replicas: []Replica{rep(0, "b", StateExited, HealthNone), rep(1, "b", StateExited, HealthNone), rep(2, "b", StateExited, HealthNone)}},
+			want: "delete web-1: exited; it will be recreated\nwait web-0 exited again; recreating it in 20s (crash-loop back-off)\nwait web-2 exited again; recreating it in 40s (crash-loop back-off)\n"},
+		{name: "ordered: the successor of a restarted replica is created out of order",
+			set: testSet(), cur: "b", backoff: map[int]Backoff{2: {Restarting: true}},
+			obs:  Observed{Replicas: []Replica{rep(0, "b", StateRunning, HealthStarting), ok(1, "b")}},
+			want: "create web-2 at b: removed to be recreated (a restart)\nwait web-0 not ready (health: starting)\n"},
+		{name: "ordered: scale, updates and condemned replicas still wait for an exited replica's restart",
+			set: testSet(replicas(2)), cur: "a",
+			obs:  Observed{Replicas: []Replica{rep(0, "a", StateExited, HealthNone), ok(1, "a"), ok(2, "a")}},
+			want: "delete web-0: exited; it will be recreated\n"},
+		{name: "parallel: a replica the engine refused waits for its retry, the others go on",
+			set: testSet(parallel), cur: "b", refused: map[int]Refusal{1: {Reason: "port is already allocated", RetryAt: t0.Add(time.Minute)}},
+			obs:  Observed{Replicas: []Replica{rep(0, "b", StateExited, HealthNone)}},
+			want: "delete web-0: exited; it will be recreated\ncreate web-2 at b: missing\nwait web-1 cannot start (port is already allocated); trying again in 1m0s\n"},
+		{name: "a replica the engine refused is tried again once its retry is due",
+			set: testSet(), cur: "b", refused: map[int]Refusal{1: {Reason: "port is already allocated", RetryAt: t0}},
+			obs:  Observed{Replicas: okN(1, "b")},
+			want: "create web-1 at b: missing\n"},
+		{name: "a created replica the engine refused to start waits for its retry",
+			set: testSet(), cur: "b", refused: map[int]Refusal{1: {Reason: "port is already allocated", RetryAt: t0.Add(time.Second)}},
+			obs:  Observed{Replicas: []Replica{ok(0, "b"), rep(1, "b", StateCreated, HealthNone)}},
+			want: "wait web-1 cannot start (port is already allocated); trying again in 1s\n"},
 		{name: "a restarting replica is waited for, not removed",
 			set: testSet(), cur: "b", obs: Observed{Replicas: []Replica{ok(0, "b"), rep(1, "b", StateRestarting, HealthNone), ok(2, "b")}},
 			want: "wait web-1 not ready (restarting)\n"},
@@ -244,8 +290,8 @@ func TestPlan(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := MakePlan(Input{Set: c.set, CurrentRevision: c.cur, UpdateRevision: "b", Paused: c.paused, Observed: c.obs, Now: t0, RecreateAfter: c.backoff, Networks: c.nets,
-				CondemnedVolumes: c.condemned}).String()
+			got := MakePlan(Input{Set: c.set, CurrentRevision: c.cur, UpdateRevision: "b", Paused: c.paused, Observed: c.obs, Now: t0, Backoff: c.backoff, Networks: c.nets,
+				CondemnedVolumes: c.condemned, Refused: c.refused}).String()
 			if got != c.want {
 				t.Errorf("plan:\n%s\nwant:\n%s", got, c.want)
 			}

@@ -32,6 +32,11 @@ type world struct {
 	// condemned is the set's State.CondemnedVolumes, kept as the controller
 	// keeps it.
 	condemned []int
+	// restarting are the ordinals whose exited replica a plan removed to bring
+	// it back and whose successor is not created yet (Backoff.Restarting, kept
+	// as State.CrashLoops keeps it: noted when a plan removes an exited
+	// replica, dropped once the ordinal has a replica or leaves the range).
+	restarting map[int]bool
 }
 
 // settle drops the records of condemned ordinals that the world no longer
@@ -92,14 +97,28 @@ func (w *world) intrude(t *rapid.T) {
 
 func (w *world) input() Input {
 	w.settle()
+	var backoff map[int]Backoff
+	for ord := range w.restarting {
+		if _, ok := w.replicas[ord]; ok || ord < w.set.FirstOrdinal() || ord >= w.set.EndOrdinal() {
+			delete(w.restarting, ord)
+			continue
+		}
+		if backoff == nil {
+			backoff = map[int]Backoff{}
+		}
+		backoff[ord] = Backoff{Restarting: true}
+	}
 	return Input{Set: w.set, CurrentRevision: w.current, UpdateRevision: w.update, Observed: w.observed(), Now: w.now,
-		InitContainers: w.initNames, Networks: w.nets, CondemnedVolumes: w.condemned}
+		InitContainers: w.initNames, Networks: w.nets, CondemnedVolumes: w.condemned, Backoff: backoff}
 }
 
 // apply carries out the plan's actions; fail decides whether an action fails.
 func (w *world) apply(t *rapid.T, p Plan, fail func() bool) {
 	w.condemn(p)
 	for _, a := range p.Actions {
+		if a.Kind == ActDelete && a.Successor != "" { // exited, or cut off
+			w.restarting[a.Ordinal] = true
+		}
 		if fail() {
 			continue
 		}
@@ -118,6 +137,11 @@ func (w *world) apply(t *rapid.T, p Plan, fail func() bool) {
 			w.replicas[a.Ordinal] = r
 		case ActDelete:
 			delete(w.replicas, a.Ordinal)
+			if a.Recreate != "" && !fail() { // the same pass creates its replacement
+				w.nextID++
+				w.replicas[a.Ordinal] = Replica{ID: fmt.Sprint(w.nextID), Name: a.Name, Ordinal: a.Ordinal, Revision: a.Recreate,
+					State: StateRunning, Health: HealthStarting, Created: w.now, Networks: []string{w.network(a.Recreate)}}
+			}
 		case ActDeleteVolume:
 			delete(w.volumes, a.Ordinal)
 		case ActCreateInit:
@@ -284,9 +308,25 @@ func checkSafety(t *rapid.T, w *world, p Plan) {
 	steps := 0
 	updateDeletes := 0
 	initSteps := map[int]bool{} // ordinals in range with init container steps
+	// A restart (the removal of a replica that exited, its replacement and
+	// the init containers and create of a successor still to come) is no
+	// step of the order: OrderedReady orders creations, scaling and updates.
+	restart := func(a Action) bool {
+		r, exists := w.replicas[a.Ordinal]
+		switch a.Kind {
+		case ActDelete:
+			return exists && (r.State == StateExited && a.Failed || w.cutOff(r)) && a.Ordinal >= start && a.Ordinal < end
+		case ActDeleteInit: // the leftovers of an exited or cut-off replica's, or its successor's
+			return exists && (r.State == StateExited || w.cutOff(r)) || !exists && w.restarting[a.Ordinal]
+		case ActCreate, ActCreateInit:
+			return !exists && w.restarting[a.Ordinal]
+		}
+		return false
+	}
 	for _, a := range p.Actions {
 		checkInits(t, w, a)
 		switch {
+		case restart(a):
 		case a.Kind == ActCreateInit || a.Kind == ActDeleteInit:
 			if a.Ordinal >= start && a.Ordinal < end && !initSteps[a.Ordinal] {
 				initSteps[a.Ordinal] = true
@@ -298,7 +338,7 @@ func checkSafety(t *rapid.T, w *world, p Plan) {
 		r, exists := w.replicas[a.Ordinal]
 		switch a.Kind {
 		case ActCreateInit:
-			if ordered {
+			if ordered && !restart(a) {
 				for ord := start; ord < a.Ordinal; ord++ {
 					if lr, ok := w.replicas[ord]; !ok || !lr.isAvailable(s, w.now) {
 						t.Fatalf("%s while %s is not available", a, ReplicaName(s.Name, ord))
@@ -316,7 +356,7 @@ func checkSafety(t *rapid.T, w *world, p Plan) {
 			if exists {
 				t.Fatalf("%s: create of an existing replica", a)
 			}
-			if ordered {
+			if ordered && !restart(a) {
 				for ord := start; ord < a.Ordinal; ord++ {
 					if lr, ok := w.replicas[ord]; !ok || !lr.isAvailable(s, w.now) {
 						t.Fatalf("%s while %s is not available", a, ReplicaName(s.Name, ord))
@@ -391,6 +431,20 @@ func checkSafety(t *rapid.T, w *world, p Plan) {
 	if p.Complete && len(p.Actions) > 0 {
 		t.Fatalf("complete plan with actions:\n%s", p)
 	}
+	// Every replica that exited is brought back at once, in any policy and
+	// whatever the ordinals below it do: removed to be recreated (after its
+	// init containers, if any remain, which go first).
+	if len(w.theirs.Replicas)+len(w.theirs.Volumes) == 0 {
+		for ord := start; ord < end; ord++ {
+			r, ok := w.replicas[ord]
+			if !ok || r.State != StateExited && !w.cutOff(r) || len(w.initsOf(ord)) > 0 {
+				continue
+			}
+			if !slices.ContainsFunc(p.Actions, func(a Action) bool { return a.Kind == ActDelete && a.Ordinal == ord }) {
+				t.Fatalf("%s exited or is cut off from its network, and is not recreated:\n%s", r.Name, p)
+			}
+		}
+	}
 	if p.Complete && len(w.inits) > 0 {
 		t.Fatalf("complete plan with init containers left:\n%s", p)
 	}
@@ -420,7 +474,8 @@ func drawSet(t *rapid.T) config.Set {
 func TestSimulation(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		w := &world{set: drawSet(t), current: "r0", update: "r0", replicas: map[int]Replica{}, volumes: map[int]Volume{}, now: t0,
-			initNames: map[string][]string{}, inits: map[string]InitContainer{}, nets: map[string]string{"r0": "ostset"}}
+			initNames: map[string][]string{}, inits: map[string]InitContainer{}, nets: map[string]string{"r0": "ostset"},
+			restarting: map[int]bool{}}
 		w.drawInits(t, "r0")
 		revs := 0
 		for range rapid.IntRange(0, 60).Draw(t, "steps") {

@@ -92,7 +92,7 @@ func (p *planner) status() Status {
 		if !ready {
 			cs.Reason, cs.NotReady = r.Reason(), r.NotReady
 		}
-		if after := p.in.RecreateAfter[r.Ordinal]; health.Failed(hc(r)) && p.in.Now.Before(after) {
+		if after := p.heldUntil(r.Ordinal, p.revisionFor(r.Ordinal)); health.Failed(hc(r)) && !after.IsZero() {
 			cs.CrashLoop = &CrashLoopStatus{NextTry: after}
 		}
 		s.Containers = append(s.Containers, cs)
@@ -124,6 +124,11 @@ type PendingReplica struct {
 	Reason string `json:"reason"`
 	// Failed: the reason is a failure the engine gave, not a wait.
 	Failed bool `json:"failed,omitempty"`
+	// FailedAt is when the engine last refused it, and RetryAt when it is
+	// tried again (zero: at the next pass): the reason is as of FailedAt
+	// (the holder of a port may be gone since).
+	FailedAt time.Time `json:"failedAt,omitzero"`
+	RetryAt  time.Time `json:"retryAt,omitzero"`
 }
 
 // pending lists the desired ordinals that have no replica container and are

@@ -66,6 +66,7 @@ func (st *State) Apply(s config.Set, ids ImageIDs, cause string, now time.Time, 
 	spec.RestartedAt = restartedAt
 	res.Changed = st.SetUpdateRevision(spec, cause, now)
 	st.ReopenProgress() // a new command: a new progress window, whether it waits or not
+	st.RetryRefused()
 	if res.Changed && st.Paused {
 		res.Notes = append(res.Notes, fmt.Sprintf("the rollout is paused: no replica is replaced until 'ostset rollout resume %s'", s.Name))
 	}

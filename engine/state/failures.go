@@ -13,6 +13,58 @@ type Failure struct {
 	Reason string    `json:"reason"`
 	Since  time.Time `json:"since"` // the first failure with this reason
 	At     time.Time `json:"at"`    // the last one
+	// Count is how many times in a row it failed with this reason, and
+	// Retry when it is tried again: until then the planner holds back that
+	// replica alone (Input.Refused), not the set's other replicas.
+	Count int       `json:"count,omitempty"`
+	Retry time.Time `json:"retry,omitzero"`
+}
+
+// Retrying a replica the engine refused for good: 0.5 s after the first
+// failure, doubling up to a minute (a person may free the port meanwhile).
+const (
+	refusedRetry    = 500 * time.Millisecond
+	refusedRetryMax = time.Minute
+)
+
+// refusedDelay is the wait before the next try after n failures in a row.
+func refusedDelay(n int) time.Duration {
+	if n > 8 { // 0.5 s << 7 is past the cap already
+		return refusedRetryMax
+	}
+	return min(refusedRetry<<max(n-1, 0), refusedRetryMax)
+}
+
+// refused is the hold of each ordinal whose create or start the engine
+// refused for good (see Failure.Retry), for the planner.
+func (st *State) refused() map[int]plan.Refusal {
+	var out map[int]plan.Refusal
+	for name, f := range st.Failures {
+		ord, ok := plan.ParseReplicaName(st.Spec.Name, name)
+		if !ok || f.Retry.IsZero() {
+			continue
+		}
+		if out == nil {
+			out = map[int]plan.Refusal{}
+		}
+		out[ord] = plan.Refusal{Reason: f.Reason, RetryAt: f.Retry}
+	}
+	return out
+}
+
+// RetryRefused has the replicas the engine refused tried at the next pass: a
+// new command comes after a person changed something (freed the port). It
+// reports whether there was any hold to end.
+func (st *State) RetryRefused() bool {
+	changed := false
+	for name, f := range st.Failures {
+		if !f.Retry.IsZero() {
+			f.Retry = time.Time{}
+			st.Failures[name] = f
+			changed = true
+		}
+	}
+	return changed
 }
 
 // NoteFailures records the permanent failures of a pass's actions in
@@ -33,6 +85,8 @@ func (st *State) NoteFailures(actions []plan.Action, err error, failed map[strin
 				f = Failure{Reason: reason, Since: now}
 			}
 			f.At = now
+			f.Count++
+			f.Retry = now.Add(refusedDelay(f.Count))
 			if st.Failures == nil {
 				st.Failures = map[string]Failure{}
 			}

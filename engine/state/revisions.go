@@ -18,10 +18,11 @@ func (st *State) PlanInput(obs plan.Observed, now time.Time) plan.Input {
 		Paused:           st.Paused,
 		Observed:         obs,
 		Now:              now,
-		RecreateAfter:    st.crashBackoff(obs.Replicas, now),
+		Backoff:          st.crashBackoff(obs.Replicas, now),
 		InitContainers:   st.initNames(),
 		Networks:         st.RevisionNetworks(),
 		CondemnedVolumes: st.CondemnedVolumes,
+		Refused:          st.refused(),
 	}
 }
 

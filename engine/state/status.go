@@ -13,6 +13,7 @@ func (st *State) ExplainPending(s *plan.Status) {
 	for i, r := range s.Pending {
 		if f, ok := st.Failures[r.Name]; ok {
 			s.Pending[i].Reason, s.Pending[i].Failed = "cannot start: "+f.Reason, true
+			s.Pending[i].FailedAt, s.Pending[i].RetryAt = f.At, f.Retry
 		}
 	}
 }

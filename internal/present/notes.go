@@ -74,3 +74,17 @@ func Age(since, now time.Time) string {
 func CrashLoopNote(c *plan.CrashLoopStatus, now time.Time) string {
 	return fmt.Sprintf("next try at %s (in %s)", c.NextTry.Local().Format(time.TimeOnly), max(c.NextTry.Sub(now), 0).Round(time.Second))
 }
+
+// FailureWhen says when the engine last refused a replica and when it is
+// tried again, so that a reason naming a port's holder reads as of then:
+// " (refused 12s ago; next try in 48s)". Empty when the time is unknown.
+func FailureWhen(at, retry time.Time, now time.Time) string {
+	if at.IsZero() {
+		return ""
+	}
+	s := " (refused " + Age(at, now) + " ago"
+	if retry.After(now) {
+		s += "; next try in " + retry.Sub(now).Round(time.Second).String()
+	}
+	return s + ")"
+}
