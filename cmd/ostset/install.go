@@ -30,9 +30,7 @@ func (a *app) newUserUnit() (*userunit.Unit, error) {
 	if home, err := os.UserHomeDir(); err != nil || a.store().Dir != filepath.Join(home, ".local", "state", "ostset") {
 		u.StateDir = a.store().Dir
 	}
-	if h := os.Getenv("DOCKER_HOST"); h != "" {
-		u.Env = append(u.Env, "DOCKER_HOST="+h)
-	}
+	u.Env = userunit.DockerEnv(a.dockerContext, os.Getenv)
 	return u, nil
 }
 

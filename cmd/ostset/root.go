@@ -26,6 +26,8 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 	rt     *docker.Runtime
+	// dockerContext is --context: the docker context whose engine to use.
+	dockerContext string
 	// engineRT, when set (by tests), is the runtime controllers use instead of Docker.
 	engineRT engine.Runtime
 	// marks holds, by set, the number of the set's newest event from before this
@@ -80,6 +82,7 @@ func newRootFor(a *app) *cobra.Command {
 	root.SetErr(a.stderr)
 	root.PersistentFlags().String("state-dir", "", "where desired specs and revision history live (env OSTSET_STATE_DIR)")
 	root.PersistentFlags().String("config", "", "settings file (default $XDG_CONFIG_HOME/ostset/config.yaml)")
+	root.PersistentFlags().StringVar(&a.dockerContext, "context", "", "docker context whose engine to use (default: DOCKER_HOST, DOCKER_CONTEXT, then docker's current context)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return invalid(err) })
 	daemon := newDaemonCmd(a)
 	daemon.AddCommand(newDaemonInstallCmd(a), newDaemonUninstallCmd(a))
@@ -139,9 +142,9 @@ func (a *app) runtime() (*docker.Runtime, error) {
 	if a.rt != nil {
 		return a.rt, nil
 	}
-	rt, err := docker.New()
+	rt, err := docker.Connect(a.dockerContext)
 	if err != nil {
-		return nil, err
+		return nil, invalid(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()

@@ -158,3 +158,23 @@ func RunCommand(ctx context.Context, name string, args ...string) error {
 	}
 	return nil
 }
+
+// DockerEnv is the environment the service needs to reach the engine this
+// command reaches: a service gets none of the shell's. A --context given to
+// install (flagContext) becomes DOCKER_CONTEXT and beats DOCKER_HOST, as the
+// flag does; otherwise the docker variables that are set are passed on.
+// DOCKER_CONFIG is passed on either way: it holds the context store.
+func DockerEnv(flagContext string, getenv func(string) string) []string {
+	var env []string
+	names := []string{"DOCKER_HOST", "DOCKER_TLS_VERIFY", "DOCKER_CERT_PATH", "DOCKER_CONTEXT", "DOCKER_API_VERSION", "DOCKER_CONFIG"}
+	if flagContext != "" {
+		env = append(env, "DOCKER_CONTEXT="+flagContext)
+		names = []string{"DOCKER_API_VERSION", "DOCKER_CONFIG"}
+	}
+	for _, n := range names {
+		if v := getenv(n); v != "" {
+			env = append(env, n+"="+v)
+		}
+	}
+	return env
+}
