@@ -64,6 +64,20 @@ test-kubevalidate: ## check Kubernetes exports with the API server's own validat
 test-integration: build test-images ## integration tests on the real Docker engine
 	$(GO) test -race -count=1 -tags integration -timeout 35m ./docker/ ./integration/
 
+# A current Docker engine, built from the moby module (Go module proxy; no
+# registry needed) and run privately in a network namespace by the test.
+MOBY_V2     ?= v2.0.0-beta.24
+NEW_DOCKERD := bin/dockerd-moby-$(MOBY_V2)
+
+$(NEW_DOCKERD):
+	GOBIN=$(CURDIR)/bin/.moby-$(MOBY_V2) $(GO) install github.com/moby/moby/v2/cmd/dockerd@$(MOBY_V2)
+	mv bin/.moby-$(MOBY_V2)/dockerd $@ && rmdir bin/.moby-$(MOBY_V2)
+
+.PHONY: test-new-engine
+
+test-new-engine: build test-images $(NEW_DOCKERD) ## the core against a current dockerd (API 1.52+; built once from github.com/moby/moby/v2, about 12 min on 2 busy cores)
+	OSTSET_NEW_DOCKERD=$(CURDIR)/$(NEW_DOCKERD) $(GO) test -race -count=1 -tags integration -timeout 10m -run '^TestNewEngineCore$$' ./integration/
+
 SOAK      ?= 60m
 
 .PHONY: soak
