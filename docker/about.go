@@ -24,9 +24,9 @@ func About(ctx context.Context, name string) string {
 	if err != nil {
 		return out + "\nengine version: not answering: " + err.Error()
 	}
-	product := v.Platform.Name
-	if product == "" {
-		product = "engine"
+	product := v.Version
+	if v.Platform.Name != "" {
+		product = v.Platform.Name + " " + v.Version
 	}
-	return out + fmt.Sprintf("\nengine version: %s %s (API %s, %s/%s)", product, v.Version, v.APIVersion, v.Os, v.Arch)
+	return out + fmt.Sprintf("\nengine version: %s (API %s, %s/%s)", product, v.APIVersion, v.Os, v.Arch)
 }

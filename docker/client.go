@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -67,6 +68,11 @@ func Connect(name string) (*Runtime, error) {
 
 // ConnectTo connects to a resolved endpoint.
 func ConnectTo(ep engineaddr.Endpoint) (*Runtime, error) {
+	if strings.HasPrefix(ep.Host, "ssh://") {
+		return nil, fmt.Errorf("engine %s: ssh:// engines need the docker CLI's ssh helper, which ostset does not have; "+
+			"forward the engine's socket instead (ssh -nNT -L /tmp/remote-docker.sock:/var/run/docker.sock HOST) and use "+
+			"DOCKER_HOST=unix:///tmp/remote-docker.sock or a docker context with that host", ep)
+	}
 	opts := []client.Opt{client.FromEnv}
 	if !ep.FromEnv {
 		opts = []client.Opt{client.WithAPIVersionFromEnv()}

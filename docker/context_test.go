@@ -185,3 +185,13 @@ func TestContextWithoutClientCertIsRefusedAndSaysWhich(t *testing.T) {
 		}
 	}
 }
+
+// An ssh:// engine is refused up front with what to do instead, not dialled
+// as if it were a TCP address.
+func TestSSHHostSaysWhatToDo(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "ssh://me@build-host")
+	_, err := New()
+	if err == nil || !strings.Contains(err.Error(), "ssh://me@build-host (from DOCKER_HOST)") || !strings.Contains(err.Error(), "ssh -nNT -L") {
+		t.Fatalf("New with an ssh:// DOCKER_HOST: %v", err)
+	}
+}
