@@ -10,7 +10,7 @@ GOLANGCI_VERSION := v2.15.0
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
 
-.PHONY: help probes build install demo-image test-images db-images engine-image demo demo-etcd demo-redis demo-postgres test test-unit test-kubevalidate test-integration lint bench clean
+.PHONY: help probes build build-all install demo-image test-images db-images engine-image demo demo-etcd demo-redis demo-postgres test test-unit test-kubevalidate test-integration lint bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -26,6 +26,14 @@ internal/probebin/probes/ostset-probe-linux-%.gz: $(wildcard cmd/ostset-probe/*.
 
 build: probes ## build bin/ostset (with the probes it embeds)
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/ostset
+
+PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
+
+build-all: probes ## cross-build ostset for every platform it ships for (bin/ostset-OS-ARCH); fails on the first that breaks
+	@set -e; for p in $(PLATFORMS); do os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
+		echo "build $$os/$$arch"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ostset-$$os-$$arch$$ext ./cmd/ostset; \
+	done
 
 install: probes ## install ostset in $(GOBIN) (default: $(go env GOPATH)/bin), as go install ./cmd/ostset does
 	CGO_ENABLED=0 $(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/ostset
@@ -64,6 +72,20 @@ test-kubevalidate: ## check Kubernetes exports with the API server's own validat
 
 test-integration: build test-images engine-image ## integration tests on the real Docker engine
 	$(GO) test -race -count=1 -tags integration -timeout 35m ./docker/ ./integration/
+
+# A current Docker engine, built from the moby module (Go module proxy; no
+# registry needed) and run privately in a network namespace by the test.
+MOBY_V2     ?= v2.0.0-beta.24
+NEW_DOCKERD := bin/dockerd-moby-$(MOBY_V2)
+
+$(NEW_DOCKERD):
+	GOBIN=$(CURDIR)/bin/.moby-$(MOBY_V2) $(GO) install github.com/moby/moby/v2/cmd/dockerd@$(MOBY_V2)
+	mv bin/.moby-$(MOBY_V2)/dockerd $@ && rmdir bin/.moby-$(MOBY_V2)
+
+.PHONY: test-new-engine
+
+test-new-engine: build test-images $(NEW_DOCKERD) ## the core against a current dockerd (API 1.52+; built once from github.com/moby/moby/v2, about 12 min on 2 busy cores)
+	OSTSET_NEW_DOCKERD=$(CURDIR)/$(NEW_DOCKERD) $(GO) test -race -count=1 -tags integration -timeout 10m -run '^TestNewEngineCore$$' ./integration/
 
 SOAK      ?= 60m
 

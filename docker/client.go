@@ -9,17 +9,22 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"net/http"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/moby/moby/client"
 
+	"github.com/ostset/ostset/docker/engineaddr"
 	"github.com/ostset/ostset/engine"
 )
 
 // Runtime talks to one Docker Engine. It is safe for concurrent use.
 type Runtime struct {
 	cli *client.Client
+	// endpoint is the engine and how it was chosen, for messages.
+	endpoint engineaddr.Endpoint
 	// callTimeout bounds each operation on the engine (default CallTimeout).
 	callTimeout time.Duration
 	// networks caches network IDs by name (see EnsureNetwork).
@@ -43,17 +48,54 @@ func (r *Runtime) bound(ctx context.Context, extra time.Duration) (context.Conte
 
 var _ engine.Runtime = (*Runtime)(nil)
 
-// New connects to the engine named by the usual environment (DOCKER_HOST,
-// DOCKER_TLS_VERIFY, DOCKER_CERT_PATH, DOCKER_API_VERSION). The API version is
-// negotiated with the engine on the first request (the SDK's default); nothing
-// is sent until then, so call Ping to find out whether the engine is reachable.
-func New() (*Runtime, error) {
-	cli, err := client.New(client.FromEnv)
+// New connects to the engine the docker CLI would use (engineaddr.Resolve):
+// DOCKER_HOST, DOCKER_CONTEXT, the docker config's current context, or the
+// default socket.
+func New() (*Runtime, error) { return Connect("") }
+
+// Connect connects to the engine of the docker context named (as docker's
+// --context), or when name is "" to the one the docker CLI would use. The API
+// version is negotiated with the engine on the first request (the SDK's
+// default); nothing is sent until then, so call Ping to find out whether the
+// engine is reachable.
+func Connect(name string) (*Runtime, error) {
+	ep, err := engineaddr.Resolve(name, engineaddr.ProcessEnv())
 	if err != nil {
-		return nil, fmt.Errorf("docker client: %w", err)
+		return nil, err
 	}
-	return &Runtime{cli: cli}, nil
+	return ConnectTo(ep)
 }
+
+// ConnectTo connects to a resolved endpoint.
+func ConnectTo(ep engineaddr.Endpoint) (*Runtime, error) {
+	if strings.HasPrefix(ep.Host, "ssh://") {
+		return nil, fmt.Errorf("engine %s: ssh:// engines need the docker CLI's ssh helper, which ostset does not have; "+
+			"forward the engine's socket instead (ssh -nNT -L /tmp/remote-docker.sock:/var/run/docker.sock HOST) and use "+
+			"DOCKER_HOST=unix:///tmp/remote-docker.sock or a docker context with that host", ep)
+	}
+	opts := []client.Opt{client.FromEnv}
+	if !ep.FromEnv {
+		opts = []client.Opt{client.WithAPIVersionFromEnv()}
+		if ep.TLS != nil {
+			cfg, err := ep.TLS.Config()
+			if err != nil {
+				return nil, fmt.Errorf("docker context %q: %w", ep.Context, err)
+			}
+			opts = append(opts, client.WithHTTPClient(&http.Client{
+				Transport: &http.Transport{TLSClientConfig: cfg}, CheckRedirect: client.CheckRedirect,
+			}))
+		}
+		opts = append(opts, client.WithHost(ep.Host))
+	}
+	cli, err := client.New(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("docker client for %s: %w", ep, err)
+	}
+	return &Runtime{cli: cli, endpoint: ep}, nil
+}
+
+// Endpoint is the engine this runtime talks to and how it was chosen.
+func (r *Runtime) Endpoint() engineaddr.Endpoint { return r.endpoint }
 
 // Close releases the client's idle connections.
 func (r *Runtime) Close() error {
@@ -68,9 +110,17 @@ func (r *Runtime) Ping(ctx context.Context) error {
 	ctx, cancel := r.bound(ctx, 0)
 	defer cancel()
 	if _, err := r.cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
-		return fmt.Errorf("docker engine at %s is unreachable: %w", r.cli.DaemonHost(), err)
+		return fmt.Errorf("docker engine %s is unreachable: %w", r.where(), err)
 	}
 	return nil
+}
+
+// where names the engine for messages: its address and how it was chosen.
+func (r *Runtime) where() string {
+	if r.endpoint.Host == "" {
+		return r.cli.DaemonHost()
+	}
+	return r.endpoint.String()
 }
 
 // DaemonHost is the address of the engine, for messages.

@@ -25,6 +25,7 @@ type privateEngine struct {
 	t     *testing.T
 	dir   string
 	netns string
+	bin   string // the dockerd to run
 	cmd   *exec.Cmd
 	ended chan struct{}
 }
@@ -36,11 +37,18 @@ func (e *privateEngine) host() string { return "unix://" + filepath.Join(e.dir, 
 // directory and network namespace removed), whatever the test's outcome.
 func startPrivateEngine(t *testing.T) *privateEngine {
 	t.Helper()
+	return startPrivateEngineWith(t, "dockerd", "{}\n")
+}
+
+// startPrivateEngineWith is startPrivateEngine with the dockerd binary bin and
+// the daemon.json config.
+func startPrivateEngineWith(t *testing.T, bin, config string) *privateEngine {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("a private engine needs root")
 	}
-	if _, err := exec.LookPath("dockerd"); err != nil {
-		t.Skip("no dockerd to run a private engine")
+	if _, err := exec.LookPath(bin); err != nil {
+		t.Skipf("no %s to run a private engine", bin)
 	}
 	dir, err := os.MkdirTemp("", "efe") // short: the socket path has a length limit
 	if err != nil {
@@ -48,7 +56,7 @@ func startPrivateEngine(t *testing.T) *privateEngine {
 	}
 	b := make([]byte, 3)
 	_, _ = rand.Read(b)
-	e := &privateEngine{t: t, dir: dir, netns: "ef" + hex.EncodeToString(b)}
+	e := &privateEngine{t: t, dir: dir, netns: "ef" + hex.EncodeToString(b), bin: bin}
 	if out, err := exec.Command("ip", "netns", "add", e.netns).CombinedOutput(); err != nil {
 		_ = os.RemoveAll(dir)
 		t.Fatalf("ip netns add: %v %s", err, out)
@@ -58,7 +66,7 @@ func startPrivateEngine(t *testing.T) *privateEngine {
 		t.Fatalf("lo up: %v %s", err, out)
 	}
 	// The machine's daemon.json sets a data root: this engine reads none.
-	if err := os.WriteFile(filepath.Join(dir, "daemon.json"), []byte("{}\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "daemon.json"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	e.start()
@@ -91,7 +99,7 @@ func (e *privateEngine) start() {
 		e.t.Fatal(err)
 	}
 	defer func() { _ = log.Close() }()
-	e.cmd = exec.Command("nsenter", "--net=/var/run/netns/"+e.netns, "dockerd",
+	e.cmd = exec.Command("nsenter", "--net=/var/run/netns/"+e.netns, e.bin,
 		"--config-file", filepath.Join(e.dir, "daemon.json"),
 		"--data-root", filepath.Join(e.dir, "data"), "--exec-root", filepath.Join(e.dir, "exec"),
 		"--pidfile", filepath.Join(e.dir, "pid"), "-H", e.host(),

@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/ostset/ostset/docker"
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/internal/termsize"
 )
 
 func newExecCmd(a *app) *cobra.Command {
@@ -95,20 +94,8 @@ func (a *app) exec(ctx context.Context, set, name string, cmdline []string, stdi
 			return err
 		}
 		defer func() { _ = term.Restore(fd, old) }()
-		resized := make(chan [2]uint, 1)
-		winch := make(chan os.Signal, 1)
-		signal.Notify(winch, syscall.SIGWINCH)
-		defer signal.Stop(winch)
-		go func() {
-			for range winch {
-				if w, h, err := term.GetSize(fd); err == nil {
-					select {
-					case resized <- [2]uint{uint(h), uint(w)}:
-					default:
-					}
-				}
-			}
-		}()
+		resized, stop := termsize.Watch(fd)
+		defer stop()
 		o.Resized = resized
 	}
 	code, err := rt.Exec(ctx, set, name, o)

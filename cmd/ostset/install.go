@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ostset/ostset/internal/userdirs"
 	"github.com/ostset/ostset/internal/userunit"
 )
 
@@ -20,18 +21,16 @@ func (a *app) newUserUnit() (*userunit.Unit, error) {
 	if resolved, err := filepath.EvalSymlinks(bin); err == nil {
 		bin = resolved
 	}
+	env := userdirs.Process()
 	u := &userunit.Unit{
-		Path:   filepath.Join(xdgDir("XDG_CONFIG_HOME", ".config"), "systemd", "user", userunit.Name),
-		Binary: bin,
-		Stdout: a.stdout,
+		GOOS: env.GOOS, UID: os.Getuid(), Binary: bin, Stdout: a.stdout,
+		Path: userunit.DefaultPath(env.GOOS, env.Home, env.ConfigHome()),
+		Env:  userunit.DockerEnv(a.dockerContext, os.Getenv),
 	}
 	// A user service gets neither the shell's environment nor its XDG paths:
 	// name the state directory unless it is the one the daemon finds by itself.
-	if home, err := os.UserHomeDir(); err != nil || a.store().Dir != filepath.Join(home, ".local", "state", "ostset") {
+	if a.store().Dir != env.WithoutEnv().State() {
 		u.StateDir = a.store().Dir
-	}
-	if h := os.Getenv("DOCKER_HOST"); h != "" {
-		u.Env = append(u.Env, "DOCKER_HOST="+h)
 	}
 	return u, nil
 }
@@ -40,7 +39,7 @@ func newDaemonInstallCmd(a *app) *cobra.Command {
 	var dryRun bool
 	cmd := &cobra.Command{
 		Use:   "install",
-		Short: "Run the daemon as a systemd user service (~/.config/systemd/user/ostset.service), now and at login",
+		Short: "Run the daemon as a user service, now and at login: systemd (~/.config/systemd/user/ostset.service), launchd on macOS (~/Library/LaunchAgents/io.ostset.daemon.plist)",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			u, err := a.newUserUnit()
@@ -61,7 +60,7 @@ func newDaemonUninstallCmd(a *app) *cobra.Command {
 	var dryRun bool
 	cmd := &cobra.Command{
 		Use:   "uninstall",
-		Short: "Stop the daemon's systemd user service and remove it",
+		Short: "Stop the daemon's user service (systemd, or launchd on macOS) and remove it",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			u, err := a.newUserUnit()

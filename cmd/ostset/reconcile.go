@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ostset/ostset/docker"
 )
 
 func newReconcileCmd(a *app) *cobra.Command {
@@ -34,8 +36,9 @@ func newVersionCmd(a *app) *cobra.Command {
 		Use:   "version",
 		Short: "Print the ostset version",
 		Args:  exactArgs(0),
-		Run: func(*cobra.Command, []string) {
+		Run: func(cmd *cobra.Command, _ []string) {
 			fmt.Fprintln(a.stdout, "ostset", version)
+			fmt.Fprintln(a.stdout, docker.About(cmd.Context(), a.dockerContext))
 		},
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/internal/live"
+	"github.com/ostset/ostset/internal/userdirs"
 )
 
 // app is what every command shares: settings, output streams, and lazily the
@@ -26,6 +26,8 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 	rt     *docker.Runtime
+	// dockerContext is --context: the docker context whose engine to use.
+	dockerContext string
 	// engineRT, when set (by tests), is the runtime controllers use instead of Docker.
 	engineRT engine.Runtime
 	// marks holds, by set, the number of the set's newest event from before this
@@ -79,7 +81,8 @@ func newRootFor(a *app) *cobra.Command {
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.PersistentFlags().String("state-dir", "", "where desired specs and revision history live (env OSTSET_STATE_DIR)")
-	root.PersistentFlags().String("config", "", "settings file (default $XDG_CONFIG_HOME/ostset/config.yaml)")
+	root.PersistentFlags().String("config", "", "settings file (default $XDG_CONFIG_HOME/ostset/config.yaml; %APPDATA%\\ostset\\config.yaml on Windows)")
+	root.PersistentFlags().StringVar(&a.dockerContext, "context", "", "docker context whose engine to use (default: DOCKER_HOST, DOCKER_CONTEXT, then docker's current context)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return invalid(err) })
 	daemon := newDaemonCmd(a)
 	daemon.AddCommand(newDaemonInstallCmd(a), newDaemonUninstallCmd(a))
@@ -102,7 +105,7 @@ func (a *app) loadSettings(cmd *cobra.Command) error {
 	}
 	file, _ := cmd.Flags().GetString("config")
 	if file == "" {
-		file = filepath.Join(xdgDir("XDG_CONFIG_HOME", ".config"), "ostset", "config.yaml")
+		file = userdirs.Process().ConfigFile()
 		if _, err := os.Stat(file); err != nil {
 			return nil
 		}
@@ -114,21 +117,10 @@ func (a *app) loadSettings(cmd *cobra.Command) error {
 	return nil
 }
 
-func xdgDir(env, fallback string) string {
-	if d := os.Getenv(env); d != "" {
-		return d
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "."
-	}
-	return filepath.Join(home, fallback)
-}
-
 func (a *app) store() state.Store {
 	dir := a.v.GetString("state-dir")
 	if dir == "" {
-		dir = filepath.Join(xdgDir("XDG_STATE_HOME", filepath.Join(".local", "state")), "ostset")
+		dir = userdirs.Process().State()
 	}
 	return state.Store{Dir: dir, Waiting: func(msg string) { fmt.Fprintf(a.stderr, "ostset: %s\n", msg) }}
 }
@@ -139,9 +131,9 @@ func (a *app) runtime() (*docker.Runtime, error) {
 	if a.rt != nil {
 		return a.rt, nil
 	}
-	rt, err := docker.New()
+	rt, err := docker.Connect(a.dockerContext)
 	if err != nil {
-		return nil, err
+		return nil, invalid(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()

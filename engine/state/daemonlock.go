@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // A running daemon holds an flock on <state-dir>/daemon.lock for its whole life
@@ -30,10 +29,10 @@ func (s Store) HoldDaemon() (release func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("daemon lock: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockFile(f, true, false); err != nil {
 		pid := readPid(f)
 		_ = f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if errors.Is(err, errLocked) {
 			return nil, fmt.Errorf("%w (pid %d, %s)", ErrDaemonRunning, pid, s.Dir)
 		}
 		return nil, fmt.Errorf("daemon lock: %w", err)
@@ -56,8 +55,8 @@ func (s Store) DaemonRunning() (pid int, running bool) {
 	}
 	defer func() { _ = f.Close() }()
 	// A shared flock succeeds only when no daemon holds the exclusive one.
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err == nil {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	if err := lockFile(f, false, false); err == nil {
+		_ = unlockFile(f)
 		return 0, false
 	}
 	// Locked with no pid: the daemon is starting or, more likely, releasing

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"time"
 )
 
@@ -139,7 +138,7 @@ func lockEventLog(path string) (*os.File, int64, error) {
 		return nil, 0, err
 	}
 	eventStep("opened")
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := lockFile(f, true, true); err != nil {
 		_ = f.Close()
 		return nil, 0, err
 	}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -66,7 +65,7 @@ func migrateFormat(dir string) error {
 		return fmt.Errorf("state directory: %w", err)
 	}
 	defer func() { _ = lock.Close() }() // releases the flock
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+	if err := lockFile(lock, true, true); err != nil {
 		return fmt.Errorf("state directory: lock its format: %w", err)
 	}
 	current, err := readFormat(dir)

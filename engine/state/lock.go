@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -62,7 +61,7 @@ func (s Store) lock(ctx context.Context, dir, name string) (unlock func(), err e
 	said := false
 	for {
 		if t.first() {
-			err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+			err := lockFile(f, true, false)
 			if err == nil {
 				writeHolder(f)
 				return func() {
@@ -70,7 +69,7 @@ func (s Store) lock(ctx context.Context, dir, name string) (unlock func(), err e
 					_ = f.Close() // closing the file releases the lock
 				}, nil
 			}
-			if !errors.Is(err, syscall.EWOULDBLOCK) {
+			if !errors.Is(err, errLocked) {
 				_ = f.Close()
 				return nil, fmt.Errorf("lock %s: %w", name, err)
 			}
@@ -124,22 +123,34 @@ type ticket struct {
 
 var ticketSeq atomic.Int64
 
+// errLocked is lockFile's answer when it would have to wait.
+var errLocked = errors.New("locked by another process")
+
 // takeTicket joins the queue. The ticket is flocked under a hidden name first
 // and then renamed into place, so no other waiter ever sees it unlocked while
-// its owner lives.
+// its owner lives. Where an open file cannot be renamed (Windows), it is made
+// under its own name: there another waiter cannot remove it while it is open
+// either, so one that finds it not yet locked leaves it in place.
 func takeTicket(dir string) (*ticket, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	name := fmt.Sprintf("%020d-%d-%d", time.Now().UnixNano(), os.Getpid(), ticketSeq.Add(1))
-	f, err := os.OpenFile(filepath.Join(dir, "."+name), os.O_CREATE|os.O_EXCL|os.O_RDWR, 0o600)
+	first := "." + name
+	if !renameOpenFiles {
+		first = name
+	}
+	f, err := os.OpenFile(filepath.Join(dir, first), os.O_CREATE|os.O_EXCL|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockFile(f, true, false); err != nil {
 		_ = f.Close()
 		_ = os.Remove(f.Name())
 		return nil, err
+	}
+	if !renameOpenFiles {
+		return &ticket{dir: dir, name: name, f: f}, nil
 	}
 	if err := os.Rename(f.Name(), filepath.Join(dir, name)); err != nil {
 		_ = f.Close()
@@ -177,10 +188,13 @@ func abandoned(path string) bool {
 		return errors.Is(err, os.ErrNotExist)
 	}
 	defer func() { _ = f.Close() }()
-	return syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB) == nil
+	return lockFile(f, false, false) == nil
 }
 
 func (t *ticket) release() {
 	_ = os.Remove(filepath.Join(t.dir, t.name))
 	_ = t.f.Close()
+	if !renameOpenFiles {
+		_ = os.Remove(filepath.Join(t.dir, t.name)) // now that it is closed
+	}
 }

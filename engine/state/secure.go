@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -70,9 +69,9 @@ func securePrivate(dir string) error {
 	if err != nil {
 		return fmt.Errorf("state directory: %w", err)
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+	if uid, mismatch := ownerMismatch(fi); mismatch {
 		return fmt.Errorf("state directory %s belongs to uid %d, not to this user (uid %d): another user could change what ostset runs; use your own (--state-dir, OSTSET_STATE_DIR)",
-			dir, st.Uid, os.Geteuid())
+			dir, uid, os.Geteuid())
 	}
 	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if errors.Is(err, fs.ErrNotExist) {

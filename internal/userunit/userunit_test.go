@@ -103,3 +103,19 @@ func TestUserUnitInstallAndUninstall(t *testing.T) {
 		t.Errorf("install with systemctl failing: %v", err)
 	}
 }
+
+// The service reaches the engine the installing command reached: its docker
+// variables, or its --context, which beats DOCKER_HOST as the flag does.
+func TestDockerEnvCarriesTheEngineChoice(t *testing.T) {
+	vars := map[string]string{"DOCKER_HOST": "tcp://h:2376", "DOCKER_TLS_VERIFY": "1", "DOCKER_CONFIG": "/c", "HOME": "/h"}
+	getenv := func(k string) string { return vars[k] }
+	if got, want := strings.Join(DockerEnv("", getenv), " "), "DOCKER_HOST=tcp://h:2376 DOCKER_TLS_VERIFY=1 DOCKER_CONFIG=/c"; got != want {
+		t.Errorf("no --context: %q, want %q", got, want)
+	}
+	if got, want := strings.Join(DockerEnv("colima", getenv), " "), "DOCKER_CONTEXT=colima DOCKER_CONFIG=/c"; got != want {
+		t.Errorf("--context colima: %q, want %q", got, want)
+	}
+	if got := DockerEnv("", func(string) string { return "" }); len(got) != 0 {
+		t.Errorf("nothing set: %q", got)
+	}
+}
