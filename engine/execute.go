@@ -80,6 +80,9 @@ func (c *Controller) apply(ctx context.Context, st *state.State, mu *sync.Mutex,
 		if err == nil {
 			err = c.mountProbe(&spec)
 		}
+		if err == nil {
+			err = c.resolveEnv(&spec)
+		}
 		if err != nil {
 			return err
 		}

@@ -23,6 +23,9 @@ func (c *Controller) createInit(ctx context.Context, st *state.State, mu *sync.M
 	if err == nil {
 		err = c.labelOwner(&spec)
 	}
+	if err == nil {
+		err = c.resolveEnv(&spec)
+	}
 	if err != nil {
 		return err
 	}

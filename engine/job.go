@@ -41,6 +41,9 @@ func (c *Controller) RunJob(ctx context.Context, job config.Set) error {
 		return err
 	}
 	spec.Labels[plan.LabelOwner], spec.Labels[plan.LabelStateDir] = self.ID, self.Dir
+	if err := c.resolveEnv(&spec); err != nil {
+		return err
+	}
 	for _, n := range rs.NetworkNames() {
 		if err := c.ensureNetwork(ctx, n); err != nil {
 			return err

@@ -152,6 +152,9 @@ func (a *app) loadFiles(files []string, lenient bool) ([]config.Set, error) {
 		file, _, _ := strings.Cut(sets[i].Source, ":")
 		absoluteBindSources(&sets[i], filepath.Dir(file))
 	}
+	if err := a.checkEnvValues(sets, configFiles); err != nil {
+		return nil, invalid(err)
+	}
 	if err := state.WriteConfigFiles(configFiles); err != nil {
 		return nil, err
 	}
