@@ -59,6 +59,26 @@ func classifyStart(name string, err error) error {
 	return &engine.PermanentError{Replica: name, Err: err}
 }
 
+// noPoolTexts are the engine's words when it has no subnet left to give a new
+// network: 20.10 says "could not find an available, non-overlapping IPv4
+// address pool among the defaults to assign to the network", later releases
+// "all predefined address pools have been fully subnetted". Only a person
+// frees or adds one.
+var noPoolTexts = []string{"non-overlapping ipv4 address pool", "address pools have been fully subnetted", "no available address pool"}
+
+// classifyNetworkCreate marks err, an error of creating the network name, as
+// an *engine.PermanentError, saying what to do, when the engine has no
+// address pool left: retrying it to the deadline changes nothing.
+func classifyNetworkCreate(name string, err error) error {
+	msg := strings.ToLower(err.Error())
+	for _, t := range noPoolTexts {
+		if strings.Contains(msg, t) {
+			return &engine.PermanentError{Err: fmt.Errorf("%w: Docker has no subnet left in its address pools for network %s: remove unused networks (docker network prune), create the network yourself with a subnet (docker network create --subnet 10.201.0.0/24 %s), or add address pools (default-address-pools in daemon.json)", err, name, name)}
+		}
+	}
+	return err
+}
+
 // portHeldRe finds the host port in the engine's "Bind for 0.0.0.0:21400
 // failed: port is already allocated".
 var portHeldRe = regexp.MustCompile(`Bind for (\S*):(\d+) failed: port is already allocated`)

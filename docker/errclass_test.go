@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -46,5 +47,22 @@ func TestClassifyStart(t *testing.T) {
 		if err.Error() != "pf-0: start: "+tc.err.Error() {
 			t.Errorf("classified error %q lost the engine's words %q", err, tc.err)
 		}
+	}
+}
+
+// A network the engine has no subnet for is not retried to the deadline: the
+// error is permanent and says what to do.
+func TestClassifyNetworkCreate(t *testing.T) {
+	for _, msg := range []string{
+		"could not find an available, non-overlapping IPv4 address pool among the defaults to assign to the network",
+		"all predefined address pools have been fully subnetted",
+	} {
+		err := classifyNetworkCreate("web-net", fmt.Errorf("create network web-net: %w", errors.New("Error response from daemon: "+msg)))
+		if !engine.IsPermanent(err) || !strings.Contains(err.Error(), msg) || !strings.Contains(err.Error(), "docker network prune") || !strings.Contains(err.Error(), "--subnet") {
+			t.Errorf("%q: %v (permanent %v)", msg, err, engine.IsPermanent(err))
+		}
+	}
+	if err := classifyNetworkCreate("web-net", errors.New("Error response from daemon: Cannot connect")); engine.IsPermanent(err) {
+		t.Errorf("%v is permanent", err)
 	}
 }

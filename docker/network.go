@@ -52,7 +52,7 @@ func (r *Runtime) ensureNetwork(ctx context.Context, name string) (string, error
 		Labels: map[string]string{plan.LabelManaged: "true"},
 	})
 	if err != nil {
-		return "", fmt.Errorf("create network %s: %w", name, err)
+		return "", classifyNetworkCreate(name, fmt.Errorf("create network %s: %w", name, err))
 	}
 	return res.ID, nil
 }
