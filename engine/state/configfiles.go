@@ -63,8 +63,14 @@ func writeSharedFile(path string, data []byte, mode os.FileMode) error {
 	if err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	return syncSharedDir(filepath.Dir(path)) // the rename itself survives a power loss
 }
+
+// syncSharedDir is syncDir; a variable for the tests.
+var syncSharedDir = syncDir
 
 // removeOthers removes the regular files under dir that keep does not name:
 // a key removed from the ConfigMap disappears from the volume.
