@@ -7,8 +7,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
+	"github.com/moby/moby/api/types/container"
 
 	"github.com/ostset/ostset/engine"
 )
@@ -77,6 +79,25 @@ func classifyNetworkCreate(name string, err error) error {
 		}
 	}
 	return err
+}
+
+// lostStart says whether err, a start's, is the engine's refusal of a
+// container whose containerd task a lost start left behind (the engine killed
+// during the start): "failed to create task for container: task ID: already
+// exists". The engine answers so to every start after.
+func lostStart(err error) bool {
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "task") && strings.Contains(msg, "already exists")
+}
+
+// createdNeverRun says whether a container's state is created and never run:
+// no process (Pid 0), not running, restarting or paused, and no start time.
+func createdNeverRun(s *container.State) bool {
+	if s == nil || s.Status != container.StateCreated || s.Running || s.Restarting || s.Paused || s.Pid != 0 {
+		return false
+	}
+	started, err := time.Parse(time.RFC3339Nano, s.StartedAt)
+	return s.StartedAt == "" || err == nil && started.Year() <= 1
 }
 
 // portHeldRe finds the host port in the engine's "Bind for 0.0.0.0:21400
