@@ -85,3 +85,18 @@ func TestEnvRefsWithoutValuesAreRefused(t *testing.T) {
 		t.Errorf("%d replicas created", len(f.rt.Created))
 	}
 }
+
+// convert only writes manifests: references whose values this state
+// directory does not keep are written as the secretKeyRef they are.
+func TestConvertKeepsEnvRefsWithoutValues(t *testing.T) {
+	f := newFakeCLI(t)
+	file := filepath.Join(t.TempDir(), "set.yaml")
+	src := "name: web\ntemplate:\n  image: x\n  envRefs:\n    PW: {kind: Secret, name: db-auth, key: password, digest: d}\n"
+	if err := os.WriteFile(file, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := f.run(context.Background(), "convert", "-f", file)
+	if err != nil || !strings.Contains(out, "secretKeyRef:") || !strings.Contains(out, "name: db-auth") {
+		t.Errorf("convert: %v\n%s", err, out)
+	}
+}
