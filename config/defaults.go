@@ -101,7 +101,7 @@ func (s Set) Clone() Set {
 func (t Template) clone() Template {
 	t.Command = slices.Clone(t.Command)
 	t.Args = slices.Clone(t.Args)
-	t.Env = maps.Clone(t.Env)
+	t.Env, t.EnvRefs = maps.Clone(t.Env), maps.Clone(t.EnvRefs)
 	t.Labels = maps.Clone(t.Labels)
 	t.Ports = slices.Clone(t.Ports)
 	t.VolumeMounts = slices.Clone(t.VolumeMounts)

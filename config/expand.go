@@ -58,6 +58,7 @@ func replicaName(set string, ordinal int) string { return fmt.Sprintf("%s-%d", s
 // ports parse), so they cannot differ per replica.
 var fixedFields = map[string]bool{
 	"name":            true,
+	"envRefs":         true,
 	"image":           true,
 	"imagePullPolicy": true,
 	"restartPolicy":   true,

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"strconv"
+
+	"github.com/ostset/ostset/config/envref"
 )
 
 // RevisionSpec is what a revision pins: everything that shapes a replica
@@ -79,19 +81,20 @@ type hashSpec struct {
 }
 
 type hashTemplate struct {
-	Image         string            `json:"image"`
-	Command       []string          `json:"command,omitempty"`
-	Args          []string          `json:"args,omitempty"`
-	Env           map[string]string `json:"env,omitempty"`
-	WorkingDir    string            `json:"workingDir,omitempty"`
-	User          string            `json:"user,omitempty"`
-	Labels        map[string]string `json:"labels,omitempty"`
-	Ports         []hashPort        `json:"ports,omitempty"`
-	Healthcheck   *hashHealthcheck  `json:"healthcheck,omitempty"`
-	VolumeMounts  []hashMount       `json:"volumeMounts,omitempty"`
-	CPUs          string            `json:"cpus,omitempty"`
-	Memory        string            `json:"memory,omitempty"`
-	RestartPolicy string            `json:"restartPolicy,omitempty"`
+	Image         string                `json:"image"`
+	Command       []string              `json:"command,omitempty"`
+	Args          []string              `json:"args,omitempty"`
+	Env           map[string]string     `json:"env,omitempty"`
+	EnvRefs       map[string]envref.Ref `json:"envRefs,omitempty"`
+	WorkingDir    string                `json:"workingDir,omitempty"`
+	User          string                `json:"user,omitempty"`
+	Labels        map[string]string     `json:"labels,omitempty"`
+	Ports         []hashPort            `json:"ports,omitempty"`
+	Healthcheck   *hashHealthcheck      `json:"healthcheck,omitempty"`
+	VolumeMounts  []hashMount           `json:"volumeMounts,omitempty"`
+	CPUs          string                `json:"cpus,omitempty"`
+	Memory        string                `json:"memory,omitempty"`
+	RestartPolicy string                `json:"restartPolicy,omitempty"`
 
 	// Container settings (added after v2: omitempty keeps older hashes).
 	StopSignal string                `json:"stopSignal,omitempty"`
@@ -109,16 +112,17 @@ type hashTemplate struct {
 }
 
 type hashInit struct {
-	Name         string            `json:"name"`
-	Image        string            `json:"image"`
-	Command      []string          `json:"command,omitempty"`
-	Args         []string          `json:"args,omitempty"`
-	Env          map[string]string `json:"env,omitempty"`
-	WorkingDir   string            `json:"workingDir,omitempty"`
-	User         string            `json:"user,omitempty"`
-	VolumeMounts []hashMount       `json:"volumeMounts,omitempty"`
-	CPUs         string            `json:"cpus,omitempty"`
-	Memory       string            `json:"memory,omitempty"`
+	Name         string                `json:"name"`
+	Image        string                `json:"image"`
+	Command      []string              `json:"command,omitempty"`
+	Args         []string              `json:"args,omitempty"`
+	Env          map[string]string     `json:"env,omitempty"`
+	EnvRefs      map[string]envref.Ref `json:"envRefs,omitempty"`
+	WorkingDir   string                `json:"workingDir,omitempty"`
+	User         string                `json:"user,omitempty"`
+	VolumeMounts []hashMount           `json:"volumeMounts,omitempty"`
+	CPUs         string                `json:"cpus,omitempty"`
+	Memory       string                `json:"memory,omitempty"`
 }
 
 type hashUlimit struct {
@@ -178,6 +182,7 @@ func (r RevisionSpec) canonical() hashSpec {
 			Command:       t.Command,
 			Args:          t.Args,
 			Env:           t.Env,
+			EnvRefs:       t.EnvRefs, // the digest of each value: a new value rolls the set
 			WorkingDir:    t.WorkingDir,
 			User:          t.User,
 			Labels:        t.Labels,
@@ -232,6 +237,7 @@ func (r RevisionSpec) canonicalInit(c InitContainer) hashInit {
 		Command:    c.Command,
 		Args:       c.Args,
 		Env:        c.Env,
+		EnvRefs:    c.EnvRefs,
 		WorkingDir: c.WorkingDir,
 		User:       c.User,
 		CPUs:       canonicalQuantity(c.Resources.CPUs, ParseCPUs),

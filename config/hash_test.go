@@ -1,6 +1,8 @@
 package config
 
 import (
+	"github.com/ostset/ostset/config/envref"
+
 	"encoding/json"
 	"reflect"
 	"regexp"
@@ -201,6 +203,12 @@ func TestHashChangesWithTheReplica(t *testing.T) {
 		{name: "image ID", edit: func(*Set) {}, imageID: "sha256:0000000000000000000000000000000000000000000000000000000000000000"},
 		{name: "env value", edit: func(s *Set) { s.Template.Env["SET"] = "other" }},
 		{name: "env key", edit: func(s *Set) { s.Template.Env["NEW"] = "" }},
+		{name: "env ref", edit: func(s *Set) {
+			s.Template.EnvRefs = map[string]envref.Ref{"PW": {Kind: envref.Secret, Name: "db", Key: "pw", Digest: envref.Digest([]byte("a"))}}
+		}},
+		{name: "env ref init", edit: func(s *Set) {
+			s.Template.InitContainers = []InitContainer{{Name: "i", Image: "x", EnvRefs: map[string]envref.Ref{"PW": {Kind: envref.Secret, Name: "db", Key: "pw", Digest: "d"}}}}
+		}},
 		{name: "command", edit: func(s *Set) { s.Template.Command = s.Template.Command[:1] }},
 		{name: "command vs args", edit: func(s *Set) {
 			s.Template.Args = append(s.Template.Command[1:], s.Template.Args...)
@@ -263,9 +271,9 @@ func TestHashCoversEveryField(t *testing.T) {
 		"InitContainer.ImagePullPolicy": true,
 	}
 	hashed := map[reflect.Type][]string{
-		reflect.TypeFor[Template](): {"Image", "Command", "Args", "Env", "WorkingDir", "User", "Labels", "Ports", "Healthcheck", "VolumeMounts", "Resources", "RestartPolicy",
+		reflect.TypeFor[Template](): {"Image", "Command", "Args", "Env", "EnvRefs", "WorkingDir", "User", "Labels", "Ports", "Healthcheck", "VolumeMounts", "Resources", "RestartPolicy",
 			"StopSignal", "ShmSize", "Ulimits", "Sysctls", "Tmpfs", "CapAdd", "CapDrop", "Init", "ExtraHosts", "InitContainers"},
-		reflect.TypeFor[InitContainer]():       {"Name", "Image", "Command", "Args", "Env", "WorkingDir", "User", "VolumeMounts", "Resources"},
+		reflect.TypeFor[InitContainer]():       {"Name", "Image", "Command", "Args", "Env", "EnvRefs", "WorkingDir", "User", "VolumeMounts", "Resources"},
 		reflect.TypeFor[Ulimit]():              {"Soft", "Hard"},
 		reflect.TypeFor[Healthcheck]():         {"Test", "Interval", "Timeout", "Retries", "StartPeriod", "StartInterval"},
 		reflect.TypeFor[Resources]():           {"CPUs", "Memory"},
@@ -400,5 +408,22 @@ func TestHashInitContainers(t *testing.T) {
 		if got := initSpec(s, ids).Hash(); got != base {
 			t.Errorf("%s changed the hash: %s, want %s", tt.name, got, base)
 		}
+	}
+}
+
+// A referenced Secret's new value is a new revision: the replicas get the
+// value when they are created, so only a rollout gives it to them.
+func TestHashChangesWithAReferencedValue(t *testing.T) {
+	hash := func(value string) string {
+		s := validSet()
+		s.Template.EnvRefs = map[string]envref.Ref{"PW": {Kind: envref.Secret, Name: "db", Key: "pw", Digest: envref.Digest([]byte(value))}}
+		return s.RevisionSpec(testImageID).Hash()
+	}
+	one, again := hash("one"), hash("one")
+	if one == hash("two") {
+		t.Error("a new value of the Secret's key did not change the hash")
+	}
+	if one != again {
+		t.Error("the same value hashed differently")
 	}
 }

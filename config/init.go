@@ -6,6 +6,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/ostset/ostset/config/envref"
 )
 
 // InitContainer runs to completion, in order with the others of the template,
@@ -13,16 +15,17 @@ import (
 // sees what the replica sees: its per-ordinal volumes, its OSTSET_* environment
 // and its hostname.
 type InitContainer struct {
-	Name            string            `yaml:"name" json:"name"`
-	Image           string            `yaml:"image" json:"image"`
-	ImagePullPolicy string            `yaml:"imagePullPolicy" json:"imagePullPolicy,omitempty"`
-	Command         []string          `yaml:"command" json:"command,omitempty"`
-	Args            []string          `yaml:"args" json:"args,omitempty"`
-	Env             map[string]string `yaml:"env" json:"env,omitempty"`
-	WorkingDir      string            `yaml:"workingDir" json:"workingDir,omitempty"`
-	User            string            `yaml:"user" json:"user,omitempty"`
-	VolumeMounts    []VolumeMount     `yaml:"volumeMounts" json:"volumeMounts,omitempty"`
-	Resources       Resources         `yaml:"resources" json:"resources,omitzero"`
+	Name            string                `yaml:"name" json:"name"`
+	Image           string                `yaml:"image" json:"image"`
+	ImagePullPolicy string                `yaml:"imagePullPolicy" json:"imagePullPolicy,omitempty"`
+	Command         []string              `yaml:"command" json:"command,omitempty"`
+	Args            []string              `yaml:"args" json:"args,omitempty"`
+	Env             map[string]string     `yaml:"env" json:"env,omitempty"`
+	EnvRefs         map[string]envref.Ref `yaml:"envRefs,omitempty" json:"envRefs,omitempty"` // as Template.EnvRefs
+	WorkingDir      string                `yaml:"workingDir" json:"workingDir,omitempty"`
+	User            string                `yaml:"user" json:"user,omitempty"`
+	VolumeMounts    []VolumeMount         `yaml:"volumeMounts" json:"volumeMounts,omitempty"`
+	Resources       Resources             `yaml:"resources" json:"resources,omitzero"`
 }
 
 // PullPolicy is the init container's imagePullPolicy, IfNotPresent when not
@@ -46,7 +49,7 @@ func (t Template) InitNames() []string {
 func (c InitContainer) clone() InitContainer {
 	c.Command = slices.Clone(c.Command)
 	c.Args = slices.Clone(c.Args)
-	c.Env = maps.Clone(c.Env)
+	c.Env, c.EnvRefs = maps.Clone(c.Env), maps.Clone(c.EnvRefs)
 	c.VolumeMounts = slices.Clone(c.VolumeMounts)
 	return c
 }
@@ -91,6 +94,7 @@ func (v *validator) initContainers(s Set) {
 			v.oneOf(p+".imagePullPolicy", c.ImagePullPolicy, PullIfNotPresent, PullAlways, PullNever)
 		}
 		v.initEnv(p, c.Env)
+		v.envRefs(p, c.Env, c.EnvRefs)
 		v.initMounts(p, c.VolumeMounts, s.VolumeClaimTemplates)
 		if cpus := c.Resources.CPUs; cpus != "" {
 			if _, err := ParseCPUs(cpus); err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ostset/ostset/config/interp"
 	"github.com/ostset/ostset/internal/yamlnode"
 	"go.yaml.in/yaml/v3"
 )
@@ -39,11 +40,11 @@ func interpolateNode(n *yaml.Node, path string, lookup func(string) (string, boo
 		if !strings.Contains(n.Value, "$") {
 			return
 		}
-		in := interpolator{lookup: lookup}
+		in := interpolator(lookup)
 		if unset != nil {
-			in.unset = func(name string) { unset(n, path, name) }
+			in.Unset = func(name string) { unset(n, path, name) }
 		}
-		v, err := in.expand(n.Value)
+		v, err := in.Expand(n.Value)
 		if err != nil {
 			report(n, path, err.Error())
 			return
@@ -66,172 +67,13 @@ func interpolateNode(n *yaml.Node, path string, lookup func(string) (string, boo
 	}
 }
 
-// interpolator expands variables from lookup, and tells unset (if set) about
-// every variable used without a default that is not set.
-type interpolator struct {
-	lookup func(string) (string, bool)
-	unset  func(name string)
+// interpolator expands with lookup, leaving the names with the
+// RuntimePrefix to the container.
+func interpolator(lookup func(string) (string, bool)) interp.Expander {
+	return interp.Expander{Lookup: lookup, Keep: func(name string) bool { return strings.HasPrefix(name, RuntimePrefix) }}
 }
 
-// interpolate expands s with the variables lookup finds; see interpolator.expand.
+// interpolate expands s with the variables lookup finds; see interp.Expander.
 func interpolate(s string, lookup func(string) (string, bool)) (string, error) {
-	return interpolator{lookup: lookup}.expand(s)
+	return interpolator(lookup).Expand(s)
 }
-
-// value looks a variable up for a plain $VAR or ${VAR}, which has no default.
-func (in interpolator) value(name string) string {
-	v, ok := in.lookup(name)
-	if !ok && in.unset != nil {
-		in.unset(name)
-	}
-	return v
-}
-
-// expand expands ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?message},
-// ${VAR?message}, ${VAR:+alternative}, ${VAR+alternative}, $VAR and $$ as docker
-// compose does. Go template actions ({{ ... }}) are copied untouched so that
-// {{ $x := .Ordinal }} survives. A '$' that starts none of these stays literal,
-// and so does a reference to a name with the RuntimePrefix, in any of these
-// forms: the container's shell expands it.
-func (in interpolator) expand(s string) (string, error) {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		if strings.HasPrefix(s[i:], "{{") {
-			if end := strings.Index(s[i+2:], "}}"); end >= 0 {
-				b.WriteString(s[i : i+end+4])
-				i += end + 4
-				continue
-			}
-		}
-		if s[i] != '$' || i+1 == len(s) {
-			b.WriteByte(s[i])
-			i++
-			continue
-		}
-		switch next := s[i+1]; {
-		case next == '$':
-			b.WriteByte('$')
-			i += 2
-		case next == '{':
-			end := closingBrace(s, i+2)
-			if end < 0 {
-				return "", fmt.Errorf("invalid interpolation format in %q: missing '}'", s)
-			}
-			if isRuntimeName(s[i+2 : end]) {
-				b.WriteString(s[i : end+1])
-				i = end + 1
-				continue
-			}
-			v, err := in.substitute(s[i+2 : end])
-			if err != nil {
-				return "", err
-			}
-			b.WriteString(v)
-			i = end + 1
-		case isNameStart(next):
-			j := i + 1
-			for j < len(s) && isNameChar(s[j]) {
-				j++
-			}
-			if name := s[i+1 : j]; isRuntimeName(name) {
-				b.WriteString(s[i:j])
-			} else {
-				b.WriteString(in.value(name))
-			}
-			i = j
-		default:
-			b.WriteByte('$')
-			i++
-		}
-	}
-	return b.String(), nil
-}
-
-// closingBrace returns the index of the '}' closing a "${" whose body starts at
-// from, allowing nested ${...} in defaults.
-func closingBrace(s string, from int) int {
-	depth := 1
-	for i := from; i < len(s); i++ {
-		switch {
-		case strings.HasPrefix(s[i:], "$$"):
-			i++
-		case strings.HasPrefix(s[i:], "${"):
-			depth++
-			i++
-		case s[i] == '}':
-			depth--
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
-// isRuntimeName reports whether expr (a name, or the body of a ${...}) refers to
-// a variable with the RuntimePrefix.
-func isRuntimeName(expr string) bool {
-	return strings.HasPrefix(expr, RuntimePrefix)
-}
-
-// substitute evaluates the body of one ${...}.
-func (in interpolator) substitute(expr string) (string, error) {
-	n := 0
-	if n < len(expr) && isNameStart(expr[n]) {
-		for n < len(expr) && isNameChar(expr[n]) {
-			n++
-		}
-	}
-	if n == 0 {
-		return "", fmt.Errorf("invalid interpolation format: ${%s}", expr)
-	}
-	name, rest := expr[:n], expr[n:]
-	if rest == "" {
-		return in.value(name), nil
-	}
-	value, set := in.lookup(name)
-	op := rest[:1]
-	if op == ":" && len(rest) > 1 {
-		op = rest[:2]
-	}
-	arg := rest[len(op):]
-	var use bool
-	switch op {
-	case ":-":
-		use = value == ""
-	case "-":
-		use = !set
-	case ":+":
-		use = value != ""
-	case "+":
-		use = set
-	case ":?", "?":
-		if (op == "?" && set) || (op == ":?" && value != "") {
-			return value, nil
-		}
-		msg, err := in.expand(arg)
-		if err != nil {
-			return "", err
-		}
-		if msg == "" {
-			return "", fmt.Errorf("required variable %s is missing a value", name)
-		}
-		return "", fmt.Errorf("required variable %s is missing a value: %s", name, msg)
-	default:
-		return "", fmt.Errorf("invalid interpolation format: ${%s}", expr)
-	}
-	switch {
-	case use:
-		return in.expand(arg)
-	case op == ":+" || op == "+":
-		return "", nil
-	default:
-		return value, nil
-	}
-}
-
-func isNameStart(c byte) bool {
-	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
-}
-
-func isNameChar(c byte) bool { return isNameStart(c) || '0' <= c && c <= '9' }

@@ -93,8 +93,9 @@ func TestInterpolateReportsUnset(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var got []string
-		in := interpolator{lookup: lookup, unset: func(name string) { got = append(got, name) }}
-		if _, err := in.expand(tt.in); err != nil {
+		in := interpolator(lookup)
+		in.Unset = func(name string) { got = append(got, name) }
+		if _, err := in.Expand(tt.in); err != nil {
 			t.Errorf("expand(%q): %v", tt.in, err)
 		}
 		if !slices.Equal(got, tt.want) {

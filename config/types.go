@@ -5,7 +5,11 @@
 // them, nor the engine or the Docker SDK.
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/ostset/ostset/config/envref"
+)
 
 // Pod management policies.
 const (
@@ -100,18 +104,21 @@ type RetentionPolicy struct {
 
 // Template is the replica container.
 type Template struct {
-	Image         string            `yaml:"image" json:"image"`
-	Command       []string          `yaml:"command" json:"command,omitempty"`
-	Args          []string          `yaml:"args" json:"args,omitempty"`
-	Env           map[string]string `yaml:"env" json:"env,omitempty"`
-	WorkingDir    string            `yaml:"workingDir" json:"workingDir,omitempty"`
-	User          string            `yaml:"user" json:"user,omitempty"`
-	Labels        map[string]string `yaml:"labels" json:"labels,omitempty"`
-	Ports         []Port            `yaml:"ports" json:"ports,omitempty"`
-	Healthcheck   *Healthcheck      `yaml:"healthcheck" json:"healthcheck,omitempty"`
-	VolumeMounts  []VolumeMount     `yaml:"volumeMounts" json:"volumeMounts,omitempty"`
-	Resources     Resources         `yaml:"resources" json:"resources"`
-	RestartPolicy string            `yaml:"restartPolicy" json:"restartPolicy,omitempty"`
+	Image   string            `yaml:"image" json:"image"`
+	Command []string          `yaml:"command" json:"command,omitempty"`
+	Args    []string          `yaml:"args" json:"args,omitempty"`
+	Env     map[string]string `yaml:"env" json:"env,omitempty"`
+	// EnvRefs are variables whose values are keys of a manifest's Secrets
+	// and ConfigMaps, kept out of the set (see package envref).
+	EnvRefs       map[string]envref.Ref `yaml:"envRefs,omitempty" json:"envRefs,omitempty"`
+	WorkingDir    string                `yaml:"workingDir" json:"workingDir,omitempty"`
+	User          string                `yaml:"user" json:"user,omitempty"`
+	Labels        map[string]string     `yaml:"labels" json:"labels,omitempty"`
+	Ports         []Port                `yaml:"ports" json:"ports,omitempty"`
+	Healthcheck   *Healthcheck          `yaml:"healthcheck" json:"healthcheck,omitempty"`
+	VolumeMounts  []VolumeMount         `yaml:"volumeMounts" json:"volumeMounts,omitempty"`
+	Resources     Resources             `yaml:"resources" json:"resources"`
+	RestartPolicy string                `yaml:"restartPolicy" json:"restartPolicy,omitempty"`
 
 	// ImagePullPolicy stays empty when not written (PullPolicy gives the
 	// default), so that a set stored before the field existed reads the same.

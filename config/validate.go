@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/distribution/reference"
+
+	"github.com/ostset/ostset/config/envref"
 )
 
 // FieldError is one validation problem: the field path as written in the set
@@ -174,6 +176,7 @@ func (v *validator) template(t Template, first, last int) map[string]string {
 			v.add(p, "the OSTSET_ prefix is reserved for the variables ostset sets")
 		}
 	}
+	v.envRefs("template", t.Env, t.EnvRefs)
 	for _, k := range slices.Sorted(maps.Keys(t.Labels)) {
 		switch {
 		case k == "":
@@ -402,4 +405,12 @@ func (v *validator) uniqueMount(mounts map[string]string, p, target string) {
 		return
 	}
 	mounts[target] = p
+}
+
+// envRefs checks the variables of a container (at path p) whose values are
+// keys of a manifest's Secrets and ConfigMaps.
+func (v *validator) envRefs(p string, env map[string]string, refs map[string]envref.Ref) {
+	for _, pr := range envref.Check(env, refs) {
+		v.add(p+".envRefs."+pr.Name, "%s", pr.Message)
+	}
 }

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"github.com/ostset/ostset/config/envref"
+
 	"errors"
 	"reflect"
 	"strings"
@@ -89,6 +91,20 @@ func TestValidateRejects(t *testing.T) {
 		}},
 		{"reserved env", func(s *Set) { s.Template.Env = map[string]string{"OSTSET_NAME": "x"} }, []string{
 			"template.env.OSTSET_NAME: the OSTSET_ prefix is reserved for the variables ostset sets",
+		}},
+		{"env ref", func(s *Set) {
+			s.Template.Env = map[string]string{"PW": "x"}
+			s.Template.EnvRefs = map[string]envref.Ref{
+				"PW":  {Kind: envref.Secret, Name: "db", Key: "pw", Digest: "d"},
+				"K":   {Kind: envref.Secret, Name: "db", Key: "..", Digest: "d"},
+				"N":   {Kind: "Pod", Name: "db", Key: "pw", Digest: "d"},
+				"OBJ": {Kind: envref.ConfigMap, Name: "../x", Key: "pw", Digest: "d"},
+			}
+		}, []string{
+			`template.envRefs.K: key "..": must be letters, digits, '-', '_' and '.', and not . or ..`,
+			`template.envRefs.N: kind "Pod": must be Secret or ConfigMap`,
+			`template.envRefs.OBJ: name "../x": must be a DNS-1123 subdomain (lowercase letters, digits, '-' and '.')`,
+			"template.envRefs.PW: the variable is in env too: it has one value",
 		}},
 		{"bad host IP", func(s *Set) {
 			s.Template.Ports = []Port{{ContainerPort: 80, HostIP: "not-an-ip", Protocol: "tcp"}}

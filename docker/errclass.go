@@ -7,8 +7,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
+	"github.com/moby/moby/api/types/container"
 
 	"github.com/ostset/ostset/engine"
 )
@@ -57,6 +59,45 @@ func classifyStart(name string, err error) error {
 		return err
 	}
 	return &engine.PermanentError{Replica: name, Err: err}
+}
+
+// noPoolTexts are the engine's words when it has no subnet left to give a new
+// network: 20.10 says "could not find an available, non-overlapping IPv4
+// address pool among the defaults to assign to the network", later releases
+// "all predefined address pools have been fully subnetted". Only a person
+// frees or adds one.
+var noPoolTexts = []string{"non-overlapping ipv4 address pool", "address pools have been fully subnetted", "no available address pool"}
+
+// classifyNetworkCreate marks err, an error of creating the network name, as
+// an *engine.PermanentError, saying what to do, when the engine has no
+// address pool left: retrying it to the deadline changes nothing.
+func classifyNetworkCreate(name string, err error) error {
+	msg := strings.ToLower(err.Error())
+	for _, t := range noPoolTexts {
+		if strings.Contains(msg, t) {
+			return &engine.PermanentError{Err: fmt.Errorf("%w: Docker has no subnet left in its address pools for network %s: remove unused networks (docker network prune), create the network yourself with a subnet (docker network create --subnet 10.201.0.0/24 %s), or add address pools (default-address-pools in daemon.json)", err, name, name)}
+		}
+	}
+	return err
+}
+
+// lostStart says whether err, a start's, is the engine's refusal of a
+// container whose containerd task a lost start left behind (the engine killed
+// during the start): "failed to create task for container: task ID: already
+// exists". The engine answers so to every start after.
+func lostStart(err error) bool {
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "task") && strings.Contains(msg, "already exists")
+}
+
+// createdNeverRun says whether a container's state is created and never run:
+// no process (Pid 0), not running, restarting or paused, and no start time.
+func createdNeverRun(s *container.State) bool {
+	if s == nil || s.Status != container.StateCreated || s.Running || s.Restarting || s.Paused || s.Pid != 0 {
+		return false
+	}
+	started, err := time.Parse(time.RFC3339Nano, s.StartedAt)
+	return s.StartedAt == "" || err == nil && started.Year() <= 1
 }
 
 // portHeldRe finds the host port in the engine's "Bind for 0.0.0.0:21400

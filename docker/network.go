@@ -64,7 +64,7 @@ func (r *Runtime) ensureNetwork(ctx context.Context, name string, labels map[str
 		Labels: withManaged(labels),
 	})
 	if err != nil {
-		return "", fmt.Errorf("create network %s: %w", name, err)
+		return "", classifyNetworkCreate(name, fmt.Errorf("create network %s: %w", name, err))
 	}
 	return res.ID, nil
 }

@@ -180,9 +180,26 @@ func (r *Runtime) StartReplica(ctx context.Context, set, id string) error {
 		return err
 	}
 	if _, err := r.cli.ContainerStart(ctx, c.ID, client.ContainerStartOptions{}); err != nil {
-		return r.explainPort(ctx, classifyStart(containerName(c, id), fmt.Errorf("%s: start: %w", containerName(c, id), err)))
+		name := containerName(c, id)
+		err = fmt.Errorf("%s: start: %w", name, err)
+		if lostStart(err) && r.neverRan(ctx, c.ID) {
+			return &engine.LostStartError{Replica: name, Err: err}
+		}
+		return r.explainPort(ctx, classifyStart(name, err))
 	}
 	return nil
+}
+
+// neverRan says whether the engine reports the container, after a failed
+// start, as created and never run: no process, not running, never started.
+// Only such a container is removed for a lost start (engine.LostStartError):
+// one that ran may hold what its process did.
+func (r *Runtime) neverRan(ctx context.Context, id string) bool {
+	res, err := r.cli.ContainerInspect(ctx, id, client.ContainerInspectOptions{})
+	if err != nil {
+		return false
+	}
+	return createdNeverRun(res.Container.State)
 }
 
 // RemoveReplica stops a container of the set, giving it grace to exit after the

@@ -24,6 +24,11 @@ func createOptions(spec plan.ReplicaSpec) (client.ContainerCreateOptions, error)
 		// Docker would pick a random name; ostset finds replicas by name.
 		return client.ContainerCreateOptions{}, fmt.Errorf("replica %q of set %s: name and image are required", spec.Name, spec.Set)
 	}
+	if len(spec.EnvRefs) > 0 {
+		// The controller reads their values; a replica created without them
+		// would start with its Secret's variables missing.
+		return client.ContainerCreateOptions{}, fmt.Errorf("replica %q of set %s: the variables from Secrets and ConfigMaps were not resolved", spec.Name, spec.Set)
+	}
 	labels, err := replicaLabels(spec)
 	if err != nil {
 		return client.ContainerCreateOptions{}, err

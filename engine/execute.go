@@ -80,6 +80,9 @@ func (c *Controller) apply(ctx context.Context, st *state.State, mu *sync.Mutex,
 		if err == nil {
 			err = c.giveFiles(ctx, &spec)
 		}
+		if err == nil {
+			err = c.resolveEnv(&spec)
+		}
 		if err != nil {
 			return err
 		}
@@ -104,10 +107,13 @@ func (c *Controller) apply(ctx context.Context, st *state.State, mu *sync.Mutex,
 		}
 		st.UseVolumes(spec.Volumes, a.Revision, c.now())
 	case plan.ActStart:
-		if err := c.Runtime.StartReplica(ctx, set, a.ID); err != nil {
+		started, err := c.start(ctx, st, a)
+		if err != nil {
 			return err
 		}
-		c.emit(set, a.Name, "%s started", a.Name)
+		if started {
+			c.emit(set, a.Name, "%s started", a.Name)
+		}
 	case plan.ActDelete:
 		if a.Exited {
 			c.keepPrevious(ctx, set, a)

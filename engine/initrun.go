@@ -24,6 +24,9 @@ func (c *Controller) createInit(ctx context.Context, st *state.State, mu *sync.M
 		err = c.labelOwner(&spec)
 	}
 	if err == nil {
+		err = c.resolveEnv(&spec)
+	}
+	if err == nil {
 		err = c.giveFiles(ctx, &spec)
 	}
 	if err != nil {

@@ -77,6 +77,9 @@ func (c *Controller) RunJob(ctx context.Context, job config.Set) error {
 	}
 	spec.Labels[plan.LabelOwner], spec.Labels[plan.LabelStateDir] = self.ID, self.Dir
 	spec.Labels[plan.LabelJob] = "true"
+	if err := c.resolveEnv(&spec); err != nil {
+		return err
+	}
 	if err := c.giveFiles(ctx, &spec); err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/config/envref"
 )
 
 // NameLabel is the label that ties an exported StatefulSet, its pods and its
@@ -292,7 +293,19 @@ func (e *exporter) runtimeEnv() []kubeEnv {
 	}
 }
 
-func fieldRef(path string) *kubeEnvFrom { return &kubeEnvFrom{FieldRef: kubeFieldRef{FieldPath: path}} }
+func fieldRef(path string) *kubeEnvFrom {
+	return &kubeEnvFrom{FieldRef: &kubeFieldRef{FieldPath: path}}
+}
+
+// keyRef writes a variable from a key of a Secret or ConfigMap as the
+// reference it is: the value is the cluster's, not the export's.
+func keyRef(name string, r envref.Ref) kubeEnv {
+	ref := &kubeKeyRef{Name: r.Name, Key: r.Key}
+	if r.Kind == envref.ConfigMap {
+		return kubeEnv{Name: name, ValueFrom: &kubeEnvFrom{ConfigMapKeyRef: ref}}
+	}
+	return kubeEnv{Name: name, ValueFrom: &kubeEnvFrom{SecretKeyRef: ref}}
+}
 
 // containerParts are what the main and the init containers share.
 type containerParts struct {
@@ -300,6 +313,7 @@ type containerParts struct {
 	command    []string
 	args       []string
 	env        map[string]string
+	envRefs    map[string]envref.Ref
 	workingDir string
 	user       string
 	resources  config.Resources
@@ -345,6 +359,9 @@ func (e *exporter) container(name, image, pull string, p containerParts, keep bo
 		c.WorkingDir = p.workingDir
 	}
 	c.Env = e.runtimeEnv()
+	for _, k := range slices.Sorted(maps.Keys(p.envRefs)) {
+		c.Env = append(c.Env, keyRef(k, p.envRefs[k]))
+	}
 	for _, k := range slices.Sorted(maps.Keys(p.env)) {
 		env, ok := e.envVar(p.path+".env."+k, k, p.env[k])
 		if !ok {
@@ -511,7 +528,7 @@ func (e *exporter) mainContainer() kubeContainer {
 		name = k.Container
 	}
 	c, _ := e.container(name, t.Image, t.ImagePullPolicy, containerParts{
-		path: "template", command: t.Command, args: t.Args, env: t.Env,
+		path: "template", command: t.Command, args: t.Args, env: t.Env, envRefs: t.EnvRefs,
 		workingDir: t.WorkingDir, user: t.User, resources: t.Resources, mounts: t.VolumeMounts,
 	}, true)
 	c.Ports = e.ports()
@@ -529,7 +546,7 @@ func (e *exporter) initContainers() []kubeContainer {
 	exact := true
 	for i, ic := range e.set.Template.InitContainers {
 		c, ok := e.container(ic.Name, ic.Image, ic.ImagePullPolicy, containerParts{
-			path: fmt.Sprintf("template.initContainers[%d]", i), command: ic.Command, args: ic.Args, env: ic.Env,
+			path: fmt.Sprintf("template.initContainers[%d]", i), command: ic.Command, args: ic.Args, env: ic.Env, envRefs: ic.EnvRefs,
 			workingDir: ic.WorkingDir, user: ic.User, resources: ic.Resources, mounts: ic.VolumeMounts,
 		}, false)
 		exact = exact && ok

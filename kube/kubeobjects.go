@@ -92,7 +92,14 @@ type kubeEnv struct {
 }
 
 type kubeEnvFrom struct {
-	FieldRef kubeFieldRef `yaml:"fieldRef"`
+	FieldRef        *kubeFieldRef `yaml:"fieldRef,omitempty"`
+	ConfigMapKeyRef *kubeKeyRef   `yaml:"configMapKeyRef,omitempty"`
+	SecretKeyRef    *kubeKeyRef   `yaml:"secretKeyRef,omitempty"`
+}
+
+type kubeKeyRef struct {
+	Name string `yaml:"name"`
+	Key  string `yaml:"key"`
 }
 
 type kubeFieldRef struct {

@@ -22,6 +22,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/config/envref"
 	"github.com/ostset/ostset/internal/yamlnode"
 )
 
@@ -924,8 +925,10 @@ type containerFields struct {
 	Image, ImagePullPolicy, WorkingDir, User string
 	Command, Args                            []string
 	Env                                      map[string]string
+	EnvRefs                                  map[string]envref.Ref
 	Resources                                config.Resources
 	setPath                                  string
+	secretVars                               map[string]bool // the variables EnvRefs has from a Secret
 }
 
 // container maps what every container has. env values and command and
@@ -944,6 +947,7 @@ func (p *mapper) container(c *node, setPath, podUser string) containerFields {
 	for _, field := range []string{"command", "args"} {
 		items := c.strings(field)
 		for i := range items {
+			p.secretUse(c.get(field), fmt.Sprintf("%s[%d]", c.at(field), i), items[i], f.secretVars)
 			items[i] = expandKubeRefs(items[i], defined)
 		}
 		if field == "command" {
@@ -988,17 +992,25 @@ func (p *mapper) env(c *node, f *containerFields) map[string]string {
 	for _, e := range c.list("env") {
 		name := e.str("name")
 		var value string
+		var ref *envref.Ref
 		if vf := e.child("valueFrom"); vf != nil {
-			v, ok := p.valueFrom(vf)
+			v, r, ok := p.valueFrom(vf)
 			if !ok {
 				e.seen["value"] = true
 				continue
 			}
-			value = v
+			value, ref = v, r
 		} else {
+			p.secretUse(e.get("value"), e.at("value"), e.str("value"), f.secretVars)
 			value = expandKubeRefs(e.str("value"), defined)
 		}
 		e.rest()
+		if ref != nil {
+			p.envRef(f, name, *ref, value, e.n.Line, defined)
+			continue
+		}
+		delete(f.EnvRefs, name)
+		delete(f.secretVars, name)
 		if want, isRuntime := runtime[name]; isRuntime && p.runtimeVar(name, value) {
 			defined[name] = want // ostset sets it in every replica
 			continue
@@ -1031,8 +1043,9 @@ func (p *mapper) runtimeVar(name, value string) bool {
 
 // valueFrom maps the pod fields that a replica has: its name, its ordinal
 // (the pod-index label) and its namespace, and keys of the ConfigMaps and
-// Secrets in these files.
-func (p *mapper) valueFrom(vf *node) (string, bool) {
+// Secrets in these files, which stay references (ref, with the key's value,
+// not escaped, as the value).
+func (p *mapper) valueFrom(vf *node) (string, *envref.Ref, bool) {
 	if fr := vf.child("fieldRef"); fr != nil {
 		fr.str("apiVersion")
 		field := fr.str("fieldPath")
@@ -1040,18 +1053,18 @@ func (p *mapper) valueFrom(vf *node) (string, bool) {
 		vf.rest()
 		switch field {
 		case "metadata.name":
-			return "{{.Name}}", true
+			return "{{.Name}}", nil, true
 		case "metadata.labels['" + PodIndexLabel + "']":
-			return "{{.Ordinal}}", true
+			return "{{.Ordinal}}", nil, true
 		case "metadata.namespace":
 			ns := p.ns
 			if ns == "" {
 				ns = "default"
 			}
-			return escapeTemplate(ns), true
+			return escapeTemplate(ns), nil, true
 		}
 		p.k.fail(p.file, fr.n, fr.at("fieldPath"), fmt.Sprintf("%q: a replica knows its metadata.name, metadata.namespace and pod-index label only", field))
-		return "", false
+		return "", nil, false
 	}
 	for _, src := range []struct{ key, kind string }{{"configMapKeyRef", "ConfigMap"}, {"secretKeyRef", "Secret"}} {
 		ref := vf.child(src.key)
@@ -1066,20 +1079,20 @@ func (p *mapper) valueFrom(vf *node) (string, bool) {
 			if !optional {
 				p.k.fail(p.file, ref.n, ref.path, fmt.Sprintf("%s %q is not in these files", src.kind, obj))
 			}
-			return "", false
+			return "", nil, false
 		}
 		d.used = true
 		data, err := objectData(d)
 		if b, ok := data[key]; err == nil && ok {
-			return escapeTemplate(string(b)), true
+			return string(b), &envref.Ref{Kind: src.kind, Name: obj, Key: key}, true
 		}
 		if !optional {
 			p.k.fail(p.file, ref.n, ref.at("key"), fmt.Sprintf("%s %q has no key %q", src.kind, obj, key))
 		}
-		return "", false
+		return "", nil, false
 	}
 	vf.rest()
-	return "", false
+	return "", nil, false
 }
 
 // limits maps resources.limits cpu and memory.
@@ -1113,7 +1126,7 @@ func (p *mapper) mainContainer(c *node, podUser string) {
 	f := p.container(c, "template", podUser)
 	t := &p.set.Template
 	t.Image, t.ImagePullPolicy, t.WorkingDir, t.User = f.Image, f.ImagePullPolicy, f.WorkingDir, f.User
-	t.Command, t.Args, t.Env, t.Resources = f.Command, f.Args, f.Env, f.Resources
+	t.Command, t.Args, t.Env, t.EnvRefs, t.Resources = f.Command, f.Args, f.Env, f.EnvRefs, f.Resources
 	p.names.Container = mapValueString(c.n, "name")
 	named := map[string]int{}
 	for i, port := range c.list("ports") {
@@ -1151,7 +1164,7 @@ func (p *mapper) initContainer(i int, c *node, podUser string) {
 	p.mark(setPath+".name", c.line("name"))
 	f := p.container(c, setPath, podUser)
 	ic.Image, ic.ImagePullPolicy, ic.WorkingDir, ic.User = f.Image, f.ImagePullPolicy, f.WorkingDir, f.User
-	ic.Command, ic.Args, ic.Env, ic.Resources = f.Command, f.Args, f.Env, f.Resources
+	ic.Command, ic.Args, ic.Env, ic.EnvRefs, ic.Resources = f.Command, f.Args, f.Env, f.EnvRefs, f.Resources
 	c.unsupported("restartPolicy", "a sidecar init container is not supported: ostset runs one container per replica")
 	for _, m := range c.list("volumeMounts") {
 		if mount, ok := p.mount(m, setPath); ok {

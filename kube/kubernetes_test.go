@@ -413,12 +413,15 @@ containers:
 - {name: a, image: x:1, env: [{name: K, valueFrom: {configMapKeyRef: {name: cfg, key: k}}}]}`))
 	b := write("b.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {k: v}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {clusterIP: None}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: other}\nspec: {clusterIP: None}\n---\nname: plain\ntemplate: {image: y}\n")
 	var warnings []string
-	sets, _, err := config.Loader{Manifests: Manifests{}, Lenient: true, Warn: func(m string) { warnings = append(warnings, m) }}.LoadFiles([]string{a, b})
+	sets, files, err := config.Loader{Manifests: Manifests{}, Lenient: true, Warn: func(m string) { warnings = append(warnings, m) }}.LoadFiles([]string{a, b})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sets) != 2 || sets[0].Name != "plain" || sets[1].Name != "web" || sets[1].Template.Env["K"] != "v" {
+	if len(sets) != 2 || sets[0].Name != "plain" || sets[1].Name != "web" || sets[1].Template.EnvRefs["K"].Key != "k" || sets[1].Template.EnvRefs["K"].Name != "cfg" {
 		t.Fatalf("sets = %+v", sets)
+	}
+	if len(files) != 1 || string(files[0].Data) != "v" {
+		t.Fatalf("files = %+v, want the key's value", files)
 	}
 	want := []string{
 		a + `:9: spec.template.spec.nodeSelector: scheduling: ostset runs every replica on one Docker host (ignored: --lenient)`,

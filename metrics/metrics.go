@@ -5,6 +5,7 @@ package metrics
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/pprof"
@@ -36,6 +37,14 @@ type Daemon struct {
 
 	mu       sync.Mutex
 	setState map[string]string // set -> its state label
+	// engineGone is why the engine cannot be reached, since when; nil while
+	// it can (or before the daemon first tried).
+	engineGone *goneEngine
+}
+
+type goneEngine struct {
+	since time.Time
+	err   error
 }
 
 var _ daemon.Metrics = (*Daemon)(nil)
@@ -150,13 +159,40 @@ func (d *Daemon) Forget(set string) {
 	d.reconciles.DeletePartialMatch(prometheus.Labels{"set": set})
 }
 
+// EngineGone implements daemon.Metrics.
+func (d *Daemon) EngineGone(err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch {
+	case err == nil:
+		d.engineGone = nil
+	case d.engineGone == nil:
+		d.engineGone = &goneEngine{since: time.Now(), err: err}
+	default:
+		d.engineGone.err = err
+	}
+}
+
+// healthz answers 200 "ok" while the daemon can do its job, and 503 with the
+// reason while it cannot: the engine is gone, so no set is kept converged.
+func (d *Daemon) healthz(w http.ResponseWriter, _ *http.Request) {
+	d.mu.Lock()
+	gone := d.engineGone
+	d.mu.Unlock()
+	if gone != nil {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprintf(w, "docker engine gone for %s: %v\n", time.Since(gone.since).Round(time.Second), gone.err)
+		return
+	}
+	_, _ = w.Write([]byte("ok\n"))
+}
+
 // Handler serves /metrics and /healthz, and /debug/pprof/ if Profiling is set.
 func (d *Daemon) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(d.Registry, promhttp.HandlerOpts{}))
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
-		_, _ = w.Write([]byte("ok\n"))
-	})
+	mux.HandleFunc("/healthz", d.healthz)
 	if d.Profiling {
 		mux.HandleFunc("/debug/pprof/", pprof.Index) // the named profiles: heap, goroutine, allocs…
 		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -167,5 +168,27 @@ func TestProfilingOptIn(t *testing.T) {
 	}
 	if code, _ := get(m.Handler(), "/metrics"); code != http.StatusOK {
 		t.Errorf("/metrics with Profiling: status %d", code)
+	}
+}
+
+// /healthz answers 503 with the reason while the engine is gone: the daemon
+// runs but keeps nothing converged; 200 again once the engine is back.
+func TestHealthzWhileTheEngineIsGone(t *testing.T) {
+	m := New()
+	get := func() (int, string) {
+		rec := httptest.NewRecorder()
+		m.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+		return rec.Code, rec.Body.String()
+	}
+	if code, body := get(); code != http.StatusOK || body != "ok\n" {
+		t.Errorf("before: %d %q", code, body)
+	}
+	m.EngineGone(errors.New("Cannot connect to the Docker daemon at unix:///var/run/docker.sock"))
+	if code, body := get(); code != http.StatusServiceUnavailable || !strings.Contains(body, "docker engine gone") || !strings.Contains(body, "Cannot connect to the Docker daemon") {
+		t.Errorf("engine gone: %d %q", code, body)
+	}
+	m.EngineGone(nil)
+	if code, body := get(); code != http.StatusOK || body != "ok\n" {
+		t.Errorf("engine back: %d %q", code, body)
 	}
 }

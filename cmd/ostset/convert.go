@@ -53,7 +53,7 @@ yaml, as set files.`,
 				for _, j := range p.Jobs {
 					a.warn(j.Name + ": runs once per up (service_completed_successfully), not as a set: left out")
 				}
-			} else if sets, err = a.loadFiles(files, lenient); err != nil {
+			} else if sets, err = a.loadFiles(files, lenient, false); err != nil {
 				return err
 			}
 			if output == "yaml" {

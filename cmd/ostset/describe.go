@@ -103,7 +103,7 @@ func (a *app) describe(st state.State, s plan.Status, events []state.Event, d da
 
 	fmt.Fprintln(w, "Spec:")
 	var node yaml.Node
-	if err := node.Encode(st.Spec); err != nil {
+	if err := node.Encode(present.DescribedSpec(st.Spec)); err != nil {
 		return err
 	}
 	dropEmpty(&node)

@@ -140,7 +140,9 @@ func (a *app) printSets(rows []live.SetRow, output string) error {
 
 func (a *app) printReplicas(s plan.Status, st state.State, output string) error {
 	if output == "json" || output == "yaml" {
-		return present.PrintStructured(a.stdout, output, s.Containers)
+		// Every desired ordinal, as the table lists them: one without a
+		// container (pending, failed, its init containers running) too.
+		return present.PrintStructured(a.stdout, output, live.ReplicaObjects(s))
 	}
 	now := time.Now()
 	rows := live.ReplicaRows(s, st, now)

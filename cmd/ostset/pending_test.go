@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/engine/state"
 )
@@ -46,5 +48,19 @@ func TestGetPending(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "port is already allocated (refused 12s ago; next try in 48s)") {
 		t.Errorf("get of a refusal with its times:\n%s", out.String())
+	}
+	for _, format := range []string{"json", "yaml"} {
+		out.Reset()
+		if err := a.printReplicas(s, state.State{}, format); err != nil {
+			t.Fatal(err)
+		}
+		var got []plan.ContainerStatus
+		if err := yaml.Unmarshal(out.Bytes(), &got); err != nil {
+			t.Fatalf("%v\n%s", err, out.String())
+		}
+		if len(got) != 3 || got[1].Name != "web-1" || got[1].State != "failed" || !strings.Contains(got[1].Reason, "port is already allocated") ||
+			got[2].Name != "web-2" || got[2].State != "pending" {
+			t.Errorf("get -o %s lacks the ordinals without a container:\n%s", format, out.String())
+		}
 	}
 }

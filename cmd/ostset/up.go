@@ -99,7 +99,7 @@ func newUpCmd(a *app) *cobra.Command {
 				}
 				return a.upCompose(cmd, files, cf, lenient, adopt, build, w)
 			}
-			sets, err := a.loadFiles(files, lenient)
+			sets, err := a.loadFiles(files, lenient, true)
 			if err == nil {
 				err = a.checkOwners(sets, nil)
 			}
@@ -142,8 +142,9 @@ func newUpCmd(a *app) *cobra.Command {
 // not set and what a Kubernetes manifest loses; bind-mount sources are made
 // absolute relative to the file that names them. The files of the
 // StatefulSets' ConfigMap and Secret volumes are written under the state
-// directory.
-func (a *app) loadFiles(files []string, lenient bool) ([]config.Set, error) {
+// directory. run: the sets are to run here, so the values of their variables
+// from Secrets and ConfigMaps must be there (see checkEnvValues).
+func (a *app) loadFiles(files []string, lenient, run bool) ([]config.Set, error) {
 	configDir := a.store().ConfigDir()
 	loader := config.Loader{LookupEnv: os.LookupEnv, Warn: a.warn, Lenient: lenient, ConfigDir: configDir, Manifests: kube.Manifests{}}
 	sets, configFiles, err := loader.LoadFiles(files)
@@ -153,6 +154,9 @@ func (a *app) loadFiles(files []string, lenient bool) ([]config.Set, error) {
 	for i := range sets {
 		file, _, _ := strings.Cut(sets[i].Source, ":")
 		absoluteBindSources(&sets[i], filepath.Dir(file))
+	}
+	if err := a.store().CheckEnvValues(sets, configFiles); run && err != nil {
+		return nil, invalid(err)
 	}
 	if err := a.store().WriteConfigFiles(configFiles); err != nil {
 		return nil, err

@@ -56,6 +56,9 @@ type Metrics interface {
 	RuntimeError(op string)
 	// Forget: the set is gone from the store.
 	Forget(set string)
+	// EngineGone: the engine cannot be reached (err, the reason), or is back
+	// (nil).
+	EngineGone(err error)
 }
 
 // setState is what the daemon keeps per set between passes.
@@ -162,7 +165,11 @@ func (d *Daemon) stateChanged(name string) {
 func (d *Daemon) watchEvents(ctx context.Context) {
 	log := d.log()
 	backoff := time.Duration(0)
-	var link engineLink
+	link := engineLink{tell: func(err error) {
+		if d.Metrics != nil {
+			d.Metrics.EngineGone(err)
+		}
+	}}
 	for ctx.Err() == nil {
 		events, err := d.Events.WatchSets(ctx)
 		if err != nil {

@@ -3,6 +3,7 @@ package daemon_test
 import (
 	"context"
 	"maps"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -282,8 +283,9 @@ func TestDaemonStops(t *testing.T) {
 }
 
 type countMetrics struct {
-	mu sync.Mutex
-	c  counts
+	mu   sync.Mutex
+	c    counts
+	gone []error // what EngineGone was told, in order
 }
 
 type counts struct {
@@ -327,6 +329,18 @@ func (m *countMetrics) RuntimeError(string) {
 }
 
 func (m *countMetrics) Forget(string) {}
+
+func (m *countMetrics) EngineGone(err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.gone = append(m.gone, err)
+}
+
+func (m *countMetrics) engineGone() []error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.gone)
+}
 
 // awaitCondition polls cond until it holds, failing after a generous deadline.
 func awaitCondition(t *testing.T, cond func() bool) {

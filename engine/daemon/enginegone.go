@@ -11,10 +11,16 @@ import (
 // once, keeps running and retrying, and says when the engine is back.
 type engineLink struct {
 	goneSince time.Time
+	// tell, if set, is told each change (err: gone, why; nil: back), for
+	// the health check.
+	tell func(err error)
 }
 
 // failed: the subscription could not be opened.
 func (l *engineLink) failed(log *slog.Logger, err error, retryIn time.Duration) {
+	if l.tell != nil {
+		l.tell(err)
+	}
 	if l.goneSince.IsZero() {
 		l.goneSince = time.Now()
 		log.Warn("docker engine gone: the daemon keeps running and reconnects once the engine answers", "err", err)
@@ -25,6 +31,9 @@ func (l *engineLink) failed(log *slog.Logger, err error, retryIn time.Duration) 
 
 // opened: the subscription is open.
 func (l *engineLink) opened(log *slog.Logger) {
+	if !l.goneSince.IsZero() && l.tell != nil {
+		l.tell(nil)
+	}
 	if !l.goneSince.IsZero() {
 		log.Info("docker engine back", "after", time.Since(l.goneSince).Round(100*time.Millisecond))
 		l.goneSince = time.Time{}

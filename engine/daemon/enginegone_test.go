@@ -61,7 +61,8 @@ func TestDaemonSaysTheEngineIsGoneAndBack(t *testing.T) {
 	var out lockedBuffer
 	c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}, Poll: time.Hour,
 		Log: slog.New(slog.NewTextHandler(&out, nil))}
-	d := &daemon.Daemon{Controller: c, Events: ev, Resync: time.Hour}
+	m := &countMetrics{}
+	d := &daemon.Daemon{Controller: c, Events: ev, Resync: time.Hour, Metrics: m}
 	store := c.Store // Run sets the controller's store's Saved hook: the test writes through a copy
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -85,6 +86,10 @@ func TestDaemonSaysTheEngineIsGoneAndBack(t *testing.T) {
 	if strings.Contains(log, "docker engine back") {
 		t.Errorf("said the engine is back while it is gone:\n%s", log)
 	}
+	// The health check is told, with the reason.
+	if gone := m.engineGone(); len(gone) == 0 || gone[len(gone)-1] == nil {
+		t.Errorf("the metrics were told %v while the engine is gone", gone)
+	}
 	select {
 	case err := <-done:
 		t.Fatalf("the daemon ended while the engine was gone: %v", err)
@@ -93,5 +98,8 @@ func TestDaemonSaysTheEngineIsGoneAndBack(t *testing.T) {
 
 	ev.restore()
 	awaitCondition(t, func() bool { return strings.Contains(out.String(), "docker engine back") })
+	if gone := m.engineGone(); gone[len(gone)-1] != nil {
+		t.Errorf("the metrics were told %v after the engine came back", gone)
+	}
 	awaitCondition(t, func() bool { return len(running(rt)) == 2 })
 }

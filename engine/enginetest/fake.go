@@ -81,6 +81,9 @@ type Runtime struct {
 	InitOutput map[string][]string
 	// Output is what LogTail returns for replica containers, by name.
 	Output map[string][]string
+	// lostStart holds the IDs of containers whose start the engine lost
+	// (see LoseStart).
+	lostStart map[string]bool
 }
 
 // New returns an empty runtime.
@@ -257,6 +260,10 @@ func (r *Runtime) StartReplica(ctx context.Context, _, id string) error {
 		if c.ID == id {
 			if err := engine.CheckOwner(ctx, c.Owner); err != nil {
 				return fmt.Errorf("refusing to start container %s: %w", name, err)
+			}
+			if r.lostStart[id] {
+				r.record("start %s refused: task already exists", name)
+				return &engine.LostStartError{Replica: name, Err: fmt.Errorf("%s: start: failed to create task for container: task %s: already exists: unknown", name, id)}
 			}
 			c.State = plan.StateRunning
 			r.containers[name] = c
@@ -449,6 +456,23 @@ func (r *Runtime) Exit(name string) {
 	c := r.containers[name]
 	c.State = plan.StateExited
 	r.containers[name] = c
+}
+
+// LoseStart leaves a container created and never run, with a start the
+// engine lost: every start of it fails as the Docker runtime reports it (an
+// *engine.LostStartError), as after the engine was killed during its start.
+// It returns the container's ID.
+func (r *Runtime) LoseStart(name string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.containers[name]
+	c.State, c.Health = plan.StateCreated, ""
+	r.containers[name] = c
+	if r.lostStart == nil {
+		r.lostStart = map[string]bool{}
+	}
+	r.lostStart[c.ID] = true
+	return c.ID
 }
 
 // SetHealth sets a replica's health status, as its healthcheck would.

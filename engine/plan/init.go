@@ -122,6 +122,7 @@ func RenderInit(set config.Set, revision string, spec config.RevisionSpec, ordin
 		Entrypoint:  c.Command,
 		Cmd:         c.Args,
 		Env:         replicaEnv(c.Env, set.Name, ordinal, replica, spec.ServiceName),
+		EnvRefs:     c.EnvRefs,
 		WorkingDir:  c.WorkingDir,
 		User:        c.User,
 		Labels:      labels,

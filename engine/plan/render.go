@@ -31,6 +31,7 @@ func Render(set config.Set, revision string, spec config.RevisionSpec, ordinal i
 		Entrypoint:  t.Command,
 		Cmd:         t.Args,
 		Env:         replicaEnv(t.Env, set.Name, ordinal, name, spec.ServiceName),
+		EnvRefs:     t.EnvRefs,
 		WorkingDir:  t.WorkingDir,
 		User:        t.User,
 		Labels:      replicaLabels(t.Labels, set.Name, ordinal, revision),

@@ -37,6 +37,9 @@ type world struct {
 	// as State.CrashLoops keeps it: noted when a plan removes an exited
 	// replica, dropped once the ordinal has a replica or leaves the range).
 	restarting map[int]bool
+	// fair: the world behaves (the convergence phase): no process dies
+	// between an init container's create and its start.
+	fair bool
 }
 
 // settle drops the records of condemned ordinals that the world no longer
@@ -149,8 +152,13 @@ func (w *world) apply(t *rapid.T, p Plan, fail func() bool) {
 				t.Fatalf("%s: the container exists", a)
 			}
 			w.nextID++
-			// A process that stops between create and start leaves it created.
-			state := rapid.SampledFrom([]string{StateRunning, StateRunning, StateRunning, StateCreated}).Draw(t, "init state")
+			// A process that stops between create and start leaves it created;
+			// not in a fair world, where each such death would cost a removal
+			// and a create more, without end.
+			state := StateRunning
+			if !w.fair {
+				state = rapid.SampledFrom([]string{StateRunning, StateRunning, StateRunning, StateCreated}).Draw(t, "init state")
+			}
 			w.inits[a.Name] = InitContainer{ID: fmt.Sprint(w.nextID), Name: a.Name, Ordinal: a.Ordinal, Init: a.Init,
 				Revision: a.Revision, State: state, Created: w.now}
 			w.volumes[a.Ordinal] = Volume{Name: "data-" + ReplicaName(w.set.Name, a.Ordinal), Ordinal: a.Ordinal}
@@ -507,7 +515,12 @@ func TestSimulation(t *testing.T) {
 			w.churnInits(t, false)
 		}
 		w.theirs = Observed{}
+		w.fair = true
 		// Each ordinal may need a step per init container, and a removal of each leftover.
+		// Over 100,000 runs the slowest took 0.42 of it. (It once failed
+		// rarely: the fair phase left an init container created but never
+		// started with probability 1/4 at every create, each costing two
+		// steps more, without end.)
 		bound := 8*(len(w.replicas)+w.set.DesiredReplicas()) + 2*len(w.inits) + 10
 		for i := 0; ; i++ {
 			p := MakePlan(w.input())

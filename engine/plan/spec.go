@@ -3,6 +3,7 @@ package plan
 import (
 	"time"
 
+	"github.com/ostset/ostset/config/envref"
 	"github.com/ostset/ostset/volumes"
 )
 
@@ -20,6 +21,10 @@ type ReplicaSpec struct {
 	Entrypoint []string
 	Cmd        []string
 	Env        []string // KEY=value, sorted
+	// EnvRefs are the variables whose values the controller reads from the
+	// state directory and adds to Env just before the create: a plan never
+	// holds a Secret's value.
+	EnvRefs    map[string]envref.Ref
 	WorkingDir string
 	User       string
 	Labels     map[string]string // user labels plus the io.ostset.* labels

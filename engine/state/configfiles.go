@@ -147,6 +147,20 @@ func writeInRoot(root *os.Root, name string, data []byte) error {
 	}
 	if err != nil {
 		_ = root.Remove(tmp)
+		return err
+	}
+	return syncSharedDir(root, filepath.Dir(name)) // the rename itself survives a power loss
+}
+
+// syncSharedDir syncs a directory of root; a variable for the tests.
+var syncSharedDir = func(root *os.Root, dir string) error {
+	d, err := root.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
 	}
 	return err
 }

@@ -37,8 +37,9 @@ func (s Store) HoldDaemon() (release func(), err error) {
 		}
 		return nil, fmt.Errorf("daemon lock: %w", err)
 	}
-	if f.Truncate(0) == nil {
-		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())), 0)
+	if err := writePid(f); err != nil {
+		_ = f.Close() // unlocks: a daemon the CLI cannot see must not run
+		return nil, fmt.Errorf("daemon lock: write pid: %w (%s)", err, s.daemonFile())
 	}
 	return func() {
 		_ = f.Truncate(0)

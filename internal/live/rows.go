@@ -131,10 +131,10 @@ func ReplicaRows(s plan.Status, st state.State, now time.Time) []ReplicaRow {
 	return rows
 }
 
-// replicaObjects are the JSON objects of get SET -o json -w, in the order of
-// ReplicaRows: each replica's status, and for an ordinal without a replica
+// ReplicaObjects are the JSON objects of get SET -o json (-w: one a line), in
+// the order of ReplicaRows: each replica's status, and for an ordinal without a replica
 // container (init containers running, pending, failed) the same fields.
-func replicaObjects(s plan.Status) []plan.ContainerStatus {
+func ReplicaObjects(s plan.Status) []plan.ContainerStatus {
 	out := slices.Clone(s.Containers)
 	for _, i := range s.Initializing {
 		out = append(out, plan.ContainerStatus{Name: i.Replica, Ordinal: i.Ordinal, Revision: i.Revision,

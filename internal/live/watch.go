@@ -156,7 +156,7 @@ func watchReplicas(ctx context.Context, c *engine.Controller, w *watchWriter, se
 	now := time.Now()
 	header := ReplicaHeader(output)
 	ageAt := slices.Index(header, "AGE")
-	objects := replicaObjects(status)
+	objects := ReplicaObjects(status)
 	current := map[string]bool{}
 	for i, r := range ReplicaRows(status, st, now) {
 		current[r.Name] = true

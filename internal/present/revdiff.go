@@ -38,6 +38,12 @@ func RevisionChanges(prev, cur config.RevisionSpec) []string {
 			out = append(out, "restarted")
 		case k == "image":
 			out = append(out, "image "+before+" -> "+sameRepo(before, after))
+		case isValueDigest(k):
+			// A digest of a Secret's value says nothing to a reader, and
+			// must not help one guess the value.
+			if had && has {
+				out = append(out, strings.TrimSuffix(k, ".digest")+" value changed")
+			}
 		case !had:
 			out = append(out, k+" "+after+" (added)")
 		case !has:
@@ -94,4 +100,10 @@ func flatten(prefix string, v any, out map[string]string) {
 		data, _ := json.Marshal(t)
 		out[prefix] = string(data)
 	}
+}
+
+// isValueDigest says whether a flattened field is the digest of a value a
+// variable takes from a Secret or ConfigMap (envRefs.NAME.digest).
+func isValueDigest(k string) bool {
+	return strings.HasSuffix(k, ".digest") && (strings.HasPrefix(k, "envRefs.") || strings.Contains(k, ".envRefs."))
 }

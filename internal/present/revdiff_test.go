@@ -2,9 +2,11 @@ package present
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/config/envref"
 )
 
 // rollout history says what changed in each revision, not only the command.
@@ -25,5 +27,25 @@ func TestRevisionChanges(t *testing.T) {
 	want = []string{"image ostset/web:1 rebuilt (aaa -> ccc)", "restarted"}
 	if got := RevisionChanges(v1, rebuilt); !slices.Equal(got, want) {
 		t.Errorf("changes:\n%q\nwant:\n%q", got, want)
+	}
+}
+
+// A new value of a Secret's key is a new revision; what changed says so
+// without the digest of the value.
+func TestRevisionChangesHideValueDigests(t *testing.T) {
+	ref := func(value string) config.RevisionSpec {
+		return config.RevisionSpec{Template: config.Template{Image: "x", EnvRefs: map[string]envref.Ref{
+			"PW": {Kind: envref.Secret, Name: "db", Key: "pw", Digest: envref.Digest([]byte(value))},
+		}}}
+	}
+	want := []string{"envRefs.PW value changed"}
+	if got := RevisionChanges(ref("a"), ref("b")); !slices.Equal(got, want) {
+		t.Errorf("changes: %q, want %q", got, want)
+	}
+	added := RevisionChanges(config.RevisionSpec{Template: config.Template{Image: "x"}}, ref("a"))
+	for _, c := range added {
+		if strings.Contains(c, "sha256") {
+			t.Errorf("changes %q show the value's digest", added)
+		}
 	}
 }
