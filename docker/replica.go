@@ -62,7 +62,7 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 	if err := r.ownVolumes(ctx, created.ID, spec, fresh); err != nil {
 		return engine.CreateResult{}, r.discard(ctx, spec.Name, created.ID, err)
 	}
-	if err := r.joinNetworks(ctx, created.ID, spec); err != nil {
+	if err := r.joinNetworks(ctx, created.ID, spec.Name, spec.OtherNetworks); err != nil {
 		return engine.CreateResult{}, classifyStart(spec.Name, r.discard(ctx, spec.Name, created.ID, err))
 	}
 	if _, err := r.cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
@@ -78,25 +78,48 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 	return engine.CreateResult{ID: created.ID, ReusedVolumes: reused}, nil
 }
 
-// joinNetworks connects a created container to the spec's other networks,
+// joinNetworks connects a container (called name) to the networks joins,
 // each with its aliases: at API 1.41 a create takes one network. A network
 // the container is on already (a create adopted by adoptCreated) is left as
 // it is.
-func (r *Runtime) joinNetworks(ctx context.Context, id string, spec plan.ReplicaSpec) error {
-	for _, n := range spec.OtherNetworks {
+func (r *Runtime) joinNetworks(ctx context.Context, id, name string, joins []plan.NetworkJoin) error {
+	for _, n := range joins {
 		netID, err := r.EnsureNetwork(ctx, n.Name)
 		if err != nil {
-			return fmt.Errorf("%s: %w", spec.Name, err)
+			return fmt.Errorf("%s: %w", name, err)
 		}
 		_, err = r.cli.NetworkConnect(ctx, netID, client.NetworkConnectOptions{Container: id, EndpointConfig: &network.EndpointSettings{Aliases: n.Aliases}})
 		if err != nil && !strings.Contains(err.Error(), "already exists in network") {
 			if cerrdefs.IsNotFound(err) {
 				r.forgetNetwork(n.Name)
 			}
-			return fmt.Errorf("connect container %s to network %s: %w", spec.Name, n.Name, err)
+			return fmt.Errorf("connect container %s to network %s: %w", name, n.Name, err)
 		}
 	}
 	return nil
+}
+
+// ConnectNetworks connects a container of the set to those of joins it has
+// no endpoint on, each with its aliases: a replica created by a process
+// stopped before it joined them, or one disconnected by hand, or whose
+// network was removed (and is made again).
+func (r *Runtime) ConnectNetworks(ctx context.Context, set, id string, joins []plan.NetworkJoin) error {
+	if len(joins) == 0 {
+		return nil
+	}
+	ctx, cancel := r.bound(ctx, 0)
+	defer cancel()
+	c, err := r.changeable(ctx, "connect", set, id)
+	if err != nil {
+		return err
+	}
+	var missing []plan.NetworkJoin
+	for _, n := range joins {
+		if c.NetworkSettings == nil || c.NetworkSettings.Networks[n.Name] == nil {
+			missing = append(missing, n)
+		}
+	}
+	return r.joinNetworks(ctx, c.ID, containerName(c, id), missing)
 }
 
 // adoptCreated handles a create refused because the name is taken. A container

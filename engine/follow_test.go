@@ -58,6 +58,11 @@ func (w *watchOnly) StartReplica(ctx context.Context, set, id string) error {
 	return w.Runtime.StartReplica(ctx, set, id)
 }
 
+func (w *watchOnly) ConnectNetworks(ctx context.Context, set, id string, joins []plan.NetworkJoin) error {
+	w.changed("ConnectNetworks")
+	return w.Runtime.ConnectNetworks(ctx, set, id, joins)
+}
+
 func (w *watchOnly) RemoveReplica(ctx context.Context, set, id string, grace time.Duration) error {
 	w.changed("RemoveReplica")
 	return w.Runtime.RemoveReplica(ctx, set, id, grace)

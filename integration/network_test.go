@@ -107,10 +107,11 @@ func TestDaemonBringsASetBackAfterDownAndUp(t *testing.T) {
 
 // With the daemon running, replicas cut off from a network removed by hand
 // (disconnect -f, then network rm) are recreated on it, the network made
-// again, within a resync: no container event tells of it.
+// again. No container event tells of it, and the resync is 10 minutes away:
+// the network events do.
 func TestDaemonRecreatesReplicasOfARemovedNetwork(t *testing.T) {
 	h := newNetHarness(t)
-	d := h.startDaemon(nil, "--resync", "2s")
+	d := h.startDaemon(nil, "--resync", "10m")
 	h.mustOstset("up", "-f", h.writeSpec(daemonSpec(2), imageV1), "--wait=false")
 	h.awaitReady(2)
 	old := h.ids()
@@ -172,5 +173,37 @@ func TestFollowerShowsTheDaemonsRepeatedFailure(t *testing.T) {
 	if !strings.Contains(out, "the daemon keeps failing since") || !strings.Contains(out, "the daemon's last error: ") ||
 		strings.Count(out, "does not belong to set "+h.set) < 2 {
 		t.Errorf("reconcile does not show the daemon's failure, and name it as it times out:\n%s", r)
+	}
+}
+
+// With the daemon running, a replica disconnected by hand from the second
+// network of its set is connected to it again, with its DNS names, without
+// being recreated; the network event tells of it (the resync is 10 minutes
+// away).
+func TestDaemonConnectsAReplicaDisconnectedFromASecondNetwork(t *testing.T) {
+	h := newNetHarness(t)
+	second := h.otherNetwork()
+	d := h.startDaemon(nil, "--resync", "10m")
+	spec := strings.Replace(daemonSpec(2), "network: {{NET}}\n", "networks: [{{NET}}, "+second+"]\n", 1)
+	h.mustOstset("up", "-f", h.writeSpec(spec, imageV1), "--wait=false")
+	h.awaitReady(2)
+	both := []string{h.network, second}
+	slices.Sort(both)
+	if got := h.networksOf(h.name(0)); !slices.Equal(got, both) {
+		t.Fatalf("%s on %v, want %v", h.name(0), got, both)
+	}
+	id := h.inspect(h.name(0)).ID
+	h.docker("network", "disconnect", second, h.name(0))
+	for deadline := time.Now().Add(60 * time.Second); !slices.Equal(h.networksOf(h.name(0)), both); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not back on %s after 60s (on %v); daemon log:\n%s", h.name(0), second, h.networksOf(h.name(0)), d.out)
+		}
+	}
+	if got := h.inspect(h.name(0)).ID; got != id {
+		t.Errorf("%s was recreated (%s, was %s), not connected again", h.name(0), got, id)
+	}
+	aliases := h.docker("inspect", "-f", "{{json (index .NetworkSettings.Networks \""+second+"\").Aliases}}", h.name(0))
+	if !strings.Contains(aliases, `"`+h.name(0)+`"`) {
+		t.Errorf("%s on %s answers to %s, want its own name among them", h.name(0), second, aliases)
 	}
 }

@@ -218,6 +218,38 @@ func (r *Runtime) StartReplica(ctx context.Context, _, id string) error {
 	return nil
 }
 
+// ConnectNetworks implements engine.Runtime.
+func (r *Runtime) ConnectNetworks(ctx context.Context, _, id string, joins []plan.NetworkJoin) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for name, c := range r.containers {
+		if c.ID != id {
+			continue
+		}
+		if err := engine.CheckOwner(ctx, c.Owner); err != nil {
+			return fmt.Errorf("refusing to connect container %s: %w", name, err)
+		}
+		for _, n := range joins {
+			if !slices.Contains(c.Networks, n.Name) {
+				c.Networks = append(slices.Clone(c.Networks), n.Name)
+				r.record("connect %s %s", name, n.Name)
+			}
+		}
+		r.containers[name] = c
+	}
+	return nil
+}
+
+// Disconnect takes a replica off a network, as docker network disconnect
+// would, behind the engine's back.
+func (r *Runtime) Disconnect(name, network string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.containers[name]
+	c.Networks = slices.DeleteFunc(slices.Clone(c.Networks), func(n string) bool { return n == network })
+	r.containers[name] = c
+}
+
 // RemoveReplica implements engine.Runtime.
 func (r *Runtime) RemoveReplica(ctx context.Context, _, id string, _ time.Duration) error {
 	r.mu.Lock()
