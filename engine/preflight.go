@@ -69,16 +69,7 @@ func (c *Controller) Preflight(ctx context.Context, sets []config.Set) error {
 	if host.Limits, err = hc.EngineLimits(ctx); err != nil {
 		return err
 	}
-	for _, s := range sets {
-		for _, m := range bindMounts(s) {
-			if exists, known := hc.BindSourceExists(m.source); known && !exists {
-				if host.Missing == nil {
-					host.Missing = map[string]bool{}
-				}
-				host.Missing[m.source] = true
-			}
-		}
-	}
+	host.Missing = missingBindSources(sets, hc.BindSourceExists)
 	var others []config.Set
 	names, err := c.Store.List()
 	if err != nil {
@@ -110,12 +101,7 @@ func CheckHost(sets, others []config.Set, host Host) error {
 	var errs []error
 	for _, s := range sets {
 		errs = append(errs, checkPorts(s, others, host.Ports)...)
-		for _, m := range bindMounts(s) {
-			if host.Missing[m.source] {
-				errs = append(errs, fmt.Errorf("%s: %s: bind source %s does not exist on the engine's host (Docker does not create it)",
-					s.FieldSource(m.path), m.path, m.source))
-			}
-		}
+		errs = append(errs, checkBindSources(s, host.Missing)...)
 		errs = append(errs, checkLimits(s, host.Limits)...)
 	}
 	if len(errs) == 0 {
@@ -196,26 +182,6 @@ func checkPorts(s config.Set, others []config.Set, held []HeldPort) []error {
 		}
 	}
 	return errs
-}
-
-type bindMount struct{ path, source string }
-
-// bindMounts lists the bind mounts of the set's containers with their field
-// paths (a source that is an absolute path; see userMounts).
-func bindMounts(s config.Set) []bindMount {
-	var out []bindMount
-	add := func(prefix string, ms []config.VolumeMount) {
-		for i, m := range ms {
-			if strings.HasPrefix(m.Source, "/") {
-				out = append(out, bindMount{fmt.Sprintf("%s.volumeMounts[%d].source", prefix, i), m.Source})
-			}
-		}
-	}
-	add("template", s.Template.VolumeMounts)
-	for i, ic := range s.Template.InitContainers {
-		add(fmt.Sprintf("template.initContainers[%d]", i), ic.VolumeMounts)
-	}
-	return out
 }
 
 // checkLimits compares the set's ulimits with the engine's own hard limits: a

@@ -1,12 +1,16 @@
 package engine_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/state"
 )
 
 func parseSets(t *testing.T, text string) []config.Set {
@@ -94,5 +98,35 @@ func TestCheckHostScaleUp(t *testing.T) {
 	err := engine.CheckHost([]config.Set{s}, nil, held)
 	if err == nil || !strings.Contains(err.Error(), "host port 21404 (for web-4) is already held by container stray") {
 		t.Errorf("scaled to 5: %v", err)
+	}
+}
+
+// hostFake is a runtime on a host with the given bind sources and nothing
+// else: no held port, no known limit.
+type hostFake struct {
+	*enginetest.Runtime
+	present map[string]bool
+}
+
+func (h hostFake) HeldPorts(context.Context) ([]engine.HeldPort, error)   { return nil, nil }
+func (h hostFake) EngineLimits(context.Context) (map[string]int64, error) { return nil, nil }
+func (h hostFake) BindSourceExists(path string) (exists, known bool)      { return h.present[path], true }
+
+// A templated bind source is checked as each replica will have it: with
+// /srv/data/0 and /srv/data/1 present, two replicas are fine, and a third is
+// refused for its own path.
+func TestPreflightExpandsTemplatedBindSources(t *testing.T) {
+	c := &engine.Controller{Runtime: hostFake{Runtime: enginetest.New(), present: map[string]bool{"/srv/data/0": true, "/srv/data/1": true}},
+		Store: state.Store{Dir: t.TempDir()}}
+	set := func(n int) []config.Set {
+		return parseSets(t, fmt.Sprintf("name: web\nreplicas: %d\ntemplate:\n  image: app\n  volumeMounts:\n    - {source: \"/srv/data/{{.Ordinal}}\", target: /data}\n", n))
+	}
+	if err := c.Preflight(context.Background(), set(2)); err != nil {
+		t.Fatalf("two replicas whose sources exist: %v", err)
+	}
+	err := c.Preflight(context.Background(), set(3))
+	want := "set.yaml:6: template.volumeMounts[0].source: bind source /srv/data/2 (for web-2) does not exist on the engine's host (Docker does not create it)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("three replicas: %v, want %s", err, want)
 	}
 }
