@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ostset/ostset/config"
@@ -101,6 +102,7 @@ func CheckHost(sets, others []config.Set, host Host) error {
 	var errs []error
 	for _, s := range sets {
 		errs = append(errs, checkPorts(s, others, host.Ports)...)
+		errs = append(errs, checkPortShift(s, host.Ports)...)
 		errs = append(errs, checkBindSources(s, host.Missing)...)
 		errs = append(errs, checkLimits(s, host.Limits)...)
 	}
@@ -179,6 +181,39 @@ func checkPorts(s config.Set, others []config.Set, held []HeldPort) []error {
 						s.FieldSource(r.path), r.path, r.lo, r.hi, x.lo, x.hi, o.Name, o.FieldSource(x.path)))
 				}
 			}
+		}
+	}
+	return errs
+}
+
+// checkPortShift refuses a change of hostPort that the rollout cannot
+// finish: the port the new template gives ordinal i is held by the set's own
+// replica j, at its old port, and j is not replaced before i. A rolling
+// update replaces the highest ordinal first, so i waits for the port while
+// j waits for i to be ready: a shift down by less than the replica count
+// (19610-19611 to 19609) does that, as does any such overlap under OnDelete
+// (the order is a person's) or with j below the partition (never replaced).
+// A shift up (j above i) finishes: j goes first and frees the port.
+func checkPortShift(s config.Set, held []HeldPort) []error {
+	var errs []error
+	for _, r := range hostPortRanges(s) {
+		for _, h := range held {
+			if h.Set != s.Name || h.Port < r.lo || h.Port > r.hi || cmp.Or(h.Protocol, "tcp") != r.protocol || !sameHostIP(h.HostIP, r.hostIP) {
+				continue
+			}
+			j, err := strconv.Atoi(strings.TrimPrefix(h.Container, s.Name+"-"))
+			i := r.first + h.Port - r.lo
+			if err != nil || j == i {
+				continue
+			}
+			rolling := s.UpdateStrategy.Type != config.OnDelete
+			if rolling && j > i && j >= s.UpdateStrategy.RollingUpdate.Partition {
+				continue // replaced first, and its port freed
+			}
+			errs = append(errs, fmt.Errorf("%s: %s: host port %d (for %s) is held by %s of this set, which the update would replace only after %s: "+
+				"shift hostPort by at least the replica count (%d) or upwards, or scale the set to 0 first and then apply the change",
+				s.FieldSource(r.path), r.path, h.Port, plan.ReplicaName(s.Name, i), h.Container, plan.ReplicaName(s.Name, i), s.DesiredReplicas()))
+			break
 		}
 	}
 	return errs

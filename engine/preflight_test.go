@@ -130,3 +130,32 @@ func TestPreflightExpandsTemplatedBindSources(t *testing.T) {
 		t.Fatalf("three replicas: %v, want %s", err, want)
 	}
 }
+
+// A hostPort shifted down by less than the replica count is refused: the
+// rolling update replaces web-1 first, whose new port web-0 holds until it
+// is replaced after web-1. Shifted up, web-1 goes first and frees web-0's new
+// port; shifted by the replica count, nothing overlaps. Under OnDelete the
+// order is a person's, so any overlap is refused.
+func TestCheckHostRefusesAPortShiftTheRolloutCannotFinish(t *testing.T) {
+	held := []engine.HeldPort{
+		{Container: "web-0", Set: "web", Port: 19610, Protocol: "tcp"},
+		{Container: "web-1", Set: "web", Port: 19611, Protocol: "tcp"},
+	}
+	set := func(port int, extra string) []config.Set {
+		return parseSets(t, fmt.Sprintf("name: web\nreplicas: 2\n%stemplate:\n  image: app\n  ports:\n    - {containerPort: 80, hostPort: %d}\n", extra, port))
+	}
+	err := engine.CheckHost(set(19609, ""), nil, engine.Host{Ports: held})
+	want := "set.yaml:6: template.ports[0].hostPort: host port 19610 (for web-1) is held by web-0 of this set, which the update would replace only after web-1: " +
+		"shift hostPort by at least the replica count (2) or upwards, or scale the set to 0 first and then apply the change"
+	if err == nil || err.Error() != want {
+		t.Fatalf("shift down by 1: %v\nwant %s", err, want)
+	}
+	for _, port := range []int{19611, 19608, 19612, 19610} {
+		if err := engine.CheckHost(set(port, ""), nil, engine.Host{Ports: held}); err != nil {
+			t.Errorf("hostPort %d: %v", port, err)
+		}
+	}
+	if err := engine.CheckHost(set(19611, "updateStrategy:\n  type: OnDelete\n"), nil, engine.Host{Ports: held}); err == nil {
+		t.Error("a shift under OnDelete was not refused")
+	}
+}
