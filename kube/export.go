@@ -759,6 +759,10 @@ func (e *exporter) claims() []kubeClaim {
 			keep = true
 		}
 		keep = keep || c.Owner != ""
+		if !c.NoCopy {
+			e.unexpressed(p+".nocopy", "false: Docker copies the image's files at %s into a new volume; a Kubernetes claim starts empty", c.MountPath)
+			keep = true
+		}
 		claim := kubeClaim{
 			Metadata: kubeMeta{Name: c.Name},
 			Spec: kubeClaimSpec{
