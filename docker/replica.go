@@ -3,6 +3,8 @@ package docker
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,16 +40,19 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 	if err != nil {
 		return engine.CreateResult{}, classifyStart(spec.Name, fmt.Errorf("%s: %w", spec.Name, err))
 	}
+	// A failure from here on leaves the volumes it made: the caller records
+	// them as the replica's, so that the retry's reuse of them is no news.
+	failed := engine.CreateResult{CreatedVolumes: slices.Sorted(maps.Keys(fresh))}
 	netID, err := r.EnsureNetwork(ctx, spec.Network)
 	if err != nil {
-		return engine.CreateResult{}, fmt.Errorf("%s: %w", spec.Name, err)
+		return failed, fmt.Errorf("%s: %w", spec.Name, err)
 	}
 	attach(&opts, netID, spec.Aliases)
 	created, err := r.cli.ContainerCreate(ctx, opts)
 	if cerrdefs.IsConflict(err) {
 		id, started, adoptErr := r.adoptCreated(ctx, spec, err)
 		if adoptErr != nil {
-			return engine.CreateResult{}, adoptErr
+			return failed, adoptErr
 		}
 		if started {
 			return engine.CreateResult{ID: id, ReusedVolumes: reused}, nil
@@ -57,13 +62,13 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 		if cerrdefs.IsNotFound(err) {
 			r.forgetNetwork(spec.Network) // perhaps removed since it was cached: the retry looks again
 		}
-		return engine.CreateResult{}, classifyStart(spec.Name, fmt.Errorf("create container %s: %w", spec.Name, err))
+		return failed, classifyStart(spec.Name, fmt.Errorf("create container %s: %w", spec.Name, err))
 	}
 	if err := r.ownVolumes(ctx, created.ID, spec, fresh); err != nil {
-		return engine.CreateResult{}, r.discard(ctx, spec.Name, created.ID, err)
+		return failed, r.discard(ctx, spec.Name, created.ID, err)
 	}
 	if err := r.joinNetworks(ctx, created.ID, spec.Name, spec.OtherNetworks); err != nil {
-		return engine.CreateResult{}, classifyStart(spec.Name, r.discard(ctx, spec.Name, created.ID, err))
+		return failed, classifyStart(spec.Name, r.discard(ctx, spec.Name, created.ID, err))
 	}
 	if _, err := r.cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
 		// At API 1.41 a create with the ID of a network removed since it was
@@ -73,7 +78,7 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 		for _, n := range spec.OtherNetworks {
 			r.forgetNetwork(n.Name)
 		}
-		return engine.CreateResult{}, r.explainPort(ctx, classifyStart(spec.Name, r.discard(ctx, spec.Name, created.ID, err)))
+		return failed, r.explainPort(ctx, classifyStart(spec.Name, r.discard(ctx, spec.Name, created.ID, err)))
 	}
 	return engine.CreateResult{ID: created.ID, ReusedVolumes: reused}, nil
 }

@@ -91,6 +91,12 @@ func (c *Controller) apply(ctx context.Context, st *state.State, mu *sync.Mutex,
 		began := c.now()
 		res, err := c.Runtime.CreateReplica(ctx, spec)
 		if err != nil {
+			if len(res.CreatedVolumes) > 0 {
+				// Made for this replica: its retry reuses them, which is no news.
+				mu.Lock()
+				st.UseVolumes(slices.DeleteFunc(slices.Clone(spec.Volumes), func(v plan.VolumeSpec) bool { return !slices.Contains(res.CreatedVolumes, v.Name) }), a.Revision, c.now())
+				mu.Unlock()
+			}
 			return err
 		}
 		c.createdAt.Store(plan.ShortID(res.ID), began)

@@ -95,6 +95,10 @@ type Runtime interface {
 type CreateResult struct {
 	ID            string
 	ReusedVolumes []plan.Volume
+	// CreatedVolumes names, when the call failed after making volumes (the
+	// container's create or start failed), those volumes: the retry reuses
+	// them, and that is no news.
+	CreatedVolumes []string
 }
 
 // SetEvent is one Docker event about a container that carries a set's label,

@@ -46,6 +46,9 @@ type Runtime struct {
 	OnRemove func(name string)
 	// FailCreate makes the n-th CreateReplica call fail (1-based; 0: never).
 	FailCreate int
+	// FailStart makes the n-th CreateReplica call fail after it made the
+	// replica's volumes, as a start that the engine refuses.
+	FailStart int
 	// Refuse makes every create of the named containers fail with the given
 	// words as an *engine.PermanentError, as the engine refuses a replica
 	// whose host port another container holds.
@@ -146,9 +149,19 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 	if _, init := r.inits[spec.Name]; taken || init {
 		return engine.CreateResult{}, fmt.Errorf("%s: name in use", spec.Name)
 	}
+	var made []string
+	for _, v := range spec.Volumes {
+		if _, ok := r.volumes[v.Name]; !ok {
+			made = append(made, v.Name)
+		}
+	}
 	reused, err := r.ensureVolumes(ctx, spec)
 	if err != nil {
 		return engine.CreateResult{}, err
+	}
+	if r.creates == r.FailStart {
+		r.record("start %s failed", spec.Name)
+		return engine.CreateResult{CreatedVolumes: made}, fmt.Errorf("%s: start: injected failure", spec.Name)
 	}
 	r.nextID++
 	id := fmt.Sprintf("c%d", r.nextID)
