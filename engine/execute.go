@@ -100,7 +100,9 @@ func (c *Controller) apply(ctx context.Context, st *state.State, mu *sync.Mutex,
 			return err
 		}
 		c.createdAt.Store(plan.ShortID(res.ID), began)
-		c.emit(set, a.Name, "%s created (revision %s)", a.Name, a.Revision)
+		e := c.report(set, a.Name, "%s created (revision %s)", a.Name, a.Revision)
+		e.Container = plan.ShortID(res.ID)
+		c.record(e)
 		mu.Lock()
 		defer mu.Unlock()
 		for _, v := range res.ReusedVolumes {
