@@ -85,23 +85,40 @@ func TestNetworkChangeKeepsThePartitionAndRollsFromTheTop(t *testing.T) {
 }
 
 // With the daemon running, down then up brings the set back at once: the
-// daemon's cached ID of the network down removed is dropped when the start
-// with it fails ("network … not found"), and the next pass makes the network
-// again.
+// daemon drops its cached ID of the network down removed when the network's
+// destroy event arrives (or, failing that, when the start with it fails), and
+// makes the network again. The up says each replica's creation and readiness
+// once, in ordinal order, with no error, and no reuse of a volume made by the
+// same rollout.
 func TestDaemonBringsASetBackAfterDownAndUp(t *testing.T) {
 	h := newNetHarness(t)
 	h.startDaemon(nil, "--resync", "10m")
 	spec := h.writeSpec(daemonSpec(2), imageV1)
 	h.mustOstset("up", "-f", spec, "--wait=false")
 	h.awaitReady(2)
-	h.mustOstset("down", h.set)
-	began := time.Now()
-	r := h.mustOstset("up", "-f", spec, "--timeout", "60s")
-	took := time.Since(began)
-	h.checkReplicas(2)
-	t.Logf("up after down took %s with the daemon running:\n%s", took.Round(10*time.Millisecond), r.stdout)
-	if took > 30*time.Second {
-		t.Errorf("up after down took %s:\n%s", took, r)
+	for _, down := range [][]string{{"down", h.set}, {"down", h.set, "--volumes"}} {
+		h.mustOstset(down...)
+		began := time.Now()
+		r := h.mustOstset("up", "-f", spec, "--timeout", "60s")
+		took := time.Since(began)
+		h.checkReplicas(2)
+		t.Logf("up after %v took %s with the daemon running:\n%s", down, took.Round(10*time.Millisecond), r.stdout)
+		if took > 30*time.Second {
+			t.Errorf("up after down took %s:\n%s", took, r)
+		}
+		var lines []string
+		for _, l := range strings.Split(r.stdout, "\n") {
+			if f := strings.Fields(l); len(f) > 1 && strings.HasPrefix(f[0], h.set+"-") && (f[1] == "created" || f[1] == "ready") {
+				lines = append(lines, f[0]+" "+f[1])
+			}
+		}
+		want := []string{h.name(0) + " created", h.name(0) + " ready", h.name(1) + " created", h.name(1) + " ready"}
+		if !slices.Equal(lines, want) || strings.Contains(r.stdout, "error:") || strings.Contains(r.stdout, "not recorded") {
+			t.Errorf("up after %v: replica lines %q, want %q, and no error:\n%s", down, lines, want, r.stdout)
+		}
+		if len(down) == 3 && strings.Contains(r.stdout, "reuses volume") {
+			t.Errorf("up after %v reported the reuse of a volume it made:\n%s", down, r.stdout)
+		}
 	}
 }
 
