@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,7 +26,30 @@ const cleanupTimeout = 30 * time.Second
 // gives new volumes their owner (see ownVolumes) and starts it. A container
 // whose start fails is removed again, so a failed call leaves no container
 // behind (volumes it created stay: they carry the set label).
+//
+// A start that fails for a network that no longer exists (its ID was cached,
+// and another process's down removed it before this process heard of it) is
+// tried once more at once, the network looked up or made again: that is no
+// failure to report.
 func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
+	res, err := r.createReplica(ctx, spec)
+	if err == nil || !goneNetworkRe.MatchString(err.Error()) {
+		return res, err
+	}
+	again, err := r.createReplica(ctx, spec)
+	made := res.CreatedVolumes // the first try's: not reused from an earlier life
+	again.ReusedVolumes = slices.DeleteFunc(again.ReusedVolumes, func(v plan.Volume) bool { return slices.Contains(made, v.Name) })
+	if err != nil {
+		again.CreatedVolumes = slices.Compact(slices.Sorted(slices.Values(append(made, again.CreatedVolumes...))))
+	}
+	return again, err
+}
+
+// goneNetworkRe matches the engine's refusal to start a container whose
+// network is gone (at API 1.41 the create succeeds).
+var goneNetworkRe = regexp.MustCompile(`network \S+ not found`)
+
+func (r *Runtime) createReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
 	ctx, cancel := r.bound(ctx, 0)
 	defer cancel()
 	opts, err := createOptions(spec)
