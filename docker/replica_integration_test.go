@@ -516,3 +516,39 @@ func TestCreateReplicaOnANetworkRemovedSinceCached(t *testing.T) {
 		t.Errorf("not running: %+v", c.State)
 	}
 }
+
+// A waiting command's watch of a set wakes when a replica is disconnected
+// from a network by hand: no container event tells of it, a network event
+// does.
+func TestWatchWakesOnANetworkDisconnect(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t)
+	set := newSet(t)
+	spec := replicaSpec(set, 0)
+	res, err := rt.CreateReplica(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = own.Close() }()
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wake, err := own.Watch(wctx, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.cli.NetworkDisconnect(ctx, spec.Network, client.NetworkDisconnectOptions{Container: res.ID}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case _, open := <-wake:
+		if !open {
+			t.Fatal("the watch ended")
+		}
+	case <-ctx.Done():
+		t.Fatal("no wake-up for the disconnect")
+	}
+}

@@ -759,10 +759,9 @@ func (e *exporter) claims() []kubeClaim {
 			keep = true
 		}
 		keep = keep || c.Owner != ""
-		if !c.NoCopy {
-			e.unexpressed(p+".nocopy", "false: Docker copies the image's files at %s into a new volume; a Kubernetes claim starts empty", c.MountPath)
-			keep = true
-		}
+		// A claim that takes the image's files (Docker's way; a cluster's
+		// claim starts empty) is kept for the import to give back.
+		keep = keep || !c.NoCopy
 		claim := kubeClaim{
 			Metadata: kubeMeta{Name: c.Name},
 			Spec: kubeClaimSpec{
