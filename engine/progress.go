@@ -94,6 +94,13 @@ func (p *progress) observed(pl plan.Plan) {
 	if first {
 		p.readySeen = map[string]bool{}
 	}
+	for name, u := range p.unrecorded {
+		if !slices.ContainsFunc(pl.Status.Containers, func(cs plan.ContainerStatus) bool { return cs.ID == u.cs.ID }) {
+			// Gone before any record of it: a create whose start failed,
+			// removed again by its maker (its retry is the one recorded).
+			delete(p.unrecorded, name)
+		}
+	}
 	seen := make(map[string]string, len(pl.Status.Containers))
 	for _, cs := range pl.Status.Containers {
 		seen[cs.Name] = cs.ID
@@ -104,7 +111,7 @@ func (p *progress) observed(pl plan.Plan) {
 			p.readySeen[cs.ID] = true
 			took := now.Sub(p.readyFrom(cs)).Round(100 * time.Millisecond)
 			switch u := p.unrecorded[cs.Name]; {
-			case u != nil:
+			case u != nil && u.cs.ID == cs.ID:
 				u.ready, u.took = true, took
 			case !first || p.acted[cs.Name]:
 				p.saw(cs.Name, "%s ready (%s)", cs.Name, took)
@@ -130,13 +137,6 @@ func (p *progress) observed(pl plan.Plan) {
 	for id := range p.notReadySince {
 		if !slices.ContainsFunc(pl.Status.Containers, func(cs plan.ContainerStatus) bool { return cs.ID == id }) {
 			delete(p.notReadySince, id)
-		}
-	}
-	for name, u := range p.unrecorded {
-		if seen[name] != u.cs.ID {
-			// Gone before any record of it: a create whose start failed,
-			// removed again by its maker (its retry is the one recorded).
-			delete(p.unrecorded, name)
 		}
 	}
 	p.seen = seen
