@@ -32,14 +32,16 @@ var watchedActions = []string{
 var watchedNetworkActions = []string{"disconnect", "destroy"}
 
 // Watch signals (coalescing, never blocking) whenever a container of the set
-// changes, one is disconnected from a network, or a network is removed. The
-// event streams are open when Watch returns; the channel is closed when ctx
-// ends or a stream fails.
+// changes or is disconnected from a network. A network removed wakes no
+// watch: its replicas were disconnected first (Docker refuses to remove a
+// network with endpoints), and its cached ID is dropped as the event is
+// read. The event streams are open when Watch returns; the channel is closed
+// when ctx ends or a stream fails.
 func (r *Runtime) Watch(ctx context.Context, set string) (<-chan struct{}, error) {
 	out := make(chan struct{}, 1)
 	err := r.readEvents(ctx, plan.LabelSet+"="+set, func() { close(out) }, func(e engine.SetEvent) bool {
-		if e.Set != set && e.Set != "" {
-			return true // another set's container left a network
+		if e.Set != set {
+			return true // another set's container left a network, or a network went
 		}
 		r.died.Saw(e)
 		select {
