@@ -164,6 +164,7 @@ type hashClaim struct {
 	Driver     string            `json:"driver,omitempty"`
 	DriverOpts map[string]string `json:"driverOpts,omitempty"`
 	Owner      string            `json:"owner,omitempty"`
+	NoCopy     bool              `json:"nocopy,omitempty"`
 }
 
 func (r RevisionSpec) canonical() hashSpec {

@@ -280,7 +280,7 @@ func TestHashCoversEveryField(t *testing.T) {
 		reflect.TypeFor[NetworkAttachment]():   {"Name", "Aliases"},
 		reflect.TypeFor[Port]():                {"ContainerPort", "HostPort", "HostIP", "Protocol"},
 		reflect.TypeFor[VolumeMount]():         {"Source", "Target", "ReadOnly"},
-		reflect.TypeFor[VolumeClaimTemplate](): {"Name", "MountPath", "Driver", "DriverOpts", "Owner"},
+		reflect.TypeFor[VolumeClaimTemplate](): {"Name", "MountPath", "Driver", "DriverOpts", "Owner", "NoCopy"},
 		reflect.TypeFor[RevisionSpec]():        {"Template", "ImageID", "VolumeClaimTemplates", "ServiceName", "Network", "Networks", "RestartedAt", "InitImageIDs"},
 	}
 	for typ, want := range hashed {

@@ -186,4 +186,7 @@ type VolumeClaimTemplate struct {
 	// is new (see docs/set-file.md), as Kubernetes' fsGroup makes a volume
 	// writable by a replica that does not run as root.
 	Owner string `yaml:"owner" json:"owner,omitempty"`
+	// NoCopy: a new volume starts empty, as a Kubernetes claim does, instead
+	// of Docker copying in the image's files at the mount path.
+	NoCopy bool `yaml:"nocopy" json:"nocopy,omitempty"`
 }

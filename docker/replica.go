@@ -3,6 +3,9 @@ package docker
 import (
 	"context"
 	"fmt"
+	"maps"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -24,7 +27,30 @@ const cleanupTimeout = 30 * time.Second
 // into it (see copyFiles) and starts it. A container
 // whose start fails is removed again, so a failed call leaves no container
 // behind (volumes it created stay: they carry the set label).
+//
+// A start that fails for a network that no longer exists (its ID was cached,
+// and another process's down removed it before this process heard of it) is
+// tried once more at once, the network looked up or made again: that is no
+// failure to report.
 func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
+	res, err := r.createReplica(ctx, spec)
+	if err == nil || !goneNetworkRe.MatchString(err.Error()) {
+		return res, err
+	}
+	again, err := r.createReplica(ctx, spec)
+	made := res.CreatedVolumes // the first try's: not reused from an earlier life
+	again.ReusedVolumes = slices.DeleteFunc(again.ReusedVolumes, func(v plan.Volume) bool { return slices.Contains(made, v.Name) })
+	if err != nil {
+		again.CreatedVolumes = slices.Compact(slices.Sorted(slices.Values(append(made, again.CreatedVolumes...))))
+	}
+	return again, err
+}
+
+// goneNetworkRe matches the engine's refusal to start a container whose
+// network is gone (at API 1.41 the create succeeds).
+var goneNetworkRe = regexp.MustCompile(`network \S+ not found`)
+
+func (r *Runtime) createReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
 	ctx, cancel := r.bound(ctx, 0)
 	defer cancel()
 	opts, err := createOptions(spec)
@@ -39,16 +65,19 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 	if err != nil {
 		return engine.CreateResult{}, classifyStart(spec.Name, fmt.Errorf("%s: %w", spec.Name, err))
 	}
+	// A failure from here on leaves the volumes it made: the caller records
+	// them as the replica's, so that the retry's reuse of them is no news.
+	failed := engine.CreateResult{CreatedVolumes: slices.Sorted(maps.Keys(fresh))}
 	netID, err := r.EnsureNetwork(ctx, spec.Network, plan.NetworkLabels(spec.Labels))
 	if err != nil {
-		return engine.CreateResult{}, fmt.Errorf("%s: %w", spec.Name, err)
+		return failed, fmt.Errorf("%s: %w", spec.Name, err)
 	}
 	attach(&opts, netID, spec.Aliases)
 	created, err := r.cli.ContainerCreate(ctx, opts)
 	if cerrdefs.IsConflict(err) {
 		id, started, adoptErr := r.adoptCreated(ctx, spec, err)
 		if adoptErr != nil {
-			return engine.CreateResult{}, adoptErr
+			return failed, adoptErr
 		}
 		if started {
 			return engine.CreateResult{ID: id, ReusedVolumes: reused}, nil
@@ -58,16 +87,16 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 		if cerrdefs.IsNotFound(err) {
 			r.forgetNetwork(spec.Network) // perhaps removed since it was cached: the retry looks again
 		}
-		return engine.CreateResult{}, classifyStart(spec.Name, fmt.Errorf("create container %s: %w", spec.Name, err))
+		return failed, classifyStart(spec.Name, fmt.Errorf("create container %s: %w", spec.Name, err))
 	}
 	if err := r.ownVolumes(ctx, created.ID, spec, fresh); err != nil {
-		return engine.CreateResult{}, r.discard(ctx, spec.Name, created.ID, err)
+		return failed, r.discard(ctx, spec.Name, created.ID, err)
 	}
 	if err := r.copyFiles(ctx, created.ID, spec); err != nil {
-		return engine.CreateResult{}, r.discard(ctx, spec.Name, created.ID, err)
+		return failed, r.discard(ctx, spec.Name, created.ID, err)
 	}
-	if err := r.joinNetworks(ctx, created.ID, spec); err != nil {
-		return engine.CreateResult{}, classifyStart(spec.Name, r.discard(ctx, spec.Name, created.ID, err))
+	if err := r.joinNetworks(ctx, created.ID, spec.Name, plan.NetworkLabels(spec.Labels), spec.OtherNetworks); err != nil {
+		return failed, classifyStart(spec.Name, r.discard(ctx, spec.Name, created.ID, err))
 	}
 	if _, err := r.cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
 		// At API 1.41 a create with the ID of a network removed since it was
@@ -77,30 +106,57 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 		for _, n := range spec.OtherNetworks {
 			r.forgetNetwork(n.Name)
 		}
-		return engine.CreateResult{}, r.explainPort(ctx, classifyStart(spec.Name, r.discard(ctx, spec.Name, created.ID, err)))
+		return failed, r.explainPort(ctx, classifyStart(spec.Name, r.discard(ctx, spec.Name, created.ID, err)))
 	}
 	return engine.CreateResult{ID: created.ID, ReusedVolumes: reused}, nil
 }
 
-// joinNetworks connects a created container to the spec's other networks,
+// joinNetworks connects a container (called name) to the networks joins,
 // each with its aliases: at API 1.41 a create takes one network. A network
 // the container is on already (a create adopted by adoptCreated) is left as
 // it is.
-func (r *Runtime) joinNetworks(ctx context.Context, id string, spec plan.ReplicaSpec) error {
-	for _, n := range spec.OtherNetworks {
-		netID, err := r.EnsureNetwork(ctx, n.Name, plan.NetworkLabels(spec.Labels))
+func (r *Runtime) joinNetworks(ctx context.Context, id, name string, labels map[string]string, joins []plan.NetworkJoin) error {
+	for _, n := range joins {
+		netID, err := r.EnsureNetwork(ctx, n.Name, labels)
 		if err != nil {
-			return fmt.Errorf("%s: %w", spec.Name, err)
+			return fmt.Errorf("%s: %w", name, err)
 		}
 		_, err = r.cli.NetworkConnect(ctx, netID, client.NetworkConnectOptions{Container: id, EndpointConfig: &network.EndpointSettings{Aliases: n.Aliases}})
 		if err != nil && !strings.Contains(err.Error(), "already exists in network") {
 			if cerrdefs.IsNotFound(err) {
 				r.forgetNetwork(n.Name)
 			}
-			return fmt.Errorf("connect container %s to network %s: %w", spec.Name, n.Name, err)
+			return fmt.Errorf("connect container %s to network %s: %w", name, n.Name, err)
 		}
 	}
 	return nil
+}
+
+// ConnectNetworks connects a container of the set to those of joins it has
+// no endpoint on, each with its aliases: a replica created by a process
+// stopped before it joined them, or one disconnected by hand, or whose
+// network was removed (and is made again).
+func (r *Runtime) ConnectNetworks(ctx context.Context, set, id string, joins []plan.NetworkJoin) error {
+	if len(joins) == 0 {
+		return nil
+	}
+	ctx, cancel := r.bound(ctx, 0)
+	defer cancel()
+	c, err := r.changeable(ctx, "connect", set, id)
+	if err != nil {
+		return err
+	}
+	var missing []plan.NetworkJoin
+	for _, n := range joins {
+		if c.NetworkSettings == nil || c.NetworkSettings.Networks[n.Name] == nil {
+			missing = append(missing, n)
+		}
+	}
+	var labels map[string]string
+	if c.Config != nil {
+		labels = plan.NetworkLabels(c.Config.Labels)
+	}
+	return r.joinNetworks(ctx, c.ID, containerName(c, id), labels, missing)
 }
 
 // adoptCreated handles a create refused because the name is taken. A container

@@ -478,3 +478,77 @@ func TestCreateReplicaAdoptsItsLostCreate(t *testing.T) {
 		t.Fatalf("the container changed: %+v", c.State)
 	}
 }
+
+// A create whose cached network ID went stale (the network removed by another
+// process since this one looked it up) succeeds: the start that fails for the
+// gone network is tried again at once with the network made again, and the
+// volume the first try made is not reported as reused.
+func TestCreateReplicaOnANetworkRemovedSinceCached(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t)
+	set := newSet(t)
+	own, err := New() // a cache of its own: no other test's event watch drops it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = own.Close() }()
+	first := replicaSpec(set, 0)
+	res, err := own.CreateReplica(ctx, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := own.RemoveReplica(ctx, set, res.ID, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.cli.NetworkRemove(ctx, first.Network, client.NetworkRemoveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	second := replicaSpec(set, 1)
+	vol := volumeFor(&second)
+	res, err = own.CreateReplica(ctx, second)
+	if err != nil {
+		t.Fatalf("create on a network removed since it was cached: %v", err)
+	}
+	if len(res.ReusedVolumes) > 0 {
+		t.Errorf("volume %s, made by the same call, reported reused: %+v", vol, res.ReusedVolumes)
+	}
+	if c := inspect(t, ctx, res.ID); !c.State.Running {
+		t.Errorf("not running: %+v", c.State)
+	}
+}
+
+// A waiting command's watch of a set wakes when a replica is disconnected
+// from a network by hand: no container event tells of it, a network event
+// does.
+func TestWatchWakesOnANetworkDisconnect(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t)
+	set := newSet(t)
+	spec := replicaSpec(set, 0)
+	res, err := rt.CreateReplica(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = own.Close() }()
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wake, err := own.Watch(wctx, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.cli.NetworkDisconnect(ctx, spec.Network, client.NetworkDisconnectOptions{Container: res.ID}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case _, open := <-wake:
+		if !open {
+			t.Fatal("the watch ended")
+		}
+	case <-ctx.Done():
+		t.Fatal("no wake-up for the disconnect")
+	}
+}

@@ -193,7 +193,7 @@ func volumeOptions(mounts []mount.Mount, spec plan.ReplicaSpec) error {
 		}
 		for i := range mounts {
 			if mounts[i].Type == mount.TypeVolume && mounts[i].Source == vs.Name {
-				opts := &mount.VolumeOptions{Labels: labels}
+				opts := &mount.VolumeOptions{Labels: labels, NoCopy: vs.NoCopy}
 				if vs.Driver != "" {
 					opts.DriverConfig = &mount.Driver{Name: vs.Driver, Options: vs.DriverOpts}
 				}

@@ -336,6 +336,13 @@ func TestCreateOptionsVolumeLabels(t *testing.T) {
 	if m[1].VolumeOptions != nil {
 		t.Errorf("shared volume mount given options: %+v", m[1].VolumeOptions)
 	}
+	if m[0].VolumeOptions.NoCopy {
+		t.Error("a claim without nocopy is mounted with nocopy")
+	}
+	spec.Volumes[0].NoCopy = true
+	if opts, err = createOptions(spec); err != nil || !opts.HostConfig.Mounts[0].VolumeOptions.NoCopy {
+		t.Errorf("a claim with nocopy: %v, %+v", err, opts.HostConfig.Mounts[0].VolumeOptions)
+	}
 }
 
 // Only a container carrying every identity label a create would give it is

@@ -144,6 +144,22 @@ func TestStaleVolumeReported(t *testing.T) {
 	}
 }
 
+// A create that failed after it made the replica's volume (its start
+// refused: a network removed meanwhile) leaves the volume as the replica's:
+// the retry that reuses it a moment later says nothing of it.
+func TestRetryAfterAFailedStartIsNoVolumeNews(t *testing.T) {
+	rt := enginetest.New()
+	rt.FailStart = 1
+	c, events := newController(t, rt, 2, "v1")
+	converge(t, c)
+	if !slices.Contains(rt.Log, "start web-0 failed") {
+		t.Fatalf("the injected failure did not happen: %v", rt.Log)
+	}
+	if slices.ContainsFunc(*events, func(e string) bool { return strings.Contains(e, "reuses") }) {
+		t.Fatalf("the retry of a failed create reported reuse: %q", *events)
+	}
+}
+
 // badRollout converges a 2-replica set at v1 on a clock that ticks a second per
 // reading, then starts a rollout to an image that never becomes healthy.
 func badRollout(t *testing.T, deadline int, autoRollback bool) (*engine.Controller, *enginetest.Runtime, state.State, *[]string) {

@@ -94,10 +94,18 @@ func (c *Controller) apply(ctx context.Context, st *state.State, mu *sync.Mutex,
 		began := c.now()
 		res, err := c.Runtime.CreateReplica(ctx, spec)
 		if err != nil {
+			if len(res.CreatedVolumes) > 0 {
+				// Made for this replica: its retry reuses them, which is no news.
+				mu.Lock()
+				st.UseVolumes(slices.DeleteFunc(slices.Clone(spec.Volumes), func(v plan.VolumeSpec) bool { return !slices.Contains(res.CreatedVolumes, v.Name) }), a.Revision, c.now())
+				mu.Unlock()
+			}
 			return err
 		}
 		c.createdAt.Store(plan.ShortID(res.ID), began)
-		c.emit(set, a.Name, "%s created (revision %s)", a.Name, a.Revision)
+		e := c.report(set, a.Name, "%s created (revision %s)", a.Name, a.Revision)
+		e.Container = plan.ShortID(res.ID)
+		c.record(e)
 		mu.Lock()
 		defer mu.Unlock()
 		for _, v := range res.ReusedVolumes {
@@ -107,6 +115,11 @@ func (c *Controller) apply(ctx context.Context, st *state.State, mu *sync.Mutex,
 		}
 		st.UseVolumes(spec.Volumes, a.Revision, c.now())
 	case plan.ActStart:
+		// A process stopped between the create and the joins left it on its
+		// first network alone.
+		if err := c.connect(ctx, st, a); err != nil {
+			return err
+		}
 		started, err := c.start(ctx, st, a)
 		if err != nil {
 			return err
@@ -114,6 +127,11 @@ func (c *Controller) apply(ctx context.Context, st *state.State, mu *sync.Mutex,
 		if started {
 			c.emit(set, a.Name, "%s started", a.Name)
 		}
+	case plan.ActConnect:
+		if err := c.connect(ctx, st, a); err != nil {
+			return err
+		}
+		c.emit(set, a.Name, "%s connected again (%s)", a.Name, a.Reason)
 	case plan.ActDelete:
 		if a.Exited {
 			c.keepPrevious(ctx, set, a)
@@ -148,6 +166,20 @@ func (c *Controller) apply(ctx context.Context, st *state.State, mu *sync.Mutex,
 		c.emit(set, plan.ReplicaName(set, a.Ordinal), "%s removed (%s)", a.Name, a.Reason)
 	}
 	return nil
+}
+
+// connect connects the replica of a to the networks of its revision after
+// the first (Runtime.ConnectNetworks), with its DNS names on each.
+func (c *Controller) connect(ctx context.Context, st *state.State, a plan.Action) error {
+	rev, ok := st.Revision(a.Revision)
+	if !ok {
+		return nil // a revision no longer in the history: the replica is replaced, not repaired
+	}
+	spec, err := plan.Render(st.Spec, rev.Name, rev.Spec, a.Ordinal)
+	if err != nil {
+		return err
+	}
+	return c.Runtime.ConnectNetworks(ctx, st.Spec.Name, a.ID, spec.OtherNetworks)
 }
 
 // staleVolume is volumes.Stale for a volume a new replica reuses.
@@ -300,7 +332,7 @@ func (c *Controller) removeNetwork(ctx context.Context, set, network string) (bo
 }
 
 // createNetworks names the networks the creates among actions (a delete's
-// Recreate included) attach to, each
+// Recreate included), the starts and the connects attach to, each
 // once: those of each one's revision, which is the set's own unless a replica
 // is created at an older revision (below the partition).
 func createNetworks(st state.State, actions []plan.Action) []string {
@@ -310,7 +342,7 @@ func createNetworks(st state.State, actions []plan.Action) []string {
 		switch {
 		case a.Recreate != "": // a delete whose replacement is created at once
 			rev = a.Recreate
-		case a.Kind != plan.ActCreate && a.Kind != plan.ActCreateInit:
+		case a.Kind != plan.ActCreate && a.Kind != plan.ActCreateInit && a.Kind != plan.ActStart && a.Kind != plan.ActConnect:
 			continue
 		}
 		names := st.Spec.NetworkNames()

@@ -58,6 +58,11 @@ func (w *watchOnly) StartReplica(ctx context.Context, set, id string) error {
 	return w.Runtime.StartReplica(ctx, set, id)
 }
 
+func (w *watchOnly) ConnectNetworks(ctx context.Context, set, id string, joins []plan.NetworkJoin) error {
+	w.changed("ConnectNetworks")
+	return w.Runtime.ConnectNetworks(ctx, set, id, joins)
+}
+
 func (w *watchOnly) RemoveReplica(ctx context.Context, set, id string, grace time.Duration) error {
 	w.changed("RemoveReplica")
 	return w.Runtime.RemoveReplica(ctx, set, id, grace)
@@ -451,5 +456,89 @@ func awaitCondition(t *testing.T, cond func() bool) {
 			t.Fatal("condition not reached")
 		}
 		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// startFailsOnce is the daemon's runtime whose first create of web-0 waits
+// for the follower's first look, makes the container, keeps it until the
+// follower has seen it, then removes it and fails, as a start on a network
+// removed meanwhile does; the retry succeeds.
+type startFailsOnce struct {
+	engine.Runtime
+	rt       *enginetest.Runtime
+	follower *seesContainer
+	once     sync.Once
+}
+
+func (r *startFailsOnce) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
+	failed := false
+	var err error
+	var made []string // all new at the first create
+	for _, v := range spec.Volumes {
+		made = append(made, v.Name)
+	}
+	r.once.Do(func() {
+		failed = true
+		<-r.follower.first
+		if _, err = r.Runtime.CreateReplica(ctx, spec); err == nil {
+			<-r.follower.seen
+			r.rt.Destroy(spec.Name)
+			err = errors.New(spec.Name + ": start: network 1722 not found")
+		}
+	})
+	if failed {
+		return engine.CreateResult{CreatedVolumes: made}, err
+	}
+	return r.Runtime.CreateReplica(ctx, spec)
+}
+
+// seesContainer is the follower's runtime: it closes first after its first
+// observation, and seen once an observation holds the named container.
+type seesContainer struct {
+	engine.Runtime
+	name                string
+	onceFirst, onceSeen sync.Once
+	first, seen         chan struct{}
+}
+
+func (r *seesContainer) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (plan.Observed, error) {
+	obs, err := r.Runtime.Observe(ctx, set, opts)
+	if slices.ContainsFunc(obs.Replicas, func(x plan.Replica) bool { return x.Name == r.name }) {
+		r.onceSeen.Do(func() { close(r.seen) })
+	}
+	r.onceFirst.Do(func() { close(r.first) })
+	return obs, err
+}
+
+// A follower that saw the container of a create whose start failed (removed
+// again by the daemon, which then made another) reports the replica's
+// creation once, as the daemon recorded it, and its readiness in order: not a
+// second "created" line "not recorded by the process that made it".
+func TestFollowIgnoresTheContainerOfAFailedStart(t *testing.T) {
+	rt := enginetest.New()
+	store := state.Store{Dir: t.TempDir()}
+	follower := &seesContainer{Runtime: rt, name: "web-0", first: make(chan struct{}), seen: make(chan struct{})}
+	runDaemonAs(t, &startFailsOnce{Runtime: rt, rt: rt, follower: follower}, store, os.Getpid()+1)
+	after, err := store.EventSeq("web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, store, 2, "v1")
+	var rec recorder
+	f := &engine.Controller{Runtime: follower, Store: store, Poll: 5 * time.Millisecond, Report: rec.report}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := f.Follow(ctx, "web", after, ""); err != nil {
+		t.Fatalf("Follow: %v", err)
+	}
+	var lines []string
+	for _, m := range rec.messages() {
+		if strings.HasPrefix(m, "web-") {
+			lines = append(lines, strings.Join(strings.Fields(m)[:2], " "))
+		}
+	}
+	want := []string{"web-0 created", "web-0 ready", "web-1 created", "web-1 ready"}
+	if !slices.Equal(lines, want) {
+		t.Errorf("lines %q, want %q; reported:\n%s", lines, want, strings.Join(rec.messages(), "\n"))
 	}
 }

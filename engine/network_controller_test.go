@@ -8,6 +8,7 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/engine/state"
 )
 
@@ -121,5 +122,43 @@ func TestNetworkLeftOfSeveralIsReleased(t *testing.T) {
 	}
 	if !slices.Equal(rt.NetworksRemoved, []string{"ostset", "back"}) || leftNetworks(t, c) != nil {
 		t.Fatalf("networks removed %v, still recorded %v; want ostset (left by the first apply) and back removed once", rt.NetworksRemoved, leftNetworks(t, c))
+	}
+}
+
+// twoNetworks is web on the set's network and on back.
+func twoNetworks(s *config.Set) { s.Networks = []config.NetworkAttachment{{Name: "back"}} }
+
+// A replica disconnected from another network of its revision (not the
+// first) is connected to it again, not recreated.
+func TestReplicaOffASecondNetworkIsConnectedAgain(t *testing.T) {
+	rt := enginetest.New()
+	c, _ := newController(t, rt, 2, "v1")
+	applyNetwork(t, c.Store, 2, "ostset", twoNetworks)
+	converge(t, c)
+	rt.Log = nil
+	rt.Disconnect("web-1", "back")
+	if _, err := c.Pass(context.Background(), "web"); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rt.Log, []string{"connect web-1 back"}) {
+		t.Fatalf("log %v, want web-1 connected to back and nothing else", rt.Log)
+	}
+}
+
+// A replica created but not started, on its first network alone (the process
+// that made it stopped before it joined the others), joins them before it
+// starts.
+func TestStartJoinsTheNetworksTheCreateDidNotJoin(t *testing.T) {
+	rt := enginetest.New()
+	c, _ := newController(t, rt, 1, "v1")
+	applyNetwork(t, c.Store, 1, "ostset", twoNetworks)
+	st, err := c.Store.Load("web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.Add(plan.Replica{ID: "half", Name: "web-0", Ordinal: 0, Revision: st.UpdateRevision, State: plan.StateCreated, Networks: []string{"ostset"}})
+	converge(t, c)
+	if !slices.Equal(rt.Log, []string{"connect web-0 back", "start web-0"}) {
+		t.Fatalf("log %v, want web-0 connected to back, then started", rt.Log)
 	}
 }

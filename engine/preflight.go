@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ostset/ostset/config"
@@ -69,16 +70,7 @@ func (c *Controller) Preflight(ctx context.Context, sets []config.Set) error {
 	if host.Limits, err = hc.EngineLimits(ctx); err != nil {
 		return err
 	}
-	for _, s := range sets {
-		for _, m := range bindMounts(s) {
-			if exists, known := hc.BindSourceExists(m.source); known && !exists {
-				if host.Missing == nil {
-					host.Missing = map[string]bool{}
-				}
-				host.Missing[m.source] = true
-			}
-		}
-	}
+	host.Missing = missingBindSources(sets, hc.BindSourceExists)
 	var others []config.Set
 	names, err := c.Store.List()
 	if err != nil {
@@ -110,12 +102,8 @@ func CheckHost(sets, others []config.Set, host Host) error {
 	var errs []error
 	for _, s := range sets {
 		errs = append(errs, checkPorts(s, others, host.Ports)...)
-		for _, m := range bindMounts(s) {
-			if host.Missing[m.source] {
-				errs = append(errs, fmt.Errorf("%s: %s: bind source %s does not exist on the engine's host (Docker does not create it)",
-					s.FieldSource(m.path), m.path, m.source))
-			}
-		}
+		errs = append(errs, checkPortShift(s, host.Ports)...)
+		errs = append(errs, checkBindSources(s, host.Missing)...)
 		errs = append(errs, checkLimits(s, host.Limits)...)
 	}
 	if len(errs) == 0 {
@@ -198,24 +186,37 @@ func checkPorts(s config.Set, others []config.Set, held []HeldPort) []error {
 	return errs
 }
 
-type bindMount struct{ path, source string }
-
-// bindMounts lists the bind mounts of the set's containers with their field
-// paths (a source that is an absolute path; see userMounts).
-func bindMounts(s config.Set) []bindMount {
-	var out []bindMount
-	add := func(prefix string, ms []config.VolumeMount) {
-		for i, m := range ms {
-			if strings.HasPrefix(m.Source, "/") {
-				out = append(out, bindMount{fmt.Sprintf("%s.volumeMounts[%d].source", prefix, i), m.Source})
+// checkPortShift refuses a change of hostPort that the rollout cannot
+// finish: the port the new template gives ordinal i is held by the set's own
+// replica j, at its old port, and j is not replaced before i. A rolling
+// update replaces the highest ordinal first, so i waits for the port while
+// j waits for i to be ready: a shift down by less than the replica count
+// (19610-19611 to 19609) does that, as does any such overlap under OnDelete
+// (the order is a person's) or with j below the partition (never replaced).
+// A shift up (j above i) finishes: j goes first and frees the port.
+func checkPortShift(s config.Set, held []HeldPort) []error {
+	var errs []error
+	for _, r := range hostPortRanges(s) {
+		for _, h := range held {
+			if h.Set != s.Name || h.Port < r.lo || h.Port > r.hi || cmp.Or(h.Protocol, "tcp") != r.protocol || !sameHostIP(h.HostIP, r.hostIP) {
+				continue
 			}
+			j, err := strconv.Atoi(strings.TrimPrefix(h.Container, s.Name+"-"))
+			i := r.first + h.Port - r.lo
+			if err != nil || j == i {
+				continue
+			}
+			rolling := s.UpdateStrategy.Type != config.OnDelete
+			if rolling && j > i && j >= s.UpdateStrategy.RollingUpdate.Partition {
+				continue // replaced first, and its port freed
+			}
+			errs = append(errs, fmt.Errorf("%s: %s: host port %d (for %s) is held by %s of this set, which the update would replace only after %s: "+
+				"shift hostPort by at least the replica count (%d) or upwards, or scale the set to 0 first and then apply the change",
+				s.FieldSource(r.path), r.path, h.Port, plan.ReplicaName(s.Name, i), h.Container, plan.ReplicaName(s.Name, i), s.DesiredReplicas()))
+			break
 		}
 	}
-	add("template", s.Template.VolumeMounts)
-	for i, ic := range s.Template.InitContainers {
-		add(fmt.Sprintf("template.initContainers[%d]", i), ic.VolumeMounts)
-	}
-	return out
+	return errs
 }
 
 // checkLimits compares the set's ulimits with the engine's own hard limits: a

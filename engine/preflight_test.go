@@ -1,12 +1,16 @@
 package engine_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/enginetest"
+	"github.com/ostset/ostset/engine/state"
 )
 
 func parseSets(t *testing.T, text string) []config.Set {
@@ -94,5 +98,64 @@ func TestCheckHostScaleUp(t *testing.T) {
 	err := engine.CheckHost([]config.Set{s}, nil, held)
 	if err == nil || !strings.Contains(err.Error(), "host port 21404 (for web-4) is already held by container stray") {
 		t.Errorf("scaled to 5: %v", err)
+	}
+}
+
+// hostFake is a runtime on a host with the given bind sources and nothing
+// else: no held port, no known limit.
+type hostFake struct {
+	*enginetest.Runtime
+	present map[string]bool
+}
+
+func (h hostFake) HeldPorts(context.Context) ([]engine.HeldPort, error)   { return nil, nil }
+func (h hostFake) EngineLimits(context.Context) (map[string]int64, error) { return nil, nil }
+func (h hostFake) BindSourceExists(path string) (exists, known bool)      { return h.present[path], true }
+
+// A templated bind source is checked as each replica will have it: with
+// /srv/data/0 and /srv/data/1 present, two replicas are fine, and a third is
+// refused for its own path.
+func TestPreflightExpandsTemplatedBindSources(t *testing.T) {
+	c := &engine.Controller{Runtime: hostFake{Runtime: enginetest.New(), present: map[string]bool{"/srv/data/0": true, "/srv/data/1": true}},
+		Store: state.Store{Dir: t.TempDir()}}
+	set := func(n int) []config.Set {
+		return parseSets(t, fmt.Sprintf("name: web\nreplicas: %d\ntemplate:\n  image: app\n  volumeMounts:\n    - {source: \"/srv/data/{{.Ordinal}}\", target: /data}\n", n))
+	}
+	if err := c.Preflight(context.Background(), set(2)); err != nil {
+		t.Fatalf("two replicas whose sources exist: %v", err)
+	}
+	err := c.Preflight(context.Background(), set(3))
+	want := "set.yaml:6: template.volumeMounts[0].source: bind source /srv/data/2 (for web-2) does not exist on the engine's host (Docker does not create it)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("three replicas: %v, want %s", err, want)
+	}
+}
+
+// A hostPort shifted down by less than the replica count is refused: the
+// rolling update replaces web-1 first, whose new port web-0 holds until it
+// is replaced after web-1. Shifted up, web-1 goes first and frees web-0's new
+// port; shifted by the replica count, nothing overlaps. Under OnDelete the
+// order is a person's, so any overlap is refused.
+func TestCheckHostRefusesAPortShiftTheRolloutCannotFinish(t *testing.T) {
+	held := []engine.HeldPort{
+		{Container: "web-0", Set: "web", Port: 19610, Protocol: "tcp"},
+		{Container: "web-1", Set: "web", Port: 19611, Protocol: "tcp"},
+	}
+	set := func(port int, extra string) []config.Set {
+		return parseSets(t, fmt.Sprintf("name: web\nreplicas: 2\n%stemplate:\n  image: app\n  ports:\n    - {containerPort: 80, hostPort: %d}\n", extra, port))
+	}
+	err := engine.CheckHost(set(19609, ""), nil, engine.Host{Ports: held})
+	want := "set.yaml:6: template.ports[0].hostPort: host port 19610 (for web-1) is held by web-0 of this set, which the update would replace only after web-1: " +
+		"shift hostPort by at least the replica count (2) or upwards, or scale the set to 0 first and then apply the change"
+	if err == nil || err.Error() != want {
+		t.Fatalf("shift down by 1: %v\nwant %s", err, want)
+	}
+	for _, port := range []int{19611, 19608, 19612, 19610} {
+		if err := engine.CheckHost(set(port, ""), nil, engine.Host{Ports: held}); err != nil {
+			t.Errorf("hostPort %d: %v", port, err)
+		}
+	}
+	if err := engine.CheckHost(set(19611, "updateStrategy:\n  type: OnDelete\n"), nil, engine.Host{Ports: held}); err == nil {
+		t.Error("a shift under OnDelete was not refused")
 	}
 }

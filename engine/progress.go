@@ -64,8 +64,10 @@ type progress struct {
 	// before any plan showed the container. A ready line waits for the
 	// created line; if the maker stopped between its create and the record
 	// (a daemon killed), the follower says what it saw when it stops following.
-	unrecorded     map[string]*unrecordedCreate
-	createdRelayed map[string]bool
+	unrecorded map[string]*unrecordedCreate
+	// createdRelayed holds the container of each replica whose "created"
+	// line came before a plan showed it ("" when the line names none).
+	createdRelayed map[string]string
 	// notReadySince is when a container seen ready was then seen not ready,
 	// or one the first plan found not ready was seen so, by ID: its time to
 	// ready counts from there, not from its creation (which may be long ago).
@@ -92,6 +94,13 @@ func (p *progress) observed(pl plan.Plan) {
 	if first {
 		p.readySeen = map[string]bool{}
 	}
+	for name, u := range p.unrecorded {
+		if !slices.ContainsFunc(pl.Status.Containers, func(cs plan.ContainerStatus) bool { return cs.ID == u.cs.ID }) {
+			// Gone before any record of it: a create whose start failed,
+			// removed again by its maker (its retry is the one recorded).
+			delete(p.unrecorded, name)
+		}
+	}
 	seen := make(map[string]string, len(pl.Status.Containers))
 	for _, cs := range pl.Status.Containers {
 		seen[cs.Name] = cs.ID
@@ -102,7 +111,7 @@ func (p *progress) observed(pl plan.Plan) {
 			p.readySeen[cs.ID] = true
 			took := now.Sub(p.readyFrom(cs)).Round(100 * time.Millisecond)
 			switch u := p.unrecorded[cs.Name]; {
-			case u != nil:
+			case u != nil && u.cs.ID == cs.ID:
 				u.ready, u.took = true, took
 			case !first || p.acted[cs.Name]:
 				p.saw(cs.Name, "%s ready (%s)", cs.Name, took)
@@ -192,7 +201,7 @@ type unrecordedCreate struct {
 // appeared notes, following, a container that was not there at the last
 // plan: news whose "created" line the follower relays, or waits for.
 func (p *progress) appeared(cs plan.ContainerStatus) {
-	if p.createdRelayed[cs.Name] {
+	if id, ok := p.createdRelayed[cs.Name]; ok && (id == "" || id == cs.ID) {
 		delete(p.createdRelayed, cs.Name)
 		return
 	}
@@ -227,16 +236,16 @@ func (p *progress) relayed(e state.Event) {
 	}
 	p.acted[e.Replica] = true
 	if strings.HasPrefix(e.Message, e.Replica+" created ") { // as apply words it
-		if u := p.unrecorded[e.Replica]; u != nil {
+		if u := p.unrecorded[e.Replica]; u != nil && (e.Container == "" || e.Container == u.cs.ID) {
 			delete(p.unrecorded, e.Replica)
 			if u.ready {
 				p.saw(e.Replica, "%s ready (%s)", e.Replica, u.took)
 			}
 		} else if p.readySeen != nil {
 			if p.createdRelayed == nil {
-				p.createdRelayed = map[string]bool{}
+				p.createdRelayed = map[string]string{}
 			}
-			p.createdRelayed[e.Replica] = true // the next plan shows its container
+			p.createdRelayed[e.Replica] = e.Container // the next plans show its container
 		}
 	}
 	took, ok := p.readyUnsaid[e.Replica]

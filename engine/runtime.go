@@ -79,6 +79,9 @@ type Runtime interface {
 	CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (CreateResult, error)
 	// StartReplica starts a created or stopped container of the set.
 	StartReplica(ctx context.Context, set, id string) error
+	// ConnectNetworks connects a container of the set to each network of joins
+	// it has no endpoint on, with that network's aliases, leaving the others.
+	ConnectNetworks(ctx context.Context, set, id string, joins []plan.NetworkJoin) error
 	// RemoveReplica stops (with the grace period) and removes a container of the set.
 	RemoveReplica(ctx context.Context, set, id string, grace time.Duration) error
 	// RemoveVolume removes a volume of the set.
@@ -124,14 +127,23 @@ type JobContainer struct {
 type CreateResult struct {
 	ID            string
 	ReusedVolumes []plan.Volume
+	// CreatedVolumes names, when the call failed after making volumes (the
+	// container's create or start failed), those volumes: the retry reuses
+	// them, and that is no news.
+	CreatedVolumes []string
 }
 
-// SetEvent is one Docker event about a container that carries a set's label.
+// SetEvent is one Docker event about a container that carries a set's label,
+// or about a network: a container of a set disconnected from it (Action
+// "network disconnect"), or the network removed (Action "network destroy",
+// with Set "": any set on it may be concerned).
 type SetEvent struct {
 	Set    string
 	ID     string // the container's
 	Name   string // the container's name
-	Action string // as Docker names it: create, destroy, die, "health_status: healthy", …
+	Action string // as Docker names it: create, destroy, die, "health_status: healthy", …; "network disconnect", "network destroy"
+	// Network is the network's name, for a network event.
+	Network string
 	// Time is when Docker says it happened.
 	Time time.Time
 }

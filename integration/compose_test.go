@@ -182,3 +182,34 @@ func projectHarness(t *testing.T, prefix, image string) (h *harness, project str
 	})
 	return h, project
 }
+
+// With the daemon running, an up whose service waits for another's health
+// tells the other's rollout once: the final wait follows it from the end of
+// the first, not again from before the change (the daemon's log replayed).
+func TestComposeUpWithTheDaemonTellsEachRolloutOnce(t *testing.T) {
+	h, project := projectHarness(t, "cr", imageV1)
+	h.startDaemon(nil, "--resync", "10m")
+	file := filepath.Join(h.dir, "compose.yaml")
+	text := `name: ` + project + `
+services:
+  db:
+    image: ` + imageV1 + `
+    deploy: {replicas: 2}
+    healthcheck: {test: ["CMD", "/web", "health"], interval: 500ms}
+    stop_grace_period: 1s
+  app:
+    image: ` + imageV1 + `
+    stop_grace_period: 1s
+    depends_on:
+      db: {condition: service_healthy}
+`
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := h.mustOstset("up", "-f", file, "--timeout", "90s")
+	for _, line := range []string{project + "-db-0 created", project + "-db-1 created", project + "-db-0 ready", project + "-db-1 ready", project + "-app-0 created"} {
+		if n := strings.Count(r.stdout, line+" "); n != 1 {
+			t.Errorf("%q told %d times, want once:\n%s", line, n, r.stdout)
+		}
+	}
+}

@@ -85,32 +85,50 @@ func TestNetworkChangeKeepsThePartitionAndRollsFromTheTop(t *testing.T) {
 }
 
 // With the daemon running, down then up brings the set back at once: the
-// daemon's cached ID of the network down removed is dropped when the start
-// with it fails ("network … not found"), and the next pass makes the network
-// again.
+// daemon drops its cached ID of the network down removed when the network's
+// destroy event arrives (or, failing that, when the start with it fails), and
+// makes the network again. The up says each replica's creation and readiness
+// once, in ordinal order, with no error, and no reuse of a volume made by the
+// same rollout.
 func TestDaemonBringsASetBackAfterDownAndUp(t *testing.T) {
 	h := newNetHarness(t)
 	h.startDaemon(nil, "--resync", "10m")
 	spec := h.writeSpec(daemonSpec(2), imageV1)
 	h.mustOstset("up", "-f", spec, "--wait=false")
 	h.awaitReady(2)
-	h.mustOstset("down", h.set)
-	began := time.Now()
-	r := h.mustOstset("up", "-f", spec, "--timeout", "60s")
-	took := time.Since(began)
-	h.checkReplicas(2)
-	t.Logf("up after down took %s with the daemon running:\n%s", took.Round(10*time.Millisecond), r.stdout)
-	if took > 30*time.Second {
-		t.Errorf("up after down took %s:\n%s", took, r)
+	for _, down := range [][]string{{"down", h.set}, {"down", h.set, "--volumes"}} {
+		h.mustOstset(down...)
+		began := time.Now()
+		r := h.mustOstset("up", "-f", spec, "--timeout", "60s")
+		took := time.Since(began)
+		h.checkReplicas(2)
+		t.Logf("up after %v took %s with the daemon running:\n%s", down, took.Round(10*time.Millisecond), r.stdout)
+		if took > 30*time.Second {
+			t.Errorf("up after down took %s:\n%s", took, r)
+		}
+		var lines []string
+		for _, l := range strings.Split(r.stdout, "\n") {
+			if f := strings.Fields(l); len(f) > 1 && strings.HasPrefix(f[0], h.set+"-") && (f[1] == "created" || f[1] == "ready") {
+				lines = append(lines, f[0]+" "+f[1])
+			}
+		}
+		want := []string{h.name(0) + " created", h.name(0) + " ready", h.name(1) + " created", h.name(1) + " ready"}
+		if !slices.Equal(lines, want) || strings.Contains(r.stdout, "error:") || strings.Contains(r.stdout, "not recorded") {
+			t.Errorf("up after %v: replica lines %q, want %q, and no error:\n%s", down, lines, want, r.stdout)
+		}
+		if len(down) == 3 && strings.Contains(r.stdout, "reuses volume") {
+			t.Errorf("up after %v reported the reuse of a volume it made:\n%s", down, r.stdout)
+		}
 	}
 }
 
 // With the daemon running, replicas cut off from a network removed by hand
 // (disconnect -f, then network rm) are recreated on it, the network made
-// again, within a resync: no container event tells of it.
+// again. No container event tells of it, and the resync is 10 minutes away:
+// the network events do.
 func TestDaemonRecreatesReplicasOfARemovedNetwork(t *testing.T) {
 	h := newNetHarness(t)
-	d := h.startDaemon(nil, "--resync", "2s")
+	d := h.startDaemon(nil, "--resync", "10m")
 	h.mustOstset("up", "-f", h.writeSpec(daemonSpec(2), imageV1), "--wait=false")
 	h.awaitReady(2)
 	old := h.ids()
@@ -178,5 +196,37 @@ func TestFollowerShowsTheDaemonsRepeatedFailure(t *testing.T) {
 	if !strings.Contains(out, "the daemon keeps failing since") || !strings.Contains(out, "the daemon's last error: ") ||
 		strings.Count(out, "does not belong to set "+h.set) < 2 {
 		t.Errorf("reconcile does not show the daemon's failure, and name it as it times out:\n%s", r)
+	}
+}
+
+// With the daemon running, a replica disconnected by hand from the second
+// network of its set is connected to it again, with its DNS names, without
+// being recreated; the network event tells of it (the resync is 10 minutes
+// away).
+func TestDaemonConnectsAReplicaDisconnectedFromASecondNetwork(t *testing.T) {
+	h := newNetHarness(t)
+	second := h.otherNetwork()
+	d := h.startDaemon(nil, "--resync", "10m")
+	spec := strings.Replace(daemonSpec(2), "network: {{NET}}\n", "networks: [{{NET}}, "+second+"]\n", 1)
+	h.mustOstset("up", "-f", h.writeSpec(spec, imageV1), "--wait=false")
+	h.awaitReady(2)
+	both := []string{h.network, second}
+	slices.Sort(both)
+	if got := h.networksOf(h.name(0)); !slices.Equal(got, both) {
+		t.Fatalf("%s on %v, want %v", h.name(0), got, both)
+	}
+	id := h.inspect(h.name(0)).ID
+	h.docker("network", "disconnect", second, h.name(0))
+	for deadline := time.Now().Add(60 * time.Second); !slices.Equal(h.networksOf(h.name(0)), both); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not back on %s after 60s (on %v); daemon log:\n%s", h.name(0), second, h.networksOf(h.name(0)), d.out)
+		}
+	}
+	if got := h.inspect(h.name(0)).ID; got != id {
+		t.Errorf("%s was recreated (%s, was %s), not connected again", h.name(0), got, id)
+	}
+	aliases := h.docker("inspect", "-f", "{{json (index .NetworkSettings.Networks \""+second+"\").Aliases}}", h.name(0))
+	if !strings.Contains(aliases, `"`+h.name(0)+`"`) {
+		t.Errorf("%s on %s answers to %s, want its own name among them", h.name(0), second, aliases)
 	}
 }

@@ -4,6 +4,7 @@ package integration
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"strconv"
 	"strings"
@@ -204,5 +205,38 @@ func TestRollbackOntoAHeldPort(t *testing.T) {
 	}
 	if hist := h.mustOstset("rollout", "history", h.set); strings.Count(hist.stdout, "ostset up") != 2 || strings.Contains(hist.stdout, "undo") {
 		t.Errorf("the refused undo changed the history:\n%s", hist)
+	}
+}
+
+// A hostPort shifted down by less than the replica count is refused before
+// anything changes (exit 2, with what to do): the rolling update would remove
+// the highest replica, whose new port the lowest still holds, and wait for
+// ever. Shifted up by one, it rolls to the end: the highest replica goes
+// first and frees the port the lowest moves to.
+func TestUpRefusesAPortShiftTheRolloutCannotFinish(t *testing.T) {
+	h := newHarness(t)
+	base := freePortRange(t, 4)
+	spec := func(port int) string {
+		s := daemonSpec(2) + fmt.Sprintf("  ports:\n    - {containerPort: 8080, hostPort: %d}\n", port)
+		s = strings.Replace(s, "volumeClaimTemplates:", "", 1)
+		return strings.Replace(s, "  - name: data\n    mountPath: /data\n", "", 1)
+	}
+	h.mustOstset("up", "-f", h.writeSpec(spec(base+1), imageV1))
+	before := h.ids()
+	file := h.writeSpec(spec(base), imageV1)
+	r := h.ostset("up", "-f", file, "--timeout", "60s")
+	want := lineOf(t, file, "hostPort") + fmt.Sprintf(": template.ports[0].hostPort: host port %d (for %s) is held by %s of this set, which the update would replace only after %s: "+
+		"shift hostPort by at least the replica count (2) or upwards, or scale the set to 0 first and then apply the change", base+1, h.name(1), h.name(0), h.name(1))
+	if r.code != 2 || !strings.Contains(r.stderr, want) {
+		t.Fatalf("shift down by one: want exit 2 and\n%s\ngot %s", want, r)
+	}
+	if after := h.ids(); !maps.Equal(before, after) {
+		t.Fatalf("the refused change touched the replicas: %v, then %v", before, after)
+	}
+	h.mustOstset("up", "-f", h.writeSpec(spec(base+2), imageV1), "--timeout", "90s")
+	for ord := range 2 {
+		if got := h.docker("port", h.name(ord), "8080/tcp"); !strings.Contains(got, fmt.Sprintf(":%d", base+2+ord)) {
+			t.Errorf("%s publishes %q, want port %d", h.name(ord), got, base+2+ord)
+		}
 	}
 }

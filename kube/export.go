@@ -776,6 +776,9 @@ func (e *exporter) claims() []kubeClaim {
 			keep = true
 		}
 		keep = keep || c.Owner != ""
+		// A claim that takes the image's files (Docker's way; a cluster's
+		// claim starts empty) is kept for the import to give back.
+		keep = keep || !c.NoCopy
 		claim := kubeClaim{
 			Metadata: kubeMeta{Name: c.Name},
 			Spec: kubeClaimSpec{

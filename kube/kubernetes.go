@@ -590,7 +590,8 @@ func (p *mapper) claim(c *node) {
 	name := md.str("name")
 	kept := config.KubernetesClaim{Name: name, Labels: md.stringMap("labels"), Annotations: md.stringMap("annotations")}
 	md.rest()
-	p.set.VolumeClaimTemplates = append(p.set.VolumeClaimTemplates, config.VolumeClaimTemplate{Name: name})
+	// A claim starts empty: Docker must not copy the image's files in.
+	p.set.VolumeClaimTemplates = append(p.set.VolumeClaimTemplates, config.VolumeClaimTemplate{Name: name, NoCopy: true})
 	p.mark(fmt.Sprintf("volumeClaimTemplates[%d].name", i), md.line("name"))
 	p.mark(fmt.Sprintf("volumeClaimTemplates[%d]", i), c.n.Line)
 	if spec := c.child("spec"); spec != nil {

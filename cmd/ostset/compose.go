@@ -137,6 +137,10 @@ func (a *app) upCompose(cmd *cobra.Command, files []string, f composeFlags, leni
 				}
 			} else if err := a.waitAll(ctx, w.timeout, []string{d.Set}); err != nil {
 				return err
+			} else {
+				// Its rollout is told: the final wait follows it from here,
+				// not again from before this command's change.
+				a.mark(d.Set)
 			}
 			waited[d.Set] = true
 		}

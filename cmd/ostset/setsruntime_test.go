@@ -75,6 +75,10 @@ func (r *setsRuntime) StartReplica(ctx context.Context, set, id string) error {
 	return r.of(set).StartReplica(ctx, set, id)
 }
 
+func (r *setsRuntime) ConnectNetworks(ctx context.Context, set, id string, joins []plan.NetworkJoin) error {
+	return r.of(set).ConnectNetworks(ctx, set, id, joins)
+}
+
 func (r *setsRuntime) RemoveReplica(ctx context.Context, set, id string, grace time.Duration) error {
 	return r.of(set).RemoveReplica(ctx, set, id, grace)
 }

@@ -240,6 +240,22 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 // event not yet answered by a pass was seen (the reaction time starts there).
 func (d *Daemon) event(e engine.SetEvent) {
 	now := time.Now()
+	if e.Set == "" {
+		if e.Network != "" {
+			// A network removed: any set may have a replica created on it
+			// (whose start now fails) or planned for it; each is listed anew.
+			d.log().Debug("docker event", "network", e.Network, "action", e.Action, "at", e.Time)
+			names, err := d.Controller.Store.List()
+			if err != nil {
+				d.log().Error("list sets", "err", err)
+			}
+			for _, n := range names {
+				d.obs.drop(n)
+				d.q.add(n)
+			}
+		}
+		return
+	}
 	if !d.Controller.Store.Has(e.Set) {
 		return // another state directory's set (a new set of this one comes through the state watch)
 	}
@@ -399,6 +415,12 @@ func (r instrumented) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) 
 func (r instrumented) StartReplica(ctx context.Context, set, id string) error {
 	err := r.Runtime.StartReplica(ctx, set, id)
 	r.count("start", err)
+	return err
+}
+
+func (r instrumented) ConnectNetworks(ctx context.Context, set, id string, joins []plan.NetworkJoin) error {
+	err := r.Runtime.ConnectNetworks(ctx, set, id, joins)
+	r.count("connect", err)
 	return err
 }
 

@@ -184,6 +184,22 @@ func TestDaemonAnswersADieTheListHasNotShown(t *testing.T) {
 	}
 }
 
+// A network removed is answered at once, by a pass of every set that lists
+// it anew (the event names no set, and the daemon's copy of the set still has
+// the replica on the network): the resync is an hour away.
+func TestDaemonAnswersANetworkRemoved(t *testing.T) {
+	fake := enginetest.New()
+	ev := &events{}
+	c, m, stop := startDaemon(t, fake, ev)
+	defer stop()
+	apply(t, state.Store{Dir: c.Store.Dir}, 2, "v1")
+	awaitCondition(t, func() bool { return m.get().complete && ev.subscriptions() == 1 })
+	cut := running(fake)["web-1"]
+	fake.Disconnect("web-1", "ostset") // as a network disconnect -f and rm do, with no container event
+	ev.send(engine.SetEvent{Network: "ostset", Action: "network destroy"})
+	awaitCondition(t, func() bool { id := running(fake)["web-1"]; return id != "" && id != cut })
+}
+
 // The resync lists the set even when the daemon keeps an observation: it is
 // the safety net for what no event said (here a replica that exited unseen).
 func TestDaemonResyncListsTheSet(t *testing.T) {

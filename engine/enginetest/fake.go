@@ -50,6 +50,9 @@ type Runtime struct {
 	OnRemove func(name string)
 	// FailCreate makes the n-th CreateReplica call fail (1-based; 0: never).
 	FailCreate int
+	// FailStart makes the n-th CreateReplica call fail after it made the
+	// replica's volumes, as a start that the engine refuses.
+	FailStart int
 	// Refuse makes every create of the named containers fail with the given
 	// words as an *engine.PermanentError, as the engine refuses a replica
 	// whose host port another container holds.
@@ -191,9 +194,19 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 	if _, init := r.inits[spec.Name]; taken || init {
 		return engine.CreateResult{}, fmt.Errorf("%s: name in use", spec.Name)
 	}
+	var made []string
+	for _, v := range spec.Volumes {
+		if _, ok := r.volumes[v.Name]; !ok {
+			made = append(made, v.Name)
+		}
+	}
 	reused, err := r.ensureVolumes(ctx, spec)
 	if err != nil {
 		return engine.CreateResult{}, err
+	}
+	if r.creates == r.FailStart {
+		r.record("start %s failed", spec.Name)
+		return engine.CreateResult{CreatedVolumes: made}, fmt.Errorf("%s: start: injected failure", spec.Name)
 	}
 	r.nextID++
 	id := fmt.Sprintf("c%d", r.nextID)
@@ -271,6 +284,38 @@ func (r *Runtime) StartReplica(ctx context.Context, _, id string) error {
 		}
 	}
 	return nil
+}
+
+// ConnectNetworks implements engine.Runtime.
+func (r *Runtime) ConnectNetworks(ctx context.Context, _, id string, joins []plan.NetworkJoin) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for name, c := range r.containers {
+		if c.ID != id {
+			continue
+		}
+		if err := engine.CheckOwner(ctx, c.Owner); err != nil {
+			return fmt.Errorf("refusing to connect container %s: %w", name, err)
+		}
+		for _, n := range joins {
+			if !slices.Contains(c.Networks, n.Name) {
+				c.Networks = append(slices.Clone(c.Networks), n.Name)
+				r.record("connect %s %s", name, n.Name)
+			}
+		}
+		r.containers[name] = c
+	}
+	return nil
+}
+
+// Disconnect takes a replica off a network, as docker network disconnect
+// would, behind the engine's back.
+func (r *Runtime) Disconnect(name, network string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.containers[name]
+	c.Networks = slices.DeleteFunc(slices.Clone(c.Networks), func(n string) bool { return n == network })
+	r.containers[name] = c
 }
 
 // RemoveReplica implements engine.Runtime.

@@ -30,11 +30,11 @@ type Input struct {
 	// InitContainers lists, per revision (at least the current and the update
 	// one), the names of its init containers in the order they run.
 	InitContainers map[string][]string
-	// Networks is the network of each revision (at least the current and the
-	// update one), by revision name: a replica is created on the network of
-	// its revision, and judged detached against that one. A revision missing
-	// here has the set's network.
-	Networks map[string]string
+	// Networks are the networks of each revision (at least the current and
+	// the update one), by revision name, the first the one a replica is
+	// created on: a replica is judged detached against every one of its own
+	// revision's. A revision missing here has the set's networks.
+	Networks map[string][]string
 	// CondemnedVolumes are the ordinals whose replica a scale-down removed (or is
 	// removing) while whenScaled was Delete (State.CondemnedVolumes): only their
 	// volumes may be removed by the whenScaled rule.
@@ -82,10 +82,11 @@ const (
 	ActDeleteVolume
 	ActCreateInit // create and start an init container
 	ActDeleteInit // remove an init container
+	ActConnect    // connect a running replica to the networks of its revision it lacks
 )
 
 func (k ActionKind) String() string {
-	return [...]string{"create", "start", "delete", "delete-volume", "create-init", "delete-init"}[k]
+	return [...]string{"create", "start", "delete", "delete-volume", "create-init", "delete-init", "connect"}[k]
 }
 
 // Action is one step for the executor.
@@ -357,6 +358,10 @@ func (p *planner) replicaInRange(ord int) bool {
 		p.act(Action{Kind: ActDelete, Ordinal: ord, Name: name(), ID: r.ID, Revision: r.Revision, Successor: p.revisionFor(ord),
 			Reason: fmt.Sprintf("not attached to network %s (removed, or disconnected by hand); it will be recreated on it", p.network(r.Revision))})
 		return false
+	case len(p.unjoined(*r)) > 0:
+		p.act(Action{Kind: ActConnect, Ordinal: ord, Name: name(), ID: r.ID, Revision: r.Revision,
+			Reason: fmt.Sprintf("not attached to network %s (removed, or disconnected by hand)", strings.Join(p.unjoined(*r), ", "))})
+		return false
 	case !p.ready(r) && p.stuckOnOldRevision(*r):
 		p.act(Action{Kind: ActDelete, Ordinal: ord, Name: name(), ID: r.ID, Revision: r.Revision,
 			Reason: fmt.Sprintf("not ready at %s; replacing with %s", r.Revision, p.revisionFor(ord))})
@@ -379,9 +384,12 @@ func (p *planner) replicaInRange(ord int) bool {
 }
 
 // detached: a running replica without an endpoint on the network of its own
-// revision, the one it was created on, is cut off from its peers (the network
-// was removed, or the container disconnected by hand) and is recreated at
-// once, whatever the update strategy. A replica still on the network of an
+// revision it was created on (the first), is cut off from its peers (the
+// network was removed, or the container disconnected by hand) and is
+// recreated at once, whatever the update strategy: the container names that
+// network's ID as its own, so a network made again is joined by a new
+// container. One that lacks only another network of its revision is
+// connected to it again, without a restart (unjoined). A replica still on the network of an
 // older revision is not detached: the network is part of the revision, so a
 // change of network rolls as any other change does (see update), highest
 // ordinal first, within the partition and maxUnavailable, and not at all
@@ -393,13 +401,32 @@ func (p *planner) detached(r Replica) bool {
 	return !slices.Contains(r.Networks, p.network(r.Revision))
 }
 
-// network is the network of a revision (see Input.Networks).
-func (p *planner) network(rev string) string {
-	if n, ok := p.in.Networks[rev]; ok && n != "" {
-		return n
+// unjoined lists the networks of a running replica's revision, after the
+// first, that it has no endpoint on: they are connected again (ActConnect).
+func (p *planner) unjoined(r Replica) []string {
+	if r.State != StateRunning || r.Networks == nil {
+		return nil
 	}
-	return p.set.Network
+	var out []string
+	for _, n := range p.networks(r.Revision)[1:] {
+		if !slices.Contains(r.Networks, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
+
+// networks are the networks of a revision, the first the one its replicas
+// are created on (see Input.Networks).
+func (p *planner) networks(rev string) []string {
+	if ns := p.in.Networks[rev]; len(ns) > 0 && ns[0] != "" {
+		return ns
+	}
+	return p.set.NetworkNames()
+}
+
+// network is the network a replica of a revision is created on.
+func (p *planner) network(rev string) string { return p.networks(rev)[0] }
 
 // stuckOnOldRevision: under RollingUpdate, a replica that is not ready and at a
 // revision that is neither the one it should run nor the current one (an

@@ -52,8 +52,14 @@ func on(r Replica, networks ...string) Replica {
 	return r
 }
 
+// twoNetworks gives the set a second network, back.
+func twoNetworks(s *config.Set) { s.Networks = []config.NetworkAttachment{{Name: "back"}} }
+
+// onTwo: revision b runs on the set's network and back.
+var onTwo = map[string][]string{"b": {"ostset", "back"}}
+
 // movedNetwork: revision a ran on network old, b runs on the set's network.
-var movedNetwork = map[string]string{"a": "old", "b": "ostset"}
+var movedNetwork = map[string][]string{"a": {"old"}, "b": {"ostset"}}
 
 func okN(n int, rev string) []Replica {
 	var rs []Replica
@@ -70,7 +76,7 @@ func TestPlan(t *testing.T) {
 		cur     string // current revision; update is always "b" unless cur is "b"
 		paused  bool
 		backoff map[int]Backoff
-		nets    map[string]string // network by revision
+		nets    map[string][]string // networks by revision
 		obs     Observed
 		// condemned: the ordinals a scale-down condemned under whenScaled: Delete
 		condemned []int
@@ -107,6 +113,18 @@ func TestPlan(t *testing.T) {
 			set: testSet(parallel), cur: "b", obs: Observed{Replicas: []Replica{detachedRep(0, "b"), ok(1, "b"), detachedRep(2, "b")}},
 			want: "delete web-0: not attached to network ostset (removed, or disconnected by hand); it will be recreated on it\n" +
 				"delete web-2: not attached to network ostset (removed, or disconnected by hand); it will be recreated on it\n"},
+		{name: "a replica that lost another network of its revision is connected to it again",
+			set: testSet(twoNetworks), cur: "b", nets: onTwo,
+			obs:  Observed{Replicas: []Replica{on(ok(0, "b"), "ostset", "back"), on(ok(1, "b"), "ostset"), on(ok(2, "b"), "ostset", "back")}},
+			want: "connect web-1: not attached to network back (removed, or disconnected by hand)\n"},
+		{name: "a replica that lost the first network of its revision is recreated, whatever else it is on",
+			set: testSet(twoNetworks), cur: "b", nets: onTwo,
+			obs:  Observed{Replicas: []Replica{on(ok(0, "b"), "back"), on(ok(1, "b"), "ostset", "back"), on(ok(2, "b"), "ostset", "back")}},
+			want: "delete web-0: not attached to network ostset (removed, or disconnected by hand); it will be recreated on it\n"},
+		{name: "a replica on every network of its revision is not detached",
+			set: testSet(twoNetworks), cur: "b", nets: onTwo,
+			obs:  Observed{Replicas: []Replica{on(ok(0, "b"), "back", "ostset"), on(ok(1, "b"), "ostset", "back"), on(ok(2, "b"), "ostset", "back", "other")}},
+			want: "complete\n"},
 		{name: "a replica on the network of its own revision is not detached",
 			set: testSet(replicas(2), partition(2)), cur: "a", nets: movedNetwork,
 			obs:  Observed{Replicas: []Replica{on(ok(0, "a"), "old"), on(ok(1, "a"), "old")}},

@@ -51,7 +51,7 @@ func Render(set config.Set, revision string, spec config.RevisionSpec, ordinal i
 		}
 		r.Volumes = append(r.Volumes, VolumeSpec{Name: vol, Driver: c.Driver, DriverOpts: c.DriverOpts, Labels: map[string]string{
 			LabelSet: set.Name, LabelOrdinal: strconv.Itoa(ordinal), LabelClaim: c.Name,
-		}, MountPath: c.MountPath, RootOwner: owner})
+		}, MountPath: c.MountPath, RootOwner: owner, NoCopy: c.NoCopy})
 		r.Mounts = append(r.Mounts, Mount{Type: "volume", Source: vol, Target: c.MountPath})
 	}
 	if r.NanoCPUs, err = parseOptional(t.Resources.CPUs, config.ParseCPUs); err != nil {

@@ -112,7 +112,7 @@ func (w *world) input() Input {
 		backoff[ord] = Backoff{Restarting: true}
 	}
 	return Input{Set: w.set, CurrentRevision: w.current, UpdateRevision: w.update, Observed: w.observed(), Now: w.now,
-		InitContainers: w.initNames, Networks: w.nets, CondemnedVolumes: w.condemned, Backoff: backoff}
+		InitContainers: w.initNames, Networks: w.netsInput(), CondemnedVolumes: w.condemned, Backoff: backoff}
 }
 
 // apply carries out the plan's actions; fail decides whether an action fails.
@@ -170,6 +170,15 @@ func (w *world) apply(t *rapid.T, p Plan, fail func() bool) {
 		}
 	}
 	w.current = p.Status.CurrentRevision
+}
+
+// netsInput is nets as the planner takes it (Input.Networks).
+func (w *world) netsInput() map[string][]string {
+	out := make(map[string][]string, len(w.nets))
+	for rev, n := range w.nets {
+		out[rev] = []string{n}
+	}
+	return out
 }
 
 // network is the network of rev (see Input.Networks).

@@ -103,6 +103,9 @@ type VolumeSpec struct {
 	// RootOwner, if set, is given to the volume's root directory while the
 	// volume is new: created by this call, or still empty.
 	RootOwner *volumes.FileOwner
+	// NoCopy: the volume starts empty, without the image's files at the
+	// mount path (config.VolumeClaimTemplate.NoCopy).
+	NoCopy bool
 	// Observed is the volume as the pass that asks for the create observed it,
 	// carrying the set's labels and owned by the state directory; nil if it was
 	// not there. CreateReplica may take it as it is rather than look it up again.

@@ -417,4 +417,8 @@ type Event struct {
 	// lastFailure).
 	Failing   bool `json:"failing,omitempty"`
 	Recovered bool `json:"recovered,omitempty"`
+	// Container is the short ID of the container a "created" event is about:
+	// a follower matches it to the container it sees, not to an earlier one
+	// of the replica (a create whose start failed, removed again).
+	Container string `json:"container,omitempty"`
 }

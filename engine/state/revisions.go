@@ -38,12 +38,12 @@ func (st *State) initNames() map[string][]string {
 	return out
 }
 
-// RevisionNetworks is the network of each revision in st's history, by
+// RevisionNetworks are the networks of each revision in st's history, by
 // revision name (see Input.Networks).
-func (st *State) RevisionNetworks() map[string]string {
-	out := make(map[string]string, len(st.Revisions))
+func (st *State) RevisionNetworks() map[string][]string {
+	out := make(map[string][]string, len(st.Revisions))
 	for _, r := range st.Revisions {
-		out[r.Name] = r.Spec.Network
+		out[r.Name] = r.Spec.NetworkNames()
 	}
 	return out
 }
