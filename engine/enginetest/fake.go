@@ -34,6 +34,10 @@ type Runtime struct {
 	Created []plan.ReplicaSpec
 	// Unhealthy lists image IDs whose containers never pass their healthcheck.
 	Unhealthy map[string]bool
+	// Starting lists image IDs whose containers the engine keeps "starting"
+	// (its healthcheck has not run yet, or never runs): only ostset's probe
+	// can make them ready (see probe.go).
+	Starting map[string]bool
 	// Crashing lists image IDs whose containers exit as soon as they start.
 	Crashing map[string]bool
 	// ImageVolumesOf holds the VOLUME mount points of images, by image ID.
@@ -75,6 +79,13 @@ type Runtime struct {
 	InitOutput map[string][]string
 	// Output is what LogTail returns for replica containers, by name.
 	Output map[string][]string
+
+	// ostset's probes (probe.go)
+	passing        map[string]bool
+	noEngineChecks bool
+	probes         map[string]int
+	inFlight       map[string]int
+	mostInFlight   int
 }
 
 // New returns an empty runtime.
@@ -167,6 +178,9 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 		State: plan.StateRunning, Created: time.Now(), Owner: plan.OwnerOf(spec.Labels), Networks: networks(spec)}
 	if r.Unhealthy[spec.Image] {
 		c.Health = plan.HealthUnhealthy
+	}
+	if r.Starting[spec.Image] {
+		c.Health, c.Healthcheck = plan.HealthStarting, startingCheck(spec)
 	}
 	if r.Crashing[spec.Image] {
 		c.State = plan.StateExited
