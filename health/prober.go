@@ -8,7 +8,7 @@ import "time"
 // interval after it starts (30 s by default), so an ordered rollout would wait
 // up to an interval after each replica is ready. Like Kubernetes' kubelet,
 // ostset probes at once when the container runs, then at a short interval
-// that doubles up to the healthcheck's own.
+// that doubles up to the healthcheck's own, at most MaxStartGap.
 
 // Healthcheck defaults, as Docker applies them to fields left at zero.
 const (
@@ -16,8 +16,14 @@ const (
 	DefaultTimeout  = 30 * time.Second
 	DefaultRetries  = 3
 	// FirstProbeGap is the gap after the first failed probe of a starting
-	// container; each further gap doubles, up to the healthcheck's interval.
+	// container; each further gap doubles, up to the healthcheck's interval
+	// and at most MaxStartGap.
 	FirstProbeGap = 100 * time.Millisecond
+	// MaxStartGap bounds the gap between probes of a container that has not
+	// passed yet: how late after the app is ready ostset can notice it. A gap
+	// doubling up to the interval alone would notice an app ready after T up
+	// to about T late (at 3.1 s for an app ready at 2 s).
+	MaxStartGap = 250 * time.Millisecond
 )
 
 // Check is a healthcheck's timing, as its container carries it (zero fields
@@ -88,13 +94,15 @@ func (p *Probing) Next() (time.Time, bool) {
 }
 
 // StartGap is the wait after the n-th failed probe (n ≥ 1) of a container
-// that has not passed yet: FirstProbeGap doubled n-1 times, at most interval.
+// that has not passed yet: FirstProbeGap doubled n-1 times, at most the
+// interval and MaxStartGap.
 func StartGap(n int, interval time.Duration) time.Duration {
+	most := min(interval, MaxStartGap)
 	gap := FirstProbeGap
-	for i := 1; i < n && gap < interval; i++ {
+	for i := 1; i < n && gap < most; i++ {
 		gap *= 2
 	}
-	return min(gap, interval)
+	return min(gap, most)
 }
 
 // Record takes in one probe that ran from start to end and passed or not.

@@ -11,7 +11,7 @@ func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 
 // The first probe is due when the container starts; each failed one before
 // the first success is followed by a gap of 100 ms doubling up to the
-// healthcheck's interval.
+// healthcheck's interval, at most MaxStartGap.
 func TestProbingStartsAtOnceAndBacksOffToTheInterval(t *testing.T) {
 	p := NewProbing(Check{Interval: time.Second}, true, t0)
 	next, ok := p.Next()
@@ -30,7 +30,7 @@ func TestProbingStartsAtOnceAndBacksOffToTheInterval(t *testing.T) {
 		gaps = append(gaps, next.Sub(now))
 		now = next
 	}
-	want := []time.Duration{ms(100), ms(200), ms(400), ms(800), time.Second, time.Second}
+	want := []time.Duration{ms(100), ms(200), ms(250), ms(250), ms(250), ms(250)}
 	for i := range want {
 		if gaps[i] != want[i] {
 			t.Fatalf("gaps %v, want %v", gaps, want)
@@ -38,6 +38,9 @@ func TestProbingStartsAtOnceAndBacksOffToTheInterval(t *testing.T) {
 	}
 	if ready, _ := p.Ready(); ready {
 		t.Fatal("ready without a passing probe")
+	}
+	if g := StartGap(3, 150*time.Millisecond); g != ms(150) {
+		t.Errorf("gap %v with a 150ms interval", g)
 	}
 }
 

@@ -53,7 +53,14 @@ type Prober struct {
 	byID   map[string]*worker
 	wakes  map[string]chan struct{}
 	now    func() time.Time
+	// slots bounds the probes in flight at once across all containers, so
+	// that many replicas starting together (a Parallel set) cannot load the
+	// engine with execs: a probe waits for a slot.
+	slots chan struct{}
 }
+
+// MaxInFlight is how many probes run at once at most, across all containers.
+const MaxInFlight = 4
 
 type worker struct {
 	set    string
@@ -65,7 +72,8 @@ type worker struct {
 // New makes a prober that runs probes through exec until Close.
 func New(exec Exec) *Prober {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Prober{exec: exec, ctx: ctx, cancel: cancel, byID: map[string]*worker{}, wakes: map[string]chan struct{}{}, now: time.Now}
+	return &Prober{exec: exec, ctx: ctx, cancel: cancel, byID: map[string]*worker{}, wakes: map[string]chan struct{}{}, now: time.Now,
+		slots: make(chan struct{}, MaxInFlight)}
 }
 
 // Sync takes in an observation of set: it starts probing each running
@@ -172,8 +180,14 @@ func (p *Prober) run(ctx context.Context, w *worker, id string, hc plan.Healthch
 		if ctx.Err() != nil {
 			return
 		}
+		select {
+		case <-ctx.Done():
+			return
+		case p.slots <- struct{}{}:
+		}
 		start := p.now()
 		passed, out, err := p.exec.ProbeHealth(ctx, w.set, id, hc)
+		<-p.slots
 		if ctx.Err() != nil {
 			return
 		}

@@ -2,6 +2,8 @@ package prober
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -63,5 +65,54 @@ func TestSyncProbesOnlyStartingReplicasWithAHealthcheck(t *testing.T) {
 	p.Sync("web", nil) // another set's are its own
 	if n := p.InFlight(); n != 1 {
 		t.Fatalf("%d probers, want other's 1", n)
+	}
+}
+
+type slowExec struct {
+	mu        sync.Mutex
+	now, most int
+	probes    int
+}
+
+func (f *slowExec) ProbeHealth(ctx context.Context, _, _ string, _ plan.Healthcheck) (bool, string, error) {
+	f.mu.Lock()
+	f.now++
+	f.probes++
+	f.most = max(f.most, f.now)
+	f.mu.Unlock()
+	select {
+	case <-ctx.Done():
+	case <-time.After(20 * time.Millisecond):
+	}
+	f.mu.Lock()
+	f.now--
+	f.mu.Unlock()
+	return false, "", nil
+}
+
+func (f *slowExec) EngineRunsHealthchecks(context.Context) bool { return true }
+
+// Many replicas starting at once share MaxInFlight probe slots.
+func TestProbesInFlightAreBounded(t *testing.T) {
+	f := &slowExec{}
+	p := New(f)
+	var rs []plan.Replica
+	for i := range 12 {
+		rs = append(rs, plan.Replica{ID: fmt.Sprint(i), State: plan.StateRunning, Health: plan.HealthStarting, Healthcheck: check})
+	}
+	p.Sync("web", rs)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		f.mu.Lock()
+		n := f.probes
+		f.mu.Unlock()
+		if n >= 24 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	p.Close()
+	if f.most > MaxInFlight || f.most < 2 {
+		t.Fatalf("%d probes at once, want 2..%d", f.most, MaxInFlight)
 	}
 }
