@@ -10,6 +10,7 @@ import (
 	"github.com/moby/moby/client"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/health"
@@ -124,6 +125,18 @@ func inspectedHealth(c container.InspectResponse) string {
 	default:
 		return string(s)
 	}
+}
+
+// startedAt is when an inspected container last started (zero if unknown).
+func startedAt(c container.InspectResponse) time.Time {
+	if c.State == nil {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, c.State.StartedAt)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
 }
 
 // limitedBuffer keeps the first maxProbeOutput bytes written to it.

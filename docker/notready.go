@@ -37,7 +37,7 @@ func (r *Runtime) fillNotReady(ctx context.Context, rep *plan.Replica, logs bool
 	}
 	c := res.Container
 	if rep.State == plan.StateRunning && rep.Health == plan.HealthStarting {
-		rep.Healthcheck = inspectedHealthcheck(c)
+		rep.Healthcheck, rep.StartedAt = inspectedHealthcheck(c), startedAt(c)
 	}
 	d := notReadyDetail(c)
 	if logs {
@@ -89,7 +89,7 @@ func (r *Runtime) fillFromInspect(ctx context.Context, rep *plan.Replica, opts e
 	}
 	rep.Health = inspectedHealth(c)
 	if rep.State == plan.StateRunning && rep.Health == plan.HealthStarting {
-		rep.Healthcheck = inspectedHealthcheck(c)
+		rep.Healthcheck, rep.StartedAt = inspectedHealthcheck(c), startedAt(c)
 	}
 	if rep.Ready() {
 		if opts.Timings {

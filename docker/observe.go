@@ -147,7 +147,7 @@ func fromInspect(replicas []plan.Replica, c container.InspectResponse, logs bool
 		rep.Networks = nil // a stopped container has no endpoints to judge by
 	}
 	if rep.State == plan.StateRunning && rep.Health == plan.HealthStarting {
-		rep.Healthcheck = inspectedHealthcheck(c)
+		rep.Healthcheck, rep.StartedAt = inspectedHealthcheck(c), startedAt(c)
 	}
 	if rep.Ready() || logs {
 		return false

@@ -150,3 +150,32 @@ func TestProberIsTheHealthcheckWhereTheEngineRunsNone(t *testing.T) {
 		t.Errorf("%d probes, want the first pass and at least 2 failures", n)
 	}
 }
+
+// A replica that restarts in place (same container, its restart policy)
+// after its probe passed is not ready on that old verdict: it is probed
+// anew.
+func TestProbeOfAnEarlierRunDoesNotCount(t *testing.T) {
+	c, rt := probedSet(t, 1, &config.Healthcheck{Test: []string{"CMD", "check"}, Interval: config.Duration(10 * time.Second)})
+	rt.SetPassing("web-0", true)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.Converge(ctx, "web"); err != nil {
+		t.Fatal(err)
+	}
+	rt.SetPassing("web-0", false)
+	time.Sleep(2 * time.Millisecond) // a later start time than the probe's verdict
+	rt.RestartStarting("web-0")
+	if _, err := c.Pass(ctx, "web"); err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := c.Status(ctx, "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ReadyReplicas != 0 {
+		t.Fatalf("ready on the probe of its earlier run: %+v", s.Containers)
+	}
+	if n, _ := rt.Probes("web-0"); n < 2 {
+		t.Errorf("%d probes: the new run was not probed", n)
+	}
+}

@@ -180,7 +180,7 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 		c.Health = plan.HealthUnhealthy
 	}
 	if r.Starting[spec.Image] {
-		c.Health, c.Healthcheck = plan.HealthStarting, startingCheck(spec)
+		c.Health, c.Healthcheck, c.StartedAt = plan.HealthStarting, startingCheck(spec), time.Now()
 	}
 	if r.Crashing[spec.Image] {
 		c.State = plan.StateExited

@@ -103,3 +103,13 @@ func startingCheck(spec plan.ReplicaSpec) *plan.Healthcheck {
 	}
 	return &plan.Healthcheck{Test: []string{"CMD", "true"}, Interval: 10 * time.Second}
 }
+
+// RestartStarting makes the named replica start again in place (its
+// restart policy), with the engine's health back at "starting".
+func (r *Runtime) RestartStarting(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.containers[name]
+	c.Health, c.StartedAt = plan.HealthStarting, time.Now()
+	r.containers[name] = c
+}

@@ -48,6 +48,9 @@ type Replica struct {
 	// or its image's), filled by Observe while the engine's Health is
 	// "starting", for ostset's prober; nil otherwise.
 	Healthcheck *Healthcheck
+	// StartedAt is when the container last started, filled with Healthcheck
+	// (zero otherwise): a probe that passed before it was of an earlier run.
+	StartedAt time.Time
 	// Probed: ostset's own run of that healthcheck passed while the engine
 	// still says "starting" (health.Probing). The runtime never sets it: the
 	// controller does, from the prober's results, before planning, so that

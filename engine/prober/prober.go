@@ -63,10 +63,11 @@ type Prober struct {
 const MaxInFlight = 4
 
 type worker struct {
-	set    string
-	cancel context.CancelFunc
-	done   chan struct{}
-	res    Result
+	set     string
+	started time.Time // the container's StartedAt when probing began
+	cancel  context.CancelFunc
+	done    chan struct{}
+	res     Result
 }
 
 // New makes a prober that runs probes through exec until Close.
@@ -80,7 +81,8 @@ func New(exec Exec) *Prober {
 // replica whose engine health is still "starting" and that carries a
 // healthcheck (health.ProbeWanted), at most one prober per container, and
 // stops probing the set's containers that no longer want it (gone, stopped,
-// or the engine gave its own verdict).
+// or the engine gave its own verdict); a container that started again
+// (Replica.StartedAt) is probed anew.
 func (p *Prober) Sync(set string, replicas []plan.Replica) {
 	want := map[string]plan.Replica{}
 	for _, r := range replicas {
@@ -94,7 +96,8 @@ func (p *Prober) Sync(set string, replicas []plan.Replica) {
 		return
 	}
 	for id, w := range p.byID {
-		if _, ok := want[id]; !ok && w.set == set {
+		r, ok := want[id]
+		if w.set == set && (!ok || !r.StartedAt.Equal(w.started)) { // gone, judged, or restarted
 			w.cancel()
 			delete(p.byID, id)
 		}
@@ -104,7 +107,7 @@ func (p *Prober) Sync(set string, replicas []plan.Replica) {
 			continue
 		}
 		ctx, cancel := context.WithCancel(p.ctx)
-		w := &worker{set: set, cancel: cancel, done: make(chan struct{})}
+		w := &worker{set: set, started: r.StartedAt, cancel: cancel, done: make(chan struct{})}
 		p.byID[id] = w
 		go p.run(ctx, w, id, *r.Healthcheck)
 	}

@@ -18,8 +18,9 @@ type ProbeVerdict struct {
 // when this process probes none) in State.Probed, for the replicas observed:
 // a verdict of this process replaces what was recorded; a container no
 // process here probes keeps the record another process made, while its
-// engine health is still "starting"; records of containers gone, stopped or
-// judged by the engine itself are dropped.
+// engine health is still "starting"; records of containers gone, stopped,
+// judged by the engine itself, or restarted since their probe passed
+// (Replica.StartedAt) are dropped.
 func (st *State) NoteProbes(rs []plan.Replica, verdicts map[string]ProbeVerdict) {
 	keep := map[string]time.Time{}
 	for _, r := range rs {
@@ -27,12 +28,12 @@ func (st *State) NoteProbes(rs []plan.Replica, verdicts map[string]ProbeVerdict)
 			continue
 		}
 		if v, ok := verdicts[r.ID]; ok {
-			if v.Ready {
+			if v.Ready && !v.Since.Before(r.StartedAt) {
 				keep[r.ID] = v.Since
 			}
 			continue
 		}
-		if t, ok := st.Probed[r.ID]; ok {
+		if t, ok := st.Probed[r.ID]; ok && !t.Before(r.StartedAt) { // not of an earlier run (a restart)
 			keep[r.ID] = t
 		}
 	}
@@ -53,7 +54,7 @@ func (st State) MarkProbed(rs []plan.Replica) {
 	for i := range rs {
 		r := &rs[i]
 		since, ok := st.Probed[r.ID]
-		if !ok || !health.ProbeWanted(r.State, r.Health, true) {
+		if !ok || !health.ProbeWanted(r.State, r.Health, true) || since.Before(r.StartedAt) {
 			continue
 		}
 		r.Probed = true
