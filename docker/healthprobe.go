@@ -43,19 +43,20 @@ func (r *Runtime) ProbeHealth(ctx context.Context, set, id string, hc plan.Healt
 	}
 	defer att.Close()
 	var out limitedBuffer
-	done := make(chan error, 1)
+	var copyErr error
+	done := make(chan struct{})
 	go func() {
-		_, err := stdcopy.StdCopy(&out, &out, att.Reader)
-		done <- err
+		_, copyErr = stdcopy.StdCopy(&out, &out, att.Reader)
+		close(done)
 	}()
 	select {
 	case <-ctx.Done():
 		att.Close()
-		<-done
+		<-done // the copy ends with the closed connection
 		return false, fmt.Sprintf("Health check exceeded timeout (%s)", timeout), nil
-	case err := <-done:
-		if err != nil && !errors.Is(err, io.EOF) {
-			return r.probeError(ctx, id, err)
+	case <-done:
+		if copyErr != nil && !errors.Is(copyErr, io.EOF) {
+			return r.probeError(ctx, id, copyErr)
 		}
 	}
 	res, err := r.cli.ExecInspect(ctx, created.ID, client.ExecInspectOptions{})
