@@ -436,9 +436,9 @@ check_ready() {
 
 # cpu_ticks PID...: the user + system clock ticks the processes used so far.
 cpu_ticks() {
-	local p t=0
-	for p in "$@"; do
-		[[ -r /proc/$p/stat ]] && t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat")))
+	local p t=0 v
+	for p in "$@"; do # a process that just exited counts for nothing
+		v=$(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null) && [[ -n $v ]] && t=$((t + v))
 	done
 	echo "$t"
 }
