@@ -12,7 +12,7 @@ import (
 func (c *Controller) probes(st *state.State, obs *plan.Observed) {
 	var verdicts map[string]state.ProbeVerdict
 	if c.Prober != nil {
-		c.Prober.Sync(st.Spec.Name, obs.Replicas)
+		c.Prober.Sync(st.Spec.Name, obs.Replicas, st.ProbedNow(obs.Replicas))
 		res := c.Prober.Results(st.Spec.Name)
 		verdicts = make(map[string]state.ProbeVerdict, len(res))
 		for id, r := range res {

@@ -179,3 +179,38 @@ func TestProbeOfAnEarlierRunDoesNotCount(t *testing.T) {
 		t.Errorf("%d probes: the new run was not probed", n)
 	}
 }
+
+// Another process (a later command, the daemon) that drives the set takes
+// the recorded probe passes as they are: the replicas stay ready, and where
+// the engine runs healthchecks they are not probed again.
+func TestAnotherProcessKeepsTheProbesVerdicts(t *testing.T) {
+	c, rt := probedSet(t, 2, &config.Healthcheck{Test: []string{"CMD", "check"}, Interval: config.Duration(10 * time.Second)})
+	for _, n := range []string{"web-0", "web-1"} {
+		rt.SetPassing(n, true)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.Converge(ctx, "web"); err != nil {
+		t.Fatal(err)
+	}
+	other := &engine.Controller{Runtime: rt, Store: c.Store, Poll: time.Hour, Prober: prober.New(rt)}
+	defer other.Prober.Close()
+	for _, n := range []string{"web-0", "web-1"} {
+		rt.SetPassing(n, false) // a new probe would fail now
+	}
+	if _, err := other.Pass(ctx, "web"); err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := other.Status(ctx, "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ReadyReplicas != 2 {
+		t.Fatalf("%d ready after another process's pass, want 2: %+v", s.ReadyReplicas, s.Containers)
+	}
+	for _, n := range []string{"web-0", "web-1"} {
+		if got, _ := rt.Probes(n); got != 1 {
+			t.Errorf("%s probed %d times, want once (by the first process)", n, got)
+		}
+	}
+}

@@ -83,10 +83,10 @@ func NewProbing(c Check, engineRuns bool, started time.Time) *Probing {
 // more (the engine's own check takes over after the first success).
 func (p *Probing) Next() (time.Time, bool) {
 	switch {
-	case p.attempts == 0:
-		return p.Started, true
 	case p.passed && p.EngineRuns:
 		return time.Time{}, false
+	case p.attempts == 0:
+		return p.Started, true
 	case p.passed:
 		return p.last.Add(p.Check.Interval), true
 	}
@@ -103,6 +103,14 @@ func StartGap(n int, interval time.Duration) time.Duration {
 		gap *= 2
 	}
 	return min(gap, most)
+}
+
+// Passed takes in a success recorded before this record began (by another
+// process, or an earlier prober of this one) for this run of the
+// container: where the engine runs its healthcheck nothing is left to probe;
+// where it runs none, probing goes on from there.
+func (p *Probing) Passed(since time.Time) {
+	p.passed, p.ok, p.passedAt, p.failures = true, true, since, 0
 }
 
 // Record takes in one probe that ran from start to end and passed or not.

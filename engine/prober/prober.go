@@ -65,6 +65,7 @@ const MaxInFlight = 4
 type worker struct {
 	set     string
 	started time.Time // the container's StartedAt when probing began
+	seeded  bool      // it began as passed (see Sync)
 	cancel  context.CancelFunc
 	done    chan struct{}
 	res     Result
@@ -83,7 +84,12 @@ func New(exec Exec) *Prober {
 // stops probing the set's containers that no longer want it (gone, stopped,
 // or the engine gave its own verdict); a container that started again
 // (Replica.StartedAt) is probed anew.
-func (p *Prober) Sync(set string, replicas []plan.Replica) {
+//
+// passed holds, by container ID, when a probe of the container's current
+// run passed as recorded before (another process's, say): such a container
+// starts as passed, so it is not made unready by a prober that has not
+// probed yet, and, where the engine runs healthchecks, not probed again.
+func (p *Prober) Sync(set string, replicas []plan.Replica, passed map[string]time.Time) {
 	want := map[string]plan.Replica{}
 	for _, r := range replicas {
 		if health.ProbeWanted(r.State, r.Health, r.Healthcheck != nil) {
@@ -109,7 +115,12 @@ func (p *Prober) Sync(set string, replicas []plan.Replica) {
 		ctx, cancel := context.WithCancel(p.ctx)
 		w := &worker{set: set, started: r.StartedAt, cancel: cancel, done: make(chan struct{})}
 		p.byID[id] = w
-		go p.run(ctx, w, id, *r.Healthcheck)
+		since, ok := passed[id]
+		if ok {
+			w.res = Result{Ready: true, Since: since}
+		}
+		w.seeded = ok
+		go p.run(ctx, w, id, *r.Healthcheck, since)
 	}
 }
 
@@ -119,7 +130,7 @@ func (p *Prober) Results(set string) map[string]Result {
 	defer p.mu.Unlock()
 	out := map[string]Result{}
 	for id, w := range p.byID {
-		if w.set == set {
+		if w.set == set && (w.seeded || w.res.Attempts > 0) { // a prober that has not probed has no verdict
 			out[id] = w.res
 		}
 	}
@@ -162,10 +173,13 @@ func (p *Prober) Close() {
 }
 
 // run probes one container, one probe at a time, as health.Probing says.
-func (p *Prober) run(ctx context.Context, w *worker, id string, hc plan.Healthcheck) {
+func (p *Prober) run(ctx context.Context, w *worker, id string, hc plan.Healthcheck, passed time.Time) {
 	defer close(w.done)
 	check := health.Check{Interval: hc.Interval, Timeout: hc.Timeout, Retries: hc.Retries, StartPeriod: hc.StartPeriod}
 	pr := health.NewProbing(check, p.exec.EngineRunsHealthchecks(ctx), p.now())
+	if !passed.IsZero() {
+		pr.Passed(passed)
+	}
 	for {
 		next, ok := pr.Next()
 		if !ok {
@@ -202,6 +216,7 @@ func (p *Prober) run(ctx context.Context, w *worker, id string, hc plan.Healthch
 		ready, since := pr.Ready()
 		p.mu.Lock()
 		w.res = Result{Ready: ready, Since: since, Attempts: pr.Attempts()}
+		w.seeded = false
 		if !passed {
 			w.res.Output = out
 		}

@@ -39,8 +39,8 @@ func TestSyncProbesOnlyStartingReplicasWithAHealthcheck(t *testing.T) {
 		{ID: "d", State: plan.StateExited, Health: plan.HealthStarting, Healthcheck: check}, // stopped
 		{ID: "e", State: plan.StateRunning, Health: plan.HealthNone},                        // none
 	}
-	p.Sync("web", rs)
-	p.Sync("web", rs)
+	p.Sync("web", rs, nil)
+	p.Sync("web", rs, nil)
 	if n := p.InFlight(); n != 1 {
 		t.Fatalf("%d probers, want 1 (container a)", n)
 	}
@@ -54,15 +54,15 @@ func TestSyncProbesOnlyStartingReplicasWithAHealthcheck(t *testing.T) {
 		t.Fatalf("result %+v, want ready", r)
 	}
 	rs[0].Health = plan.HealthHealthy
-	p.Sync("web", rs)
+	p.Sync("web", rs, nil)
 	if n := p.InFlight(); n != 0 {
 		t.Fatalf("%d probers after the engine judged, want 0", n)
 	}
 	if got := len(p.Results("web")); got != 0 {
 		t.Fatalf("%d results kept", got)
 	}
-	p.Sync("other", []plan.Replica{{ID: "x", State: plan.StateRunning, Health: plan.HealthStarting, Healthcheck: check}})
-	p.Sync("web", nil) // another set's are its own
+	p.Sync("other", []plan.Replica{{ID: "x", State: plan.StateRunning, Health: plan.HealthStarting, Healthcheck: check}}, nil)
+	p.Sync("web", nil, nil) // another set's are its own
 	if n := p.InFlight(); n != 1 {
 		t.Fatalf("%d probers, want other's 1", n)
 	}
@@ -100,7 +100,7 @@ func TestProbesInFlightAreBounded(t *testing.T) {
 	for i := range 12 {
 		rs = append(rs, plan.Replica{ID: fmt.Sprint(i), State: plan.StateRunning, Health: plan.HealthStarting, Healthcheck: check})
 	}
-	p.Sync("web", rs)
+	p.Sync("web", rs, nil)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		f.mu.Lock()

@@ -63,3 +63,15 @@ func (st State) MarkProbed(rs []plan.Replica) {
 		}
 	}
 }
+
+// ProbedNow returns the recorded probe passes that stand for the replicas'
+// current runs (container ID → when the probe passed).
+func (st State) ProbedNow(rs []plan.Replica) map[string]time.Time {
+	out := map[string]time.Time{}
+	for _, r := range rs {
+		if t, ok := st.Probed[r.ID]; ok && !t.Before(r.StartedAt) && health.ProbeWanted(r.State, r.Health, true) {
+			out[r.ID] = t
+		}
+	}
+	return out
+}
