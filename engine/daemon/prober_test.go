@@ -28,7 +28,12 @@ func TestDaemonPassesOnTheProbersVerdict(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- d.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
 	apply(t, state.Store{Dir: c.Store.Dir}, 2, "v1")
 	awaitCondition(t, func() bool { return len(running(rt)) == 2 })
 	awaitCondition(t, func() bool {
