@@ -32,6 +32,8 @@ type Runtime struct {
 	// died holds the containers whose die a Watch saw, for the next
 	// observation of their set to inspect.
 	died engine.Dies
+	// engine is what is known of the engine's kind (see isPodman).
+	engine engineInfo
 }
 
 // CallTimeout is how long one operation on the engine (an observation, a

@@ -12,6 +12,7 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
+	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
 )
 
@@ -35,6 +36,9 @@ func (r *Runtime) fillNotReady(ctx context.Context, rep *plan.Replica, logs bool
 		return fmt.Errorf("inspect container %s: %w", rep.Name, err)
 	}
 	c := res.Container
+	if rep.State == plan.StateRunning && rep.Health == plan.HealthStarting {
+		rep.Healthcheck, rep.StartedAt = inspectedHealthcheck(c), startedAt(c)
+	}
 	d := notReadyDetail(c)
 	if logs {
 		tty := c.Config != nil && c.Config.Tty
@@ -61,6 +65,44 @@ func notReadyDetail(c container.InspectResponse) *plan.NotReadyDetail {
 		}
 	}
 	return d
+}
+
+// fillFromInspect reads a running replica's health from an inspect, for an
+// engine whose container list does not carry it (Podman), and then what the
+// other paths read from their own inspect: ReadySince for a ready replica
+// when timings are asked for, why one is not ready, and the healthcheck of
+// one still starting. A container gone since the list keeps what the list
+// said, with health starting when the list could not tell (it is never taken
+// for a replica without a healthcheck).
+func (r *Runtime) fillFromInspect(ctx context.Context, rep *plan.Replica, opts engine.ObserveOptions) error {
+	res, err := r.cli.ContainerInspect(ctx, rep.ID, client.ContainerInspectOptions{})
+	if cerrdefs.IsNotFound(err) {
+		rep.Health = plan.HealthStarting // unknown, so not ready
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("inspect container %s: %w", rep.Name, err)
+	}
+	c := res.Container
+	if c.State != nil && c.State.Status != "" {
+		rep.State = string(c.State.Status)
+	}
+	rep.Health = inspectedHealth(c)
+	if rep.State == plan.StateRunning && rep.Health == plan.HealthStarting {
+		rep.Healthcheck, rep.StartedAt = inspectedHealthcheck(c), startedAt(c)
+	}
+	if rep.Ready() {
+		if opts.Timings {
+			rep.ReadySince = readySince(c.State)
+		}
+		return nil
+	}
+	d := notReadyDetail(c)
+	if opts.Logs {
+		d.Logs = r.lastLogLines(ctx, c.ID, c.Config != nil && c.Config.Tty)
+	}
+	rep.NotReady = d
+	return nil
 }
 
 // lastLogLines returns the container's last log lines, stdout and stderr

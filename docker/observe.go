@@ -85,6 +85,7 @@ func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOp
 		_ = vols.Wait()
 		return plan.Observed{}, fmt.Errorf("observe set %s: %w", set, err)
 	}
+	podman := r.isPodman(ctx) // its list carries no health: inspect each running replica
 	inspected := map[string]bool{}
 	for _, c := range died {
 		if c != nil {
@@ -100,6 +101,9 @@ func (r *Runtime) Observe(ctx context.Context, set string, opts engine.ObserveOp
 	for i := range obs.Replicas {
 		rep := &obs.Replicas[i]
 		g.Go(func() error {
+			if podman && rep.State == plan.StateRunning && !inspected[rep.ID] {
+				return r.fillFromInspect(ctx, rep, opts)
+			}
 			if opts.Timings {
 				if err := r.fillReadySince(ctx, rep); err != nil {
 					return err
@@ -139,12 +143,12 @@ func fromInspect(replicas []plan.Replica, c container.InspectResponse, logs bool
 	}
 	rep := &replicas[i]
 	rep.State = string(c.State.Status)
-	rep.Health = plan.HealthNone
-	if h := c.State.Health; h != nil && h.Status != container.NoHealthcheck {
-		rep.Health = string(h.Status)
-	}
+	rep.Health = inspectedHealth(c)
 	if rep.State != plan.StateRunning {
 		rep.Networks = nil // a stopped container has no endpoints to judge by
+	}
+	if rep.State == plan.StateRunning && rep.Health == plan.HealthStarting {
+		rep.Healthcheck, rep.StartedAt = inspectedHealthcheck(c), startedAt(c)
 	}
 	if rep.Ready() || logs {
 		return false
@@ -202,7 +206,9 @@ func attached(c container.Summary) []string {
 }
 
 // summaryHealth uses Summary.Health where the engine sends it (API 1.52+) and
-// otherwise the Status text, e.g. "Up 2 seconds (healthy)".
+// otherwise Docker's Status text, e.g. "Up 2 seconds (healthy)". Podman's
+// Status carries no health: its replicas' health comes from inspect
+// (fillFromInspect), never from this "no health" answer.
 func summaryHealth(c container.Summary) string {
 	if c.Health != nil && c.Health.Status != "" {
 		if c.Health.Status == container.NoHealthcheck {

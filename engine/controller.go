@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/prober"
 	"github.com/ostset/ostset/engine/state"
 )
 
@@ -39,6 +40,9 @@ type Controller struct {
 	// engine's architecture) to copy into a replica whose healthcheck runs
 	// ostset's probe (see copyProbe); nil: such a replica is not created.
 	Probe func(ctx context.Context) ([]byte, error)
+	// Prober runs replicas' healthchecks while they start (see engine/prober);
+	// nil: readiness is the engine's own status only.
+	Prober *prober.Prober
 
 	// initLogs remembers the output of failed init containers.
 	initLogs initLogs
@@ -133,6 +137,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(state.S
 	case finished:
 		return plan.Plan{}, st, errors.Join(c.Store.Save(st), ErrReplan)
 	}
+	c.probes(&st, &obs)
 	st.Saw(obs)
 	c.initLogs.fill(ctx, c.Runtime, name, &obs)
 	pl := plan.MakePlan(st.PlanInput(obs, c.now()))
@@ -284,6 +289,7 @@ func (c *Controller) view(ctx context.Context, name string) (state.State, plan.P
 	c.initLogs.fill(ctx, c.Runtime, name, &obs)
 	view := st
 	view.ReadySince = maps.Clone(st.ReadySince) // remembered readiness, not saved here
+	view.MarkProbed(obs.Replicas)               // what the driving process's prober recorded
 	view.RememberReadiness(obs.Replicas)
 	view.CrashLoops = maps.Clone(st.CrashLoops) // likewise
 	pl := plan.MakePlan(view.PlanInput(obs, c.now()))

@@ -412,6 +412,10 @@ func (c *Controller) sleep(ctx context.Context, w *watcher, requeueAt time.Time,
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
+	probed := c.probeWake(w.set)
+	if backoff > 0 {
+		probed = nil
+	}
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
@@ -419,6 +423,7 @@ func (c *Controller) sleep(ctx context.Context, w *watcher, requeueAt time.Time,
 		if !open {
 			w.wake = nil // the stream ended (Docker restarted, say); poll until it is back
 		}
+	case <-probed: // ostset's probe made a replica ready, or no longer
 	case <-t.C:
 	}
 	return nil

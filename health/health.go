@@ -11,14 +11,19 @@ type Container struct {
 	State      string    // Docker state: running, exited, ...
 	Health     string    // "", starting, healthy, unhealthy ("" = no healthcheck)
 	ReadySince time.Time // when it became ready; zero if unknown
+	// Probed: ostset's own run of the healthcheck passed while the engine's
+	// status is still "starting" (see Probing).
+	Probed bool
 }
 
-// Ready: running and, if it has a healthcheck, healthy. No healthcheck: running means ready.
+// Ready: running and, if it has a healthcheck, healthy, or still starting in
+// the engine's eyes while ostset's own probe of the same healthcheck passed.
+// No healthcheck: running means ready.
 func Ready(c Container) bool {
 	if c.State != "running" {
 		return false
 	}
-	return c.Health == "" || c.Health == "healthy"
+	return c.Health == "" || c.Health == "healthy" || c.Health == "starting" && c.Probed
 }
 
 // Available: ready for at least minReady. With minReady 0 every ready container is

@@ -87,7 +87,9 @@ func TestNotReadyUnhealthySaysWhy(t *testing.T) {
 // A replica that Docker keeps restarting says its exit code and restarts.
 func TestNotReadyCrashLoopSaysWhy(t *testing.T) {
 	h := newHarness(t)
-	spec := h.writeSpec(notReadySpec, imageV1, "{ENV}", `{EXIT_AFTER: "200ms"}`)
+	// It exits before it listens: ostset probes at once, and a replica that
+	// answers its healthcheck before each crash is ready for that moment.
+	spec := h.writeSpec(notReadySpec, imageV1, "{ENV}", `{EXIT_AFTER: "200ms", START_DELAY: "1s"}`)
 	if r := h.ostset("up", "-f", spec, "--timeout", "3s"); r.code != 3 {
 		t.Fatalf("up of a crashing replica: %s", r)
 	}

@@ -16,6 +16,15 @@
 #    Each step runs for ostset and for the floor back to back, ostset first in odd runs and
 #    the floor first in even ones, so that drift and other load on the machine hit both
 #    alike. Ratios are ostset / floor, taken run by run (the median of the paired ratios).
+#    With BENCH_STEPS naming readiness (not by default: the floor's part alone takes about
+#    2 min a run), an app ready 2 s after it starts (START_DELAY=2s) with a healthcheck
+#    every 10 s, whose first check Docker runs 10 s after each start: an OrderedReady up
+#    of 5, a rolling update of the 5, and an OrderedReady up of 5 with the healthcheck every
+#    1 s, for ostset and the floor; and for ostset alone a Parallel up of 20 of that app,
+#    taking from the set's state when ostset's probe found each replica ready, less its
+#    start and the app's 2 s (p50 and p99 over the 20), and the CPU used meanwhile by the
+#    ostset process (which runs the probes) and by dockerd + containerd (which run the
+#    execs).
 # 3. The baselines, BENCH_BASELINE_RUNS runs spread among those of part 2: ostset up of 10,
 #      Parallel, and its down; docker-compose up -d --scale app=10 until all are healthy,
 #      and down -v; 10 sequential docker run -d until all are healthy, and rm -f.
@@ -31,7 +40,7 @@
 # failure or interrupt included; nothing else on the engine is touched.
 #
 # Environment: BENCH_RUNS (20), BENCH_BASELINE_RUNS (5), BENCH_PLANNER_COUNT (5; 0 skips
-# the planner), BENCH_STEPS (which steps of part 2: "ordered parallel"), BENCH_HEALTH_INTERVAL
+# the planner), BENCH_STEPS (which steps of part 2: "ordered parallel"; also "readiness"), BENCH_HEALTH_INTERVAL
 # (500ms), BENCH_IMAGE (ostset/web:demo), BENCH_TIMEOUT (seconds a step may take, 300),
 # OSTSET (bin/ostset), FLOOR (bin/floor), DOCKER_HOST as usual.
 set -euo pipefail
@@ -64,9 +73,9 @@ replicas=10  # replicas of the baselines
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive integer, got '$runs'"
 [[ $base_runs =~ ^[0-9]+$ ]] || die "BENCH_BASELINE_RUNS must be a non-negative integer, got '$base_runs'"
 [[ $planner_count =~ ^[0-9]+$ ]] || die "BENCH_PLANNER_COUNT must be a non-negative integer, got '$planner_count'"
-((${#steps[@]})) || die "BENCH_STEPS must name ordered, parallel or both"
+((${#steps[@]})) || die "BENCH_STEPS must name ordered, parallel or readiness"
 for s in "${steps[@]}"; do
-	[[ $s == ordered || $s == parallel ]] || die "BENCH_STEPS: '$s' is not ordered or parallel"
+	[[ $s == ordered || $s == parallel || $s == readiness ]] || die "BENCH_STEPS: '$s' is not ordered, parallel or readiness"
 done
 [[ $interval =~ ^[0-9]+(ms|s)$ ]] || die "BENCH_HEALTH_INTERVAL must be like 500ms or 1s, got '$interval'"
 [[ $step_timeout =~ ^[1-9][0-9]*$ ]] || die "BENCH_TIMEOUT must be a positive integer, got '$step_timeout'"
@@ -392,6 +401,122 @@ parallel() {
 	fi
 }
 
+# The readiness step: an app ready 2 s after it starts, with a slow healthcheck.
+rd_n=5     # replicas of its OrderedReady up and rolling update
+rd_par=20  # replicas of its Parallel up (start -> ready delays, CPU)
+rd_delay=2 # seconds after its start that the app answers (START_DELAY)
+
+# write_rset POLICY VERSION REPLICAS INTERVAL
+write_rset() {
+	cat >"$setfile" <<EOF
+name: $name
+replicas: $3
+network: $name
+podManagementPolicy: $1
+updateStrategy: {type: RollingUpdate}
+template:
+  image: $image
+  env: {VERSION: "$2", START_DELAY: "${rd_delay}s"}
+  healthcheck: {test: ["CMD", "/web", "health"], interval: $4, timeout: 5s, retries: 3}
+volumeClaimTemplates:
+  - {name: data, mountPath: /data}
+EOF
+}
+
+# check_ready SET VERSION N: SET has exactly N containers at VERSION, all ready in
+# ostset's status (Docker may still say starting: ostset's probe made them ready).
+check_ready() {
+	local ready ids
+	ready=$("$ostset" status "$1" -o json | jq '[.containers[] | select(.ready)] | length')
+	ids=$(docker ps -aq --filter "label=io.ostset.set=$1")
+	# shellcheck disable=SC2086 # one ID a word
+	[[ $ready -eq $3 && $(docker inspect --format '{{range .Config.Env}}{{if eq . "VERSION='"$2"'"}}v-ok{{end}}{{end}}' $ids | grep -c v-ok) -eq $3 ]] ||
+		die "set $1 is not $3 ready replicas at VERSION=$2"
+}
+
+# cpu_ticks PID...: the user + system clock ticks the processes used so far.
+cpu_ticks() {
+	local p t=0 v
+	for p in "$@"; do # a process that just exited counts for nothing
+		v=$(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null) && [[ -n $v ]] && t=$((t + v))
+	done
+	echo "$t"
+}
+
+# pct P VALUE...: the P-th percentile (nearest rank).
+pct() {
+	local p=$1
+	shift
+	printf '%s\n' "$@" | sort -g | awk -v p="$p" '{ a[NR] = $1 } END { r = int((p * NR + 99) / 100); if (r < 1) r = 1; print a[r] }'
+}
+
+# readiness TOOL: the readiness step (see the header).
+readiness() {
+	local -a flags=(-health-cmd "/web health" -health-timeout 5s -health-retries 3 -env "START_DELAY=${rd_delay}s")
+	if [[ $1 == ostset ]]; then
+		write_rset OrderedReady 1 $rd_n 10s
+		timed os-rd-up "ostset up, OrderedReady, $rd_n, ready at 2 s, interval 10s" "ostset up" "$ostset" up -f "$setfile" --timeout "${step_timeout}s"
+		check_ready "$name" 1 $rd_n
+		write_rset OrderedReady 2 $rd_n 10s
+		timed os-rd-roll "ostset rolling update, $rd_n, interval 10s" "ostset up (rolling update)" "$ostset" up -f "$setfile" --timeout "${step_timeout}s"
+		check_ready "$name" 2 $rd_n
+		run "ostset down" "$ostset" down "$name" --volumes
+		write_rset OrderedReady 1 $rd_n 1s
+		timed os-rd1-up "ostset up, OrderedReady, $rd_n, interval 1s" "ostset up" "$ostset" up -f "$setfile" --timeout "${step_timeout}s"
+		check_ready "$name" 1 $rd_n
+		run "ostset down" "$ostset" down "$name" --volumes
+		rd_parallel
+	else
+		floor_cmd up $rd_n 1 "${flags[@]}" -health-interval 10s -policy OrderedReady
+		timed fl-rd-up "floor up, OrderedReady, $rd_n, ready at 2 s, interval 10s" "floor up" "${fcmd[@]}"
+		floor_cmd update $rd_n 2 "${flags[@]}" -health-interval 10s
+		timed fl-rd-roll "floor rolling update, $rd_n, interval 10s" "floor update" "${fcmd[@]}"
+		floor_cmd down $rd_n 2
+		run "floor down" "${fcmd[@]}"
+		floor_cmd up $rd_n 1 "${flags[@]}" -health-interval 1s -policy OrderedReady
+		timed fl-rd1-up "floor up, OrderedReady, $rd_n, interval 1s" "floor up" "${fcmd[@]}"
+		floor_cmd down $rd_n 1
+		run "floor down" "${fcmd[@]}"
+	fi
+}
+
+# rd_parallel: ostset's Parallel up of $rd_par of the app: the delays from the app's
+# readiness (start + 2 s) to ostset's probe finding it ready, and the CPU used meanwhile.
+rd_parallel() {
+	local t0 c1=0 e0 e1 pid engine delays d hz
+	hz=$(getconf CLK_TCK)
+	engine=$(pgrep -x dockerd; pgrep -x containerd) || true
+	write_rset Parallel 1 $rd_par 10s
+	t0=$EPOCHREALTIME
+	# shellcheck disable=SC2086 # one PID a word
+	e0=$(cpu_ticks $engine)
+	"$ostset" up -f "$setfile" --timeout "${step_timeout}s" >"$log" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do # the ostset process's own ticks, until it exits
+		c1=$(cpu_ticks "$pid")
+		sleep 0.05
+	done
+	wait "$pid" || { cat "$log" >&2; die "ostset up (Parallel, $rd_par) failed"; }
+	# shellcheck disable=SC2086
+	e1=$(cpu_ticks $engine)
+	record os-rd-par "ostset up, Parallel, $rd_par, ready at 2 s, interval 10s" "$t0" "$EPOCHREALTIME"
+	check_ready "$name" 1 $rd_par
+	add os-rd-cpu "CPU of the ostset process (s)" "$(awk -v t="$c1" -v hz="$hz" 'BEGIN { printf "%.2f", t / hz }')"
+	add os-rd-ecpu "CPU of dockerd + containerd (s)" "$(awk -v t=$((e1 - e0)) -v hz="$hz" 'BEGIN { printf "%.2f", t / hz }')"
+	# The probe's verdicts (container ID -> since) are in the set's state while Docker says starting.
+	delays=$(jq -r '.probed // {} | to_entries[] | "\(.key) \(.value)"' "$OSTSET_STATE_DIR/sets/$name.json" |
+		while read -r id since; do
+			echo "$(date -d "$since" +%s.%N) $(date -d "$(docker inspect --format '{{.State.StartedAt}}' "$id")" +%s.%N)"
+		done | awk -v d="$rd_delay" '{ printf "%.0f\n", ($1 - $2 - d) * 1000 }')
+	[[ $(wc -w <<<"$delays") -eq $rd_par ]] || die "the state has $(wc -w <<<"$delays") probe verdicts, want $rd_par"
+	for d in $delays; do
+		add os-rd-delay "start + 2 s -> ready by ostset's probe (ms)" "$d"
+	done
+	# shellcheck disable=SC2086
+	printf '  %-58s %s ms, %s ms\n' "start + 2 s -> ready, p50, p99" "$(pct 50 $delays)" "$(pct 99 $delays)"
+	run "ostset down" "$ostset" down "$name" --volumes
+}
+
 cat >"$composefile" <<EOF
 version: "2.4"
 services:
@@ -534,6 +659,22 @@ row "rolling update, $ordered replicas (all replaced and healthy)" os-roll fl-ro
 row "down, $ordered replicas" os-down-ord fl-down-ord s 2
 row "up, Parallel, $parallel replicas (all healthy)" os-up-par fl-up-par s 2
 row "down, $parallel replicas" os-down-par fl-down-par s 2
+row "up, OrderedReady, $rd_n, app ready at 2 s, healthcheck every 10s" os-rd-up fl-rd-up s 2
+row "rolling update, $rd_n, app ready at 2 s, healthcheck every 10s" os-rd-roll fl-rd-roll s 2
+row "up, OrderedReady, $rd_n, app ready at 2 s, healthcheck every 1s" os-rd1-up fl-rd1-up s 2
+if [[ -v times[os-rd-delay] ]]; then
+	# shellcheck disable=SC2086
+	read -r lo med hi <<<"$(stats ${times[os-rd-par]})"
+	echo
+	echo "ostset up, Parallel, $rd_par of the app ready at 2 s (healthcheck every 10s): $med s ($lo–$hi)."
+	# shellcheck disable=SC2086
+	echo "From the app's readiness (start + 2 s) to ostset's probe finding it ready, $(wc -w <<<"${times[os-rd-delay]}") replicas: p50 $(pct 50 ${times[os-rd-delay]}) ms, p99 $(pct 99 ${times[os-rd-delay]}) ms, max $(pct 100 ${times[os-rd-delay]}) ms."
+	# shellcheck disable=SC2086
+	read -r lo med hi <<<"$(stats ${times[os-rd-cpu]})"
+	# shellcheck disable=SC2086
+	read -r flo fmed fhi <<<"$(stats ${times[os-rd-ecpu]})"
+	echo "CPU during that up: the ostset process $med s ($lo–$hi), dockerd + containerd $fmed s ($flo–$fhi)."
+fi
 fmed=
 if [[ -v times[os-gap-all] ]]; then
 	# shellcheck disable=SC2086

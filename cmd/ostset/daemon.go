@@ -12,6 +12,7 @@ import (
 
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/daemon"
+	"github.com/ostset/ostset/engine/prober"
 	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/metrics"
 )
@@ -89,7 +90,9 @@ func (a *app) runDaemon(ctx context.Context, log *slog.Logger, metricsAddr strin
 			log.Info(e.Message, "set", e.Set, "replica", e.Replica)
 		},
 		Probe: probeProgram(rt),
+		Prober: prober.New(rt),
 	}
+	defer c.Prober.Close()
 	d := &daemon.Daemon{Controller: c, Events: rt, Resync: resync}
 	if metricsAddr != "" {
 		m := metrics.New()

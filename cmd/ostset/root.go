@@ -14,6 +14,7 @@ import (
 
 	"github.com/ostset/ostset/docker"
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/prober"
 	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/internal/live"
 	"github.com/ostset/ostset/internal/userdirs"
@@ -167,6 +168,9 @@ func (a *app) controller() (*engine.Controller, error) {
 		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Report:  a.reportFor(),
 		Probe:   probeProgram(rt),
+	}
+	if ex, ok := rt.(prober.Exec); ok {
+		c.Prober = prober.New(ex) // its goroutines end with the command
 	}
 	if a.live != nil {
 		c.OnPlan = a.live.Plan

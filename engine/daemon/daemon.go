@@ -103,6 +103,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 		return err
 	}
 
+	if c.Prober != nil { // a verdict of ostset's probe is answered by a pass, as an event is
+		c.Prober.OnChange = d.q.add
+	}
 	go d.q.runLater()
 	var wg sync.WaitGroup
 	for range cmpOr(d.Workers, defaultWorkers) {

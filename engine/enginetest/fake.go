@@ -38,6 +38,10 @@ type Runtime struct {
 	Created []plan.ReplicaSpec
 	// Unhealthy lists image IDs whose containers never pass their healthcheck.
 	Unhealthy map[string]bool
+	// Starting lists image IDs whose containers the engine keeps "starting"
+	// (its healthcheck has not run yet, or never runs): only ostset's probe
+	// can make them ready (see probe.go).
+	Starting map[string]bool
 	// Crashing lists image IDs whose containers exit as soon as they start.
 	Crashing map[string]bool
 	// ImageVolumesOf holds the VOLUME mount points of images, by image ID.
@@ -87,6 +91,13 @@ type Runtime struct {
 	// lostStart holds the IDs of containers whose start the engine lost
 	// (see LoseStart).
 	lostStart map[string]bool
+
+	// ostset's probes (probe.go)
+	passing        map[string]bool
+	noEngineChecks bool
+	probes         map[string]int
+	inFlight       map[string]int
+	mostInFlight   int
 }
 
 // New returns an empty runtime.
@@ -231,6 +242,9 @@ func (r *Runtime) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 	}
 	if r.Unhealthy[spec.Image] {
 		c.Health = plan.HealthUnhealthy
+	}
+	if r.Starting[spec.Image] {
+		c.Health, c.Healthcheck, c.StartedAt = plan.HealthStarting, startingCheck(spec), time.Now()
 	}
 	if r.Crashing[spec.Image] {
 		c.State = plan.StateExited

@@ -44,6 +44,18 @@ type Replica struct {
 	// when it is not running or the engine did not say. The planner checks it
 	// against the network of the replica's own revision (see planner.detached).
 	Networks []string
+	// Healthcheck is the healthcheck the running container carries (its own
+	// or its image's), filled by Observe while the engine's Health is
+	// "starting", for ostset's prober; nil otherwise.
+	Healthcheck *Healthcheck
+	// StartedAt is when the container last started, filled with Healthcheck
+	// (zero otherwise): a probe that passed before it was of an earlier run.
+	StartedAt time.Time
+	// Probed: ostset's own run of that healthcheck passed while the engine
+	// still says "starting" (health.Probing). The runtime never sets it: the
+	// controller does, from the prober's results, before planning, so that
+	// the planner sees the prober only through the observation.
+	Probed bool
 }
 
 // Foreign is a container without the set's labels that holds a name the set

@@ -38,6 +38,10 @@ type Status struct {
 	Deleting *DeleteIntent `json:"deleting,omitempty"`
 }
 
+// ReadyByProbe is ContainerStatus.ReadyBy for a replica made ready by
+// ostset's own probe of its healthcheck.
+const ReadyByProbe = "probe"
+
 // ContainerStatus is one replica as observed.
 type ContainerStatus struct {
 	Name     string `json:"name"`
@@ -46,7 +50,11 @@ type ContainerStatus struct {
 	State    string `json:"state"`
 	Health   string `json:"health"`
 	Ready    bool   `json:"ready"`
-	ID       string `json:"id"`
+	// ReadyBy says where readiness came from when it is not the engine's own
+	// status: "probe" while ostset's run of the healthcheck passed and the
+	// engine still says starting.
+	ReadyBy string `json:"readyBy,omitempty"`
+	ID      string `json:"id"`
 	// Created is when the container was created.
 	Created time.Time `json:"created"`
 	// Reason is, for a replica that is not ready, why in short ("exit 1, 3
@@ -91,6 +99,8 @@ func (p *planner) status() Status {
 		}
 		if !ready {
 			cs.Reason, cs.NotReady = r.Reason(), r.NotReady
+		} else if r.Health == HealthStarting && r.Probed {
+			cs.ReadyBy = ReadyByProbe
 		}
 		if after := p.heldUntil(r.Ordinal, p.revisionFor(r.Ordinal)); health.Failed(hc(r)) && !after.IsZero() {
 			cs.CrashLoop = &CrashLoopStatus{NextTry: after}

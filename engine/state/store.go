@@ -62,6 +62,11 @@ type State struct {
 	// probe intervals would never pass. Kept here, not in a process, so that every
 	// command and a restarted controller agree on availability.
 	ReadySince map[string]time.Time `json:"readySince,omitempty"`
+	// Probed records, per container ID, since when ostset's own probe of the
+	// replica's healthcheck has made it ready while the engine still says
+	// "starting" (see probed.go), so that every command sees what the process
+	// that drives the set probed.
+	Probed map[string]time.Time `json:"probed,omitempty"`
 	// Overrides are the fields a command set (scale, rollout partition); up
 	// keeps them unless the file sets the field itself, as kubectl apply keeps
 	// what a file leaves out.

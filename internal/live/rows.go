@@ -108,7 +108,7 @@ func ReplicaRows(s plan.Status, st state.State, now time.Time) []ReplicaRow {
 			reason = strings.TrimPrefix(c.Reason+"; ", "; ") + present.CrashLoopNote(c.CrashLoop, now)
 		}
 		rows = append(rows, ReplicaRow{Name: c.Name, Ordinal: c.Ordinal, Ready: ready, State: state,
-			Health: orDefault(c.Health, "-"), Revision: c.Revision, Created: c.Created, ID: c.ID, Reason: reason})
+			Health: healthText(c), Revision: c.Revision, Created: c.Created, ID: c.ID, Reason: reason})
 	}
 	for _, i := range s.Initializing {
 		rows = append(rows, ReplicaRow{Name: i.Replica, Ordinal: i.Ordinal, Ready: "0/1", State: initState(i),
@@ -207,4 +207,14 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// healthText is a replica's health for a table: the engine's status, and
+// where readiness came from when it is not that status ("starting (probe
+// passed)": ostset's own run of the healthcheck passed before the engine's).
+func healthText(c plan.ContainerStatus) string {
+	if c.ReadyBy == plan.ReadyByProbe {
+		return orDefault(c.Health, "-") + " (probe passed)"
+	}
+	return orDefault(c.Health, "-")
 }

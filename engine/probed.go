@@ -1,0 +1,33 @@
+package engine
+
+import (
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
+)
+
+// probes brings ostset's own probes into a pass's observation: the prober
+// (if this process has one) is shown the set's replicas, so it probes those
+// that start, its verdicts are recorded in the state, and the replicas it
+// made ready are marked (plan.Replica.Probed) before the planner sees them.
+func (c *Controller) probes(st *state.State, obs *plan.Observed) {
+	var verdicts map[string]state.ProbeVerdict
+	if c.Prober != nil {
+		c.Prober.Sync(st.Spec.Name, obs.Replicas, st.ProbedNow(obs.Replicas))
+		res := c.Prober.Results(st.Spec.Name)
+		verdicts = make(map[string]state.ProbeVerdict, len(res))
+		for id, r := range res {
+			verdicts[id] = state.ProbeVerdict{Ready: r.Ready, Since: r.Since}
+		}
+	}
+	st.NoteProbes(obs.Replicas, verdicts)
+	st.MarkProbed(obs.Replicas)
+}
+
+// probeWake is the channel a waiting loop of set selects on for the
+// prober's verdicts (nil without a prober).
+func (c *Controller) probeWake(set string) <-chan struct{} {
+	if c.Prober == nil {
+		return nil
+	}
+	return c.Prober.Wake(set)
+}

@@ -1,0 +1,252 @@
+// Package prober runs replicas' healthchecks while they start, for whoever
+// drives a set (a waiting command, the daemon): the scheduling of ostset's
+// own probes. When to probe and what a result means are health's rules
+// (health.Probing); running a probe is the runtime's (Exec). A result
+// reaches the planner only through the observation: the controller marks
+// the replicas the prober passed (plan.Replica.Probed) before it plans.
+//
+// It imports engine/plan and health; never the engine, the state directory
+// or the Docker SDK.
+package prober
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/health"
+)
+
+// Exec runs probes: what the prober needs from a container engine.
+type Exec interface {
+	// ProbeHealth runs a container's healthcheck test once, bounded by the
+	// healthcheck's timeout, and says whether it passed and its output. An
+	// error means the test could not be run (the container is gone).
+	ProbeHealth(ctx context.Context, set, id string, hc plan.Healthcheck) (bool, string, error)
+	// EngineRunsHealthchecks tells whether the engine runs healthchecks itself.
+	EngineRunsHealthchecks(ctx context.Context) bool
+}
+
+// Result is the prober's verdict on one container.
+type Result struct {
+	Ready    bool
+	Since    time.Time // when the current run of readiness began
+	Attempts int
+	// Output is the output of the last failed probe.
+	Output string
+}
+
+// Prober probes the replicas of the sets it is shown (Sync). It is safe for
+// concurrent use. Its zero value is not usable: make one with New.
+type Prober struct {
+	exec Exec
+	// OnChange, if set, is called (from a probing goroutine) when a
+	// container's verdict changes, with its set: the daemon queues a pass.
+	OnChange func(set string)
+	Log      *slog.Logger
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	byID   map[string]*worker
+	wakes  map[string]chan struct{}
+	now    func() time.Time
+	// slots bounds the probes in flight at once across all containers, so
+	// that many replicas starting together (a Parallel set) cannot load the
+	// engine with execs: a probe waits for a slot.
+	slots chan struct{}
+}
+
+// MaxInFlight is how many probes run at once at most, across all containers.
+const MaxInFlight = 4
+
+type worker struct {
+	set     string
+	started time.Time // the container's StartedAt when probing began
+	seeded  bool      // it began as passed (see Sync)
+	cancel  context.CancelFunc
+	done    chan struct{}
+	res     Result
+}
+
+// New makes a prober that runs probes through exec until Close.
+func New(exec Exec) *Prober {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Prober{exec: exec, ctx: ctx, cancel: cancel, byID: map[string]*worker{}, wakes: map[string]chan struct{}{}, now: time.Now,
+		slots: make(chan struct{}, MaxInFlight)}
+}
+
+// Sync takes in an observation of set: it starts probing each running
+// replica whose engine health is still "starting" and that carries a
+// healthcheck (health.ProbeWanted), at most one prober per container, and
+// stops probing the set's containers that no longer want it (gone, stopped,
+// or the engine gave its own verdict); a container that started again
+// (Replica.StartedAt) is probed anew.
+//
+// passed holds, by container ID, when a probe of the container's current
+// run passed as recorded before (another process's, say): such a container
+// starts as passed, so it is not made unready by a prober that has not
+// probed yet, and, where the engine runs healthchecks, not probed again.
+func (p *Prober) Sync(set string, replicas []plan.Replica, passed map[string]time.Time) {
+	want := map[string]plan.Replica{}
+	for _, r := range replicas {
+		if health.ProbeWanted(r.State, r.Health, r.Healthcheck != nil) {
+			want[r.ID] = r
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ctx.Err() != nil {
+		return
+	}
+	for id, w := range p.byID {
+		r, ok := want[id]
+		if w.set == set && (!ok || !r.StartedAt.Equal(w.started)) { // gone, judged, or restarted
+			w.cancel()
+			delete(p.byID, id)
+		}
+	}
+	for id, r := range want {
+		if _, ok := p.byID[id]; ok {
+			continue
+		}
+		ctx, cancel := context.WithCancel(p.ctx)
+		w := &worker{set: set, started: r.StartedAt, cancel: cancel, done: make(chan struct{})}
+		p.byID[id] = w
+		since, ok := passed[id]
+		if ok {
+			w.res = Result{Ready: true, Since: since}
+		}
+		w.seeded = ok
+		go p.run(ctx, w, id, *r.Healthcheck, since)
+	}
+}
+
+// Results returns the verdicts on set's containers being probed, by ID.
+func (p *Prober) Results(set string) map[string]Result {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := map[string]Result{}
+	for id, w := range p.byID {
+		if w.set == set && (w.seeded || w.res.Attempts > 0) { // a prober that has not probed has no verdict
+			out[id] = w.res
+		}
+	}
+	return out
+}
+
+// Wake returns a channel that receives (without blocking; coalesced) when
+// a verdict on one of set's containers changes: a waiting loop selects on it.
+func (p *Prober) Wake(set string) <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ch, ok := p.wakes[set]
+	if !ok {
+		ch = make(chan struct{}, 1)
+		p.wakes[set] = ch
+	}
+	return ch
+}
+
+// InFlight is how many containers are being probed (finished probers of
+// containers whose engine has not given its verdict yet included).
+func (p *Prober) InFlight() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.byID)
+}
+
+// Close stops every probe and waits for them to end.
+func (p *Prober) Close() {
+	p.mu.Lock()
+	p.cancel()
+	ws := make([]*worker, 0, len(p.byID))
+	for _, w := range p.byID {
+		ws = append(ws, w)
+	}
+	p.mu.Unlock()
+	for _, w := range ws {
+		<-w.done
+	}
+}
+
+// run probes one container, one probe at a time, as health.Probing says.
+func (p *Prober) run(ctx context.Context, w *worker, id string, hc plan.Healthcheck, passed time.Time) {
+	defer close(w.done)
+	check := health.Check{Interval: hc.Interval, Timeout: hc.Timeout, Retries: hc.Retries, StartPeriod: hc.StartPeriod}
+	pr := health.NewProbing(check, p.exec.EngineRunsHealthchecks(ctx), p.now())
+	if !passed.IsZero() {
+		pr.Passed(passed)
+	}
+	for {
+		next, ok := pr.Next()
+		if !ok {
+			return
+		}
+		if d := next.Sub(p.now()); d > 0 {
+			t := time.NewTimer(d)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case p.slots <- struct{}{}:
+		}
+		start := p.now()
+		passed, out, err := p.exec.ProbeHealth(ctx, w.set, id, hc)
+		<-p.slots
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			out = err.Error() // a probe that cannot run fails; the next observation stops a gone container's
+			p.log().Debug("probe", "set", w.set, "container", id, "err", err)
+		}
+		changed := pr.Record(passed, start, p.now())
+		ready, since := pr.Ready()
+		p.mu.Lock()
+		w.res = Result{Ready: ready, Since: since, Attempts: pr.Attempts()}
+		w.seeded = false
+		if !passed {
+			w.res.Output = out
+		}
+		p.mu.Unlock()
+		if changed {
+			p.changed(w.set)
+		}
+	}
+}
+
+func (p *Prober) changed(set string) {
+	p.mu.Lock()
+	ch, ok := p.wakes[set]
+	if !ok {
+		ch = make(chan struct{}, 1)
+		p.wakes[set] = ch
+	}
+	p.mu.Unlock()
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+	if p.OnChange != nil {
+		p.OnChange(set)
+	}
+}
+
+func (p *Prober) log() *slog.Logger {
+	if p.Log != nil {
+		return p.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}

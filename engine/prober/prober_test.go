@@ -1,0 +1,118 @@
+package prober
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ostset/ostset/engine/plan"
+)
+
+type fakeExec struct {
+	probes atomic.Int32
+	pass   atomic.Bool
+}
+
+func (f *fakeExec) ProbeHealth(context.Context, string, string, plan.Healthcheck) (bool, string, error) {
+	f.probes.Add(1)
+	return f.pass.Load(), "", nil
+}
+
+func (f *fakeExec) EngineRunsHealthchecks(context.Context) bool { return true }
+
+var check = &plan.Healthcheck{Test: []string{"CMD", "x"}, Interval: time.Second}
+
+// Only running replicas the engine still calls starting, with a
+// healthcheck, are probed; one prober per container however often the set
+// is shown; a replica the engine has judged since is no longer probed.
+func TestSyncProbesOnlyStartingReplicasWithAHealthcheck(t *testing.T) {
+	f := &fakeExec{}
+	p := New(f)
+	defer p.Close()
+	rs := []plan.Replica{
+		{ID: "a", State: plan.StateRunning, Health: plan.HealthStarting, Healthcheck: check},
+		{ID: "b", State: plan.StateRunning, Health: plan.HealthStarting},                    // no healthcheck known
+		{ID: "c", State: plan.StateRunning, Health: plan.HealthHealthy, Healthcheck: check}, // judged
+		{ID: "d", State: plan.StateExited, Health: plan.HealthStarting, Healthcheck: check}, // stopped
+		{ID: "e", State: plan.StateRunning, Health: plan.HealthNone},                        // none
+	}
+	p.Sync("web", rs, nil)
+	p.Sync("web", rs, nil)
+	if n := p.InFlight(); n != 1 {
+		t.Fatalf("%d probers, want 1 (container a)", n)
+	}
+	f.pass.Store(true)
+	select {
+	case <-p.Wake("web"):
+	case <-time.After(5 * time.Second):
+		t.Fatal("no wake after the probe passed")
+	}
+	if r := p.Results("web")["a"]; !r.Ready || r.Since.IsZero() {
+		t.Fatalf("result %+v, want ready", r)
+	}
+	rs[0].Health = plan.HealthHealthy
+	p.Sync("web", rs, nil)
+	if n := p.InFlight(); n != 0 {
+		t.Fatalf("%d probers after the engine judged, want 0", n)
+	}
+	if got := len(p.Results("web")); got != 0 {
+		t.Fatalf("%d results kept", got)
+	}
+	p.Sync("other", []plan.Replica{{ID: "x", State: plan.StateRunning, Health: plan.HealthStarting, Healthcheck: check}}, nil)
+	p.Sync("web", nil, nil) // another set's are its own
+	if n := p.InFlight(); n != 1 {
+		t.Fatalf("%d probers, want other's 1", n)
+	}
+}
+
+type slowExec struct {
+	mu        sync.Mutex
+	now, most int
+	probes    int
+}
+
+func (f *slowExec) ProbeHealth(ctx context.Context, _, _ string, _ plan.Healthcheck) (bool, string, error) {
+	f.mu.Lock()
+	f.now++
+	f.probes++
+	f.most = max(f.most, f.now)
+	f.mu.Unlock()
+	select {
+	case <-ctx.Done():
+	case <-time.After(20 * time.Millisecond):
+	}
+	f.mu.Lock()
+	f.now--
+	f.mu.Unlock()
+	return false, "", nil
+}
+
+func (f *slowExec) EngineRunsHealthchecks(context.Context) bool { return true }
+
+// Many replicas starting at once share MaxInFlight probe slots.
+func TestProbesInFlightAreBounded(t *testing.T) {
+	f := &slowExec{}
+	p := New(f)
+	var rs []plan.Replica
+	for i := range 12 {
+		rs = append(rs, plan.Replica{ID: fmt.Sprint(i), State: plan.StateRunning, Health: plan.HealthStarting, Healthcheck: check})
+	}
+	p.Sync("web", rs, nil)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		f.mu.Lock()
+		n := f.probes
+		f.mu.Unlock()
+		if n >= 24 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	p.Close()
+	if f.most > MaxInFlight || f.most < 2 {
+		t.Fatalf("%d probes at once, want 2..%d", f.most, MaxInFlight)
+	}
+}
