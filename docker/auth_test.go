@@ -1,6 +1,7 @@
 package docker
 
 import (
+	"github.com/ostset/ostset/docker/registryauth"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,21 +72,21 @@ func TestCredentialsFromAuths(t *testing.T) {
 		{"tokens.example/team/app@sha256:0000000000000000000000000000000000000000000000000000000000000000", "tokens.example", registry.AuthConfig{IdentityToken: "tok", ServerAddress: "tokens.example"}},
 	}
 	for _, tt := range tests {
-		c, err := credentialsFor(tt.ref)
+		c, err := registryauth.For(tt.ref)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.ref, err)
 		}
-		if c.host != tt.host || c.config != path {
-			t.Errorf("%s: host %q in %q, want %q in %q", tt.ref, c.host, c.config, tt.host, path)
+		if c.Host != tt.host || c.Config != path {
+			t.Errorf("%s: host %q in %q, want %q in %q", tt.ref, c.Host, c.Config, tt.host, path)
 		}
-		if got := decodeAuth(t, c.auth); got != tt.want {
+		if got := decodeAuth(t, c.Auth); got != tt.want {
 			t.Errorf("%s: auth %+v, want %+v", tt.ref, got, tt.want)
 		}
 	}
 	// A registry the file does not name is pulled from anonymously, without
 	// asking the platform's default helper (the Docker CLI does not either).
-	c, err := credentialsFor("other.example/app:1")
-	if err != nil || c.auth != "" || c.host != "other.example" {
+	c, err := registryauth.For("other.example/app:1")
+	if err != nil || c.Auth != "" || c.Host != "other.example" {
 		t.Errorf("unlisted registry: %+v, %v; want anonymous", c, err)
 	}
 }
@@ -97,23 +98,23 @@ case $host in
 *) echo "credentials not found in native keychain"; exit 1 ;;
 esac`)
 	dockerConfig(t, `{"credHelpers": {"127.0.0.1:5000": "ostsettest"}, "auths": {"127.0.0.1:5000": {"auth": "YWxpY2U6c2VjcmV0"}}}`)
-	c, err := credentialsFor("127.0.0.1:5000/app:1")
+	c, err := registryauth.For("127.0.0.1:5000/app:1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := decodeAuth(t, c.auth); got.Username != "helped" || got.Password != "s3" {
+	if got := decodeAuth(t, c.Auth); got.Username != "helped" || got.Password != "s3" {
 		t.Errorf("credHelpers: %+v, want the helper's credentials before auths", got)
 	}
 
 	dockerConfig(t, `{"credsStore": "ostsettest"}`)
-	c, err = credentialsFor("127.0.0.1:5000/app:1")
+	c, err = registryauth.For("127.0.0.1:5000/app:1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := decodeAuth(t, c.auth); got.Username != "helped" {
+	if got := decodeAuth(t, c.Auth); got.Username != "helped" {
 		t.Errorf("credsStore: %+v, want the store's credentials", got)
 	}
-	if c, err := credentialsFor("elsewhere.example/app:1"); err != nil || c.auth != "" {
+	if c, err := registryauth.For("elsewhere.example/app:1"); err != nil || c.Auth != "" {
 		t.Errorf("credsStore without an entry: %+v, %v; want anonymous", c, err)
 	}
 }
@@ -121,18 +122,18 @@ esac`)
 func TestCredentialsErrors(t *testing.T) {
 	credentialHelper(t, "broken", `echo "keychain locked" >&2; exit 3`)
 	dockerConfig(t, "")
-	if c, err := credentialsFor("127.0.0.1:5000/app:1"); err != nil || c.auth != "" {
+	if c, err := registryauth.For("127.0.0.1:5000/app:1"); err != nil || c.Auth != "" {
 		t.Errorf("no config file: %+v, %v; want anonymous", c, err)
 	}
 	path := dockerConfig(t, `{"auths": `)
-	if _, err := credentialsFor("127.0.0.1:5000/app:1"); err == nil || !strings.Contains(err.Error(), path) {
+	if _, err := registryauth.For("127.0.0.1:5000/app:1"); err == nil || !strings.Contains(err.Error(), path) {
 		t.Errorf("malformed config: %v; want an error naming %s", err, path)
 	}
 	dockerConfig(t, `{"credHelpers": {"127.0.0.1:5000": "broken"}}`)
-	if _, err := credentialsFor("127.0.0.1:5000/app:1"); err == nil || !strings.Contains(err.Error(), "keychain locked") {
+	if _, err := registryauth.For("127.0.0.1:5000/app:1"); err == nil || !strings.Contains(err.Error(), "keychain locked") {
 		t.Errorf("failing helper: %v; want its message", err)
 	}
-	if _, err := credentialsFor("Not A Reference"); err == nil {
+	if _, err := registryauth.For("Not A Reference"); err == nil {
 		t.Error("an invalid reference was accepted")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ostset/ostset/docker/registryauth"
 	"io"
 	"os"
 	"path/filepath"
@@ -55,7 +56,7 @@ func (r *Runtime) BuildImage(ctx context.Context, opt BuildOptions, progress fun
 		return "", fmt.Errorf("build %s: context %s: %w", opt.Image, opt.Context, err)
 	}
 	defer func() { _ = tar.Close() }()
-	auths, err := buildAuthConfigs()
+	auths, err := registryauth.BuildConfigs()
 	if err != nil {
 		return "", fmt.Errorf("build %s: %w", opt.Image, err)
 	}

@@ -1,6 +1,7 @@
 package docker
 
 import (
+	"github.com/ostset/ostset/docker/proclimits"
 	"maps"
 	"os"
 	"path/filepath"
@@ -36,15 +37,15 @@ Max pending signals       15712                15712                signals
 func TestProcessLimits(t *testing.T) {
 	proc := writeProc(t, map[string]string{"7/comm": "dockerd\n", "7/limits": procLimits, "7/status": "Name:\tdockerd\nCapEff:\t000001fffeffffff\n"})
 	want := map[string]int64{"cpu": -1, "core": -1, "nproc": -1, "nofile": 20000, "memlock": 8388608, "sigpending": 15712}
-	if got := processLimits(proc, 7); !maps.Equal(got, want) {
+	if got := proclimits.Of(proc, 7); !maps.Equal(got, want) {
 		t.Errorf("limits %v, want %v", got, want)
 	}
 	proc = writeProc(t, map[string]string{"7/comm": "dockerd\n", "7/limits": procLimits, "7/status": "CapEff:\t000001ffffffffff\n", "sys/fs/nr_open": "1048576\n"})
-	if got := processLimits(proc, 7); !maps.Equal(got, map[string]int64{"nofile": 1048576}) {
+	if got := proclimits.Of(proc, 7); !maps.Equal(got, map[string]int64{"nofile": 1048576}) {
 		t.Errorf("with CAP_SYS_RESOURCE: %v", got)
 	}
 	proc = writeProc(t, map[string]string{"7/comm": "sleep\n", "7/limits": procLimits})
-	if got := processLimits(proc, 7); got != nil {
+	if got := proclimits.Of(proc, 7); got != nil {
 		t.Errorf("a pid that is not a dockerd: %v", got)
 	}
 }

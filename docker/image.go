@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ostset/ostset/docker/registryauth"
 	"iter"
 	"slices"
 	"strings"
@@ -49,9 +50,9 @@ type images interface {
 	// localID returns the image ID of ref, "" if it is not present.
 	localID(ctx context.Context, ref string) (string, error)
 	// pull starts pulling ref and returns the engine's progress messages.
-	pull(ctx context.Context, ref string, creds registryCreds) (iter.Seq2[jsonstream.Message, error], error)
+	pull(ctx context.Context, ref string, creds registryauth.Creds) (iter.Seq2[jsonstream.Message, error], error)
 	// credentials finds what a pull of ref authenticates with.
-	credentials(ref string) (registryCreds, error)
+	credentials(ref string) (registryauth.Creds, error)
 }
 
 func ensureImage(ctx context.Context, im images, ref, policy string, progress func(engine.PullProgress)) (string, error) {
@@ -108,7 +109,7 @@ func pullImage(ctx context.Context, im images, ref string, progress func(engine.
 // pullError says why a pull failed. What the engine or the registry refused
 // is an *engine.ImageError in their own words; a lost connection to the
 // engine or a cancelled pull is not.
-func pullError(ctx context.Context, ref string, creds registryCreds, err error) error {
+func pullError(ctx context.Context, ref string, creds registryauth.Creds, err error) error {
 	if ctx.Err() != nil || client.IsErrConnectionFailed(err) {
 		return fmt.Errorf("pull %s: %w", ref, err)
 	}
@@ -116,8 +117,8 @@ func pullError(ctx context.Context, ref string, creds registryCreds, err error) 
 	if unreachable(msg) {
 		return &engine.RegistryError{Image: ref, Err: errors.New(msg)}
 	}
-	if creds.auth == "" && authFailure(msg) {
-		msg += fmt.Sprintf(" (no credentials for %s in %s)", creds.host, creds.config)
+	if creds.Auth == "" && authFailure(msg) {
+		msg += fmt.Sprintf(" (no credentials for %s in %s)", creds.Host, creds.Config)
 	}
 	return &engine.ImageError{Image: ref, Err: errors.New(msg)}
 }
@@ -187,12 +188,12 @@ func (e engineImages) localID(ctx context.Context, ref string) (string, error) {
 	return res.ID, nil
 }
 
-func (e engineImages) pull(ctx context.Context, ref string, creds registryCreds) (iter.Seq2[jsonstream.Message, error], error) {
-	res, err := e.cli.ImagePull(ctx, ref, client.ImagePullOptions{RegistryAuth: creds.auth})
+func (e engineImages) pull(ctx context.Context, ref string, creds registryauth.Creds) (iter.Seq2[jsonstream.Message, error], error) {
+	res, err := e.cli.ImagePull(ctx, ref, client.ImagePullOptions{RegistryAuth: creds.Auth})
 	if err != nil {
 		return nil, err
 	}
 	return res.JSONMessages(ctx), nil
 }
 
-func (engineImages) credentials(ref string) (registryCreds, error) { return credentialsFor(ref) }
+func (engineImages) credentials(ref string) (registryauth.Creds, error) { return registryauth.For(ref) }

@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 	"errors"
+	"github.com/ostset/ostset/docker/registryauth"
 	"iter"
 	"slices"
 	"strconv"
@@ -30,7 +31,7 @@ func (f *fakeImages) localID(_ context.Context, ref string) (string, error) {
 	return f.local[ref], nil
 }
 
-func (f *fakeImages) pull(_ context.Context, ref string, _ registryCreds) (iter.Seq2[jsonstream.Message, error], error) {
+func (f *fakeImages) pull(_ context.Context, ref string, _ registryauth.Creds) (iter.Seq2[jsonstream.Message, error], error) {
 	f.pulls = append(f.pulls, ref)
 	if f.pullErr != nil {
 		return nil, f.pullErr
@@ -51,8 +52,8 @@ func (f *fakeImages) pull(_ context.Context, ref string, _ registryCreds) (iter.
 	}, nil
 }
 
-func (f *fakeImages) credentials(string) (registryCreds, error) {
-	return registryCreds{host: "reg.example:5000", config: "/home/u/.docker/config.json"}, f.credsErr
+func (f *fakeImages) credentials(string) (registryauth.Creds, error) {
+	return registryauth.Creds{Host: "reg.example:5000", Config: "/home/u/.docker/config.json"}, f.credsErr
 }
 
 func layerMsg(status, id string, current, total int64) jsonstream.Message {

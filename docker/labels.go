@@ -2,7 +2,6 @@ package docker
 
 import (
 	"fmt"
-	"maps"
 	"strconv"
 	"strings"
 
@@ -53,15 +52,4 @@ func primaryName(names []string) string {
 		}
 	}
 	return ""
-}
-
-// withLabel returns a copy of labels with key=value, refusing a different value.
-func withLabel(labels map[string]string, key, value string) (map[string]string, error) {
-	if v, ok := labels[key]; ok && v != value {
-		return nil, fmt.Errorf("label %s is %q, want %q", key, v, value)
-	}
-	out := make(map[string]string, len(labels)+1)
-	maps.Copy(out, labels)
-	out[key] = value
-	return out, nil
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/ostset/ostset/engine/setcheck"
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine/state"
@@ -73,7 +74,7 @@ func (c *Controller) ApplyImages(ctx context.Context, s config.Set, ids state.Im
 		return state.ApplyResult{}, err
 	}
 	warnings := volumes.UncoveredImageVolumes(s.Template, s.VolumeClaimTemplates, image.Volumes)
-	warnings = append(warnings, unexposedPorts(s, image.ExposedPorts)...)
+	warnings = append(warnings, setcheck.UnexposedPorts(s, image.ExposedPorts)...)
 	var res state.ApplyResult
 	st, err := c.Store.Update(ctx, s.Name, func(st *state.State, exists bool) error {
 		var err error

@@ -1,4 +1,4 @@
-package engine
+package setcheck
 
 import (
 	"fmt"
@@ -8,11 +8,11 @@ import (
 	"github.com/ostset/ostset/config"
 )
 
-// unexposedPorts returns a warning for each containerPort the image does not
+// UnexposedPorts returns a warning for each containerPort the image does not
 // expose (EXPOSE) when it exposes others: most likely a typo, or the port of
 // another image, and a client connecting there finds nothing listening. An
 // image that exposes nothing says nothing of its ports, and gets none.
-func unexposedPorts(s config.Set, exposed []string) []string {
+func UnexposedPorts(s config.Set, exposed []string) []string {
 	if len(exposed) == 0 {
 		return nil
 	}

@@ -1,4 +1,8 @@
-package engine
+// Package setcheck holds the checks of a set against what its engine has
+// before anything is created: bind sources that must exist, container ports
+// the image does not expose. It is pure: the engine is asked through the
+// functions it is handed.
+package setcheck
 
 import (
 	"fmt"
@@ -9,7 +13,7 @@ import (
 
 // The check of bind sources: each replica's source, its {{...}} expanded
 // for the replica, must exist on the engine's host (Docker does not create
-// it). missingBindSources asks the runtime, checkBindSources reports.
+// it). MissingBindSources asks the runtime, CheckBindSources reports.
 
 // bindMount is a bind mount of one replica: the field it comes from, and
 // its source expanded for the replica.
@@ -50,9 +54,9 @@ func bindMounts(s config.Set) []bindMount {
 	return out
 }
 
-// missingBindSources are the bind sources of sets that exists says are known
+// MissingBindSources are the bind sources of sets that exists says are known
 // not to exist (Host.Missing); nil if none.
-func missingBindSources(sets []config.Set, exists func(path string) (exists, known bool)) map[string]bool {
+func MissingBindSources(sets []config.Set, exists func(path string) (exists, known bool)) map[string]bool {
 	var missing map[string]bool
 	for _, s := range sets {
 		for _, m := range bindMounts(s) {
@@ -67,9 +71,9 @@ func missingBindSources(sets []config.Set, exists func(path string) (exists, kno
 	return missing
 }
 
-// checkBindSources reports each bind source of s that is missing, with the
+// CheckBindSources reports each bind source of s that is missing, with the
 // replica whose source it is when the source is templated.
-func checkBindSources(s config.Set, missing map[string]bool) []error {
+func CheckBindSources(s config.Set, missing map[string]bool) []error {
 	var errs []error
 	for _, m := range bindMounts(s) {
 		if !missing[m.source] {
