@@ -1,0 +1,162 @@
+package verbs
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ostset/ostset/engine/state"
+)
+
+// testRoot is a command tree like ostset's: up, down, get (failing with an
+// unknown set), rollout restart; ran records what the verbs ran.
+func testRoot(sets []string, ran *[][]string) *cobra.Command {
+	root := &cobra.Command{Use: "ostset", SilenceErrors: true, SilenceUsage: true}
+	root.PersistentFlags().String("state-dir", "", "")
+	up := &cobra.Command{Use: "up", RunE: func(*cobra.Command, []string) error { return nil }}
+	up.Flags().StringArrayP("file", "f", nil, "")
+	get := &cobra.Command{Use: "get", RunE: func(_ *cobra.Command, args []string) error {
+		if len(args) == 1 && !slices.Contains(sets, args[0]) {
+			return state.ErrUnknownSet
+		}
+		return nil
+	}}
+	rollout := &cobra.Command{Use: "rollout"}
+	rollout.AddCommand(&cobra.Command{Use: "restart"})
+	root.AddCommand(up, &cobra.Command{Use: "down"}, get, rollout, &cobra.Command{Use: "recreate"})
+	Install(root, Env{
+		Sets: func() ([]string, error) { return sets, nil },
+		Run: func(_ context.Context, args []string, _ io.Writer) error {
+			*ran = append(*ran, args)
+			return nil
+		},
+	})
+	return root
+}
+
+func run(root *cobra.Command, args ...string) error {
+	if err := Check(root, args); err != nil {
+		return err
+	}
+	root.SetArgs(args)
+	return root.Execute()
+}
+
+func TestUnknownCommandSuggestsTheCommandWithItsArguments(t *testing.T) {
+	var ran [][]string
+	root := testRoot(nil, &ran)
+	cases := map[string]string{
+		"upp -f x.yaml":             "unknown command upp; did you mean: ostset up -f x.yaml",
+		"rm web":                    "unknown command rm; did you mean: ostset down web",
+		"--state-dir /d kill web-1": "unknown command kill; did you mean: ostset recreate --state-dir /d web-1",
+		"stop web":                  "ostset has no command stop: ostset keeps no stopped replicas",
+		"cp web-0:/data .":          "ostset has no command cp: not supported yet: use docker cp",
+		"frobnicate":                "unknown command frobnicate (see ostset --help)",
+	}
+	for line, want := range cases {
+		err := Check(root, strings.Fields(line))
+		var ie *InvalidError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want an InvalidError with %q", line, err, want)
+		}
+	}
+	for _, ok := range []string{"up -f x.yaml", "apply -f x.yaml", "--state-dir /d get", "help", "completion bash", "__complete get ", ""} {
+		if err := Check(root, strings.Fields(ok)); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+}
+
+func TestAliasesRunTheirCommandWithTheSameArguments(t *testing.T) {
+	var ran [][]string
+	root := testRoot([]string{"web"}, &ran)
+	for _, line := range []string{"apply -f x.yaml", "delete web --volumes", "delete -f compose.yaml", "restart web --timeout 1m", "delete --help"} {
+		if err := run(root, strings.Fields(line)...); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+	}
+	want := [][]string{{"up", "-f", "x.yaml"}, {"down", "web", "--volumes"}, {"down", "-f", "compose.yaml"},
+		{"rollout", "restart", "web", "--timeout", "1m"}, {"down", "--help"}}
+	if !slices.EqualFunc(ran, want, slices.Equal) {
+		t.Errorf("ran %q, want %q", ran, want)
+	}
+}
+
+func TestCommandsRunWhatTheyMean(t *testing.T) {
+	var ran [][]string
+	root := testRoot([]string{"db", "web"}, &ran)
+	for _, line := range []string{"ps", "ls -o json", "config web", "config -f compose.yaml",
+		"wait --for=condition=Ready web --timeout 1m", "ps --state-dir /d web"} {
+		if err := run(root, strings.Fields(line)...); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+	}
+	want := [][]string{{"get", "db"}, {"get", "web"}, {"get", "-o", "json"}, {"export", "web", "-o", "yaml"},
+		{"convert", "-o", "yaml", "-f", "compose.yaml"}, {"rollout", "status", "web", "--timeout=1m0s"},
+		{"get", "web", "--state-dir=/d"}}
+	if !slices.EqualFunc(ran, want, slices.Equal) {
+		t.Errorf("ran %q, want %q", ran, want)
+	}
+	if err := run(root, "wait", "--for=delete", "web"); err == nil || !strings.Contains(err.Error(), "condition=Ready") {
+		t.Errorf("wait --for=delete: %v", err)
+	}
+}
+
+func TestReplicaOf(t *testing.T) {
+	sets := []string{"web", "my-db", "db-0"}
+	for name, want := range map[string]int{"web": -1, "web-2": 2, "my-db-0": 0, "db-0": -1, "db-0-1": 1, "other-1": -1, "web-x": -1} {
+		if _, got := replicaOf(name, sets); got != want {
+			t.Errorf("replicaOf(%s) = %d, want %d", name, got, want)
+		}
+	}
+}
+
+func TestUnknownFlagsSayWhatToUse(t *testing.T) {
+	var ran [][]string
+	for line, want := range map[string]string{
+		"up --fil x.yaml": "unknown flag: --fil: did you mean --file?",
+		"up -n prod":      "ostset has no namespaces",
+		"get -l app=web":  "ostset selects by set name",
+	} {
+		root := testRoot(nil, &ran)
+		if err := run(root, strings.Fields(line)...); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", line, err, want)
+		}
+	}
+}
+
+func TestGetOfAKindListsTheSets(t *testing.T) {
+	var ran [][]string
+	root := testRoot([]string{"db", "web"}, &ran)
+	err := run(root, "get", "pods")
+	if !errors.Is(err, state.ErrUnknownSet) || !strings.Contains(err.Error(), "takes a set's name") || !strings.Contains(err.Error(), "the sets are: db, web") {
+		t.Errorf("get pods: %v", err)
+	}
+	if err := run(root, "get", "webb"); err != state.ErrUnknownSet {
+		t.Errorf("get webb: %v, want the unknown set error unchanged", err)
+	}
+}
+
+func TestDockerCLIPlugin(t *testing.T) {
+	env := map[string]string{pluginEnv: "/usr/bin/docker"}
+	if got := PluginArgs([]string{"ostset", "up", "-f", "x"}, func(k string) string { return env[k] }); !slices.Equal(got, []string{"up", "-f", "x"}) {
+		t.Errorf("as a plugin: %q", got)
+	}
+	if got := PluginArgs([]string{"ostset", "up"}, func(string) string { return "" }); !slices.Equal(got, []string{"ostset", "up"}) {
+		t.Errorf("not a plugin: %q", got)
+	}
+	var out bytes.Buffer
+	done, err := PluginMetadata([]string{"docker-cli-plugin-metadata"}, "1.2.3", &out)
+	if !done || err != nil || !strings.Contains(out.String(), `"SchemaVersion": "0.1.0"`) || !strings.Contains(out.String(), `"Version": "1.2.3"`) {
+		t.Errorf("metadata: %v %v %s", done, err, out.String())
+	}
+	if done, _ := PluginMetadata([]string{"up"}, "1", &out); done {
+		t.Error("up answered as metadata")
+	}
+}
