@@ -59,7 +59,7 @@ code 3).`,
 				ctx, cancel = context.WithTimeout(ctx, timeout)
 				defer cancel()
 			}
-			return waitReady(ctx, env, slices.Concat([]string{"get", set, "-w", "-o", "json"}, inherited(cmd)), name, ordinal, cmd.OutOrStdout())
+			return waitReady(ctx, env, inherited(cmd), set, name, ordinal, cmd.OutOrStdout())
 		},
 	}
 	cmd.Flags().StringVar(&cond, "for", "condition=Ready", "the condition to wait for: condition=Ready")
@@ -85,16 +85,26 @@ func replicaOf(name string, sets []string) (string, int) {
 }
 
 // waitReady runs get SET -w -o json and reads its objects until replica is
-// ready; then it ends the watch.
-func waitReady(ctx context.Context, env Env, args []string, replica string, ordinal int, out io.Writer) error {
+// ready; then it ends the watch. Meanwhile rollout status SET follows the
+// set's rollout, and drives it when no daemon runs (as after up --wait=false):
+// nothing else would create the replica.
+func waitReady(ctx context.Context, env Env, flags []string, set, replica string, ordinal int, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		err := env.Run(ctx, args, pw)
+		err := env.Run(ctx, slices.Concat([]string{"get", set, "-w", "-o", "json"}, flags), pw)
 		_ = pw.CloseWithError(io.EOF)
 		done <- err
+	}()
+	rollout := make(chan error, 1)
+	go func() {
+		err := env.Run(ctx, slices.Concat([]string{"rollout", "status", set, "--progress=plain"}, flags), io.Discard)
+		if err != nil {
+			cancel() // the rollout failed: the replica may never be ready
+		}
+		rollout <- err
 	}()
 	ready := false
 	sc := bufio.NewScanner(pr)
@@ -116,6 +126,10 @@ func waitReady(ctx context.Context, env Env, args []string, replica string, ordi
 	}
 	go func() { _, _ = io.Copy(io.Discard, pr) }()
 	err := <-done
+	cancel()
+	if rerr := <-rollout; !ready && rerr != nil && !errors.Is(rerr, context.Canceled) {
+		return rerr
+	}
 	switch {
 	case ready:
 		fmt.Fprintf(out, "%s condition met\n", replica)
