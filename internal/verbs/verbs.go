@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -58,7 +59,7 @@ func Install(root *cobra.Command, env Env) {
 		alias(env, []string{"down"}, "delete SET | delete -p PROJECT | delete -f FILE", "Delete a set (or the sets of a compose file): kubectl's word for ostset down"),
 		alias(env, []string{"rollout", "restart"}, "restart SET",
 			"Replace every replica in rollout order, one at a time, waiting for each to be ready: ostset rollout restart"),
-		newWaitCmd(env), newPsCmd(env), newLsCmd(env), newConfigCmd(env), newEditCmd(env),
+		newWaitCmd(env), newPsCmd(env), newLsCmd(env), newConfigCmd(env), newEditCmd(env), newDocsCmd(),
 	)
 	for _, g := range groups {
 		root.AddGroup(&cobra.Group{ID: g.id, Title: g.title})
@@ -88,6 +89,7 @@ func alias(env Env, target []string, use, short string) *cobra.Command {
 	return &cobra.Command{
 		Use:                use,
 		Short:              short,
+		Long:               short + "\n\nIts arguments and flags are those of ostset " + strings.Join(target, " ") + " (ostset " + strings.Join(target, " ") + " --help).",
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return env.Run(cmd.Context(), append(append([]string{}, target...), args...), cmd.OutOrStdout())

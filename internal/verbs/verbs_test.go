@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -138,7 +140,7 @@ func TestGetOfAKindListsTheSets(t *testing.T) {
 	if !errors.Is(err, state.ErrUnknownSet) || !strings.Contains(err.Error(), "takes a set's name") || !strings.Contains(err.Error(), "the sets are: db, web") {
 		t.Errorf("get pods: %v", err)
 	}
-	if err := run(root, "get", "webb"); err != state.ErrUnknownSet {
+	if err := run(root, "get", "webb"); !errors.Is(err, state.ErrUnknownSet) || err.Error() != state.ErrUnknownSet.Error() {
 		t.Errorf("get webb: %v, want the unknown set error unchanged", err)
 	}
 }
@@ -158,5 +160,25 @@ func TestDockerCLIPlugin(t *testing.T) {
 	}
 	if done, _ := PluginMetadata([]string{"up"}, "1", &out); done {
 		t.Error("up answered as metadata")
+	}
+}
+
+// The man pages and completions are made from the command tree: the words
+// added here are in them.
+func TestDocsFromTheCommands(t *testing.T) {
+	var ran [][]string
+	root := testRoot(nil, &ran)
+	dir := t.TempDir()
+	if err := run(root, "__docs", dir); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "man", "man1", "ostset-apply.1"))
+	if err != nil || !bytes.Contains(page, []byte("those of ostset up")) {
+		t.Fatalf("man page of apply: %v\n%s", err, page)
+	}
+	for _, f := range []string{"ostset.bash", "_ostset", "ostset.fish"} {
+		if b, err := os.ReadFile(filepath.Join(dir, "completion", f)); err != nil || len(b) == 0 {
+			t.Errorf("completion %s: %v", f, err)
+		}
 	}
 }
