@@ -26,6 +26,12 @@ func TestKubectlAndComposeWords(t *testing.T) {
 	if err != nil || !strings.Contains(out, "web-0") || !strings.Contains(out, "web-1") {
 		t.Fatalf("ps: %v\n%s", err, out)
 	}
+	if out, _, err := f.run(ctx, "get", "web", "-o", "name"); err != nil || out != "web-0\nweb-1\n" {
+		t.Fatalf("get web -o name: %v\n%q", err, out)
+	}
+	if out, _, err := f.run(ctx, "get", "-o", "jsonpath={.items[*].replicas}"); err != nil || out != "2" {
+		t.Fatalf("get -o jsonpath: %v\n%q", err, out)
+	}
 	out, _, err = f.run(ctx, "config", "web")
 	if err != nil || !strings.Contains(out, "name: web") || !strings.Contains(out, "replicas: 2") {
 		t.Fatalf("config: %v\n%s", err, out)

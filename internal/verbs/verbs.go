@@ -80,6 +80,7 @@ func Install(root *cobra.Command, env Env) {
 	})
 	if get, _, err := root.Find([]string{"get"}); err == nil && get != root {
 		explainKinds(get, env)
+		getOutputs(get, env)
 	}
 }
 
