@@ -13,7 +13,7 @@ import (
 
 // kubectl's and compose's words on the real engine: apply creates the set,
 // wait returns once a replica (then the set) is ready, ps lists every
-// replica, restart replaces each container, delete removes them; unknown
+// replica, top their CPU and memory, restart replaces each container, delete removes them; unknown
 // words and kinds answer with what to type instead (exit 2).
 func TestKubectlAndComposeVerbs(t *testing.T) {
 	h := newHarness(t)
@@ -30,6 +30,12 @@ func TestKubectlAndComposeVerbs(t *testing.T) {
 	for i := range 3 {
 		if !strings.Contains(ps.stdout, h.name(i)) {
 			t.Fatalf("ps lacks %s: %s", h.name(i), ps)
+		}
+	}
+	top := h.mustOstset("top", h.set)
+	for i := range 3 {
+		if !strings.Contains(top.stdout, h.name(i)+"  ") || !strings.Contains(top.stdout, "Mi\n") {
+			t.Fatalf("top lacks %s: %s", h.name(i), top)
 		}
 	}
 	before := h.inspect(h.name(2)).ID

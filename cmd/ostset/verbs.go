@@ -7,13 +7,14 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
+	"github.com/ostset/ostset/internal/live"
 	"github.com/ostset/ostset/internal/verbs"
 )
 
 // installVerbs adds kubectl's and compose's words (internal/verbs), which run
 // ostset's own commands on a fresh command tree with a's streams and runtime.
 func installVerbs(root *cobra.Command, a *app) {
-	verbs.Install(root, verbs.Env{
+	env := verbs.Env{
 		Version: version,
 		Sets:    func() ([]string, error) { return a.store().List() },
 		Run: func(ctx context.Context, args []string, stdout io.Writer) error {
@@ -21,5 +22,16 @@ func installVerbs(root *cobra.Command, a *app) {
 			sub.SetArgs(args)
 			return sub.ExecuteContext(ctx)
 		},
-	})
+	}
+	if a.engineRT == nil { // Docker's stats; the runtime of tests has none
+		env.Stats = func(ctx context.Context, set, id string) (live.Usage, error) {
+			rt, err := a.runtime()
+			if err != nil {
+				return live.Usage{}, err
+			}
+			s, err := rt.Stats(ctx, set, id)
+			return live.Usage{CPU: s.CPU, System: s.System, OnlineCPUs: s.OnlineCPUs, Memory: s.Memory, At: s.At}, err
+		}
+	}
+	verbs.Install(root, env)
 }

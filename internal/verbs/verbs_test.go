@@ -10,10 +10,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ostset/ostset/engine/state"
+	"github.com/ostset/ostset/internal/live"
 )
 
 // testRoot is a command tree like ostset's: up, down, get (failing with an
@@ -180,5 +182,36 @@ func TestDocsFromTheCommands(t *testing.T) {
 		if b, err := os.ReadFile(filepath.Join(dir, "completion", f)); err != nil || len(b) == 0 {
 			t.Errorf("completion %s: %v", f, err)
 		}
+	}
+}
+
+// top shows each running replica's CPU between two samples, in millicores,
+// and its memory in MiB.
+func TestTop(t *testing.T) {
+	root := &cobra.Command{Use: "ostset", SilenceErrors: true, SilenceUsage: true}
+	samples := 0
+	Install(root, Env{
+		Sets: func() ([]string, error) { return []string{"web"}, nil },
+		Run: func(_ context.Context, args []string, out io.Writer) error {
+			_, err := io.WriteString(out, `[{"name":"web-0","id":"a","state":"running"},{"name":"web-1","state":"pending"}]`)
+			return err
+		},
+		Stats: func(_ context.Context, set, id string) (live.Usage, error) {
+			samples++
+			if set != "web" || id != "a" {
+				t.Errorf("stats of %s %s", set, id)
+			}
+			// Each second 0.25 s of CPU, of 2 s of the 2 CPUs' time: 25% of one CPU, 250m.
+			return live.Usage{CPU: uint64(samples) * 250e6, System: uint64(samples) * 2e9, OnlineCPUs: 2, Memory: 64 << 20, At: time.Unix(int64(samples), 0)}, nil
+		},
+	})
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetArgs([]string{"top"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if samples != 2 || !strings.Contains(out.String(), "web-0  250m        64Mi") || strings.Contains(out.String(), "web-1") {
+		t.Errorf("top (%d samples):\n%s", samples, out.String())
 	}
 }
