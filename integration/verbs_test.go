@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // kubectl's and compose's words on the real engine: apply creates the set,
@@ -37,6 +38,12 @@ func TestKubectlAndComposeVerbs(t *testing.T) {
 		if !strings.Contains(top.stdout, h.name(i)+"  ") || !strings.Contains(top.stdout, "Mi\n") {
 			t.Fatalf("top lacks %s: %s", h.name(i), top)
 		}
+	}
+	if r := h.mustOstset("logs", h.name(0), "--since", "1h"); !strings.Contains(r.stdout, "listening") {
+		t.Fatalf("logs --since 1h: %s", r)
+	}
+	if r := h.mustOstset("logs", h.name(0), "--since", time.Now().Add(time.Hour).UTC().Format(time.RFC3339)); r.stdout != "" {
+		t.Fatalf("logs --since an hour ahead printed lines: %s", r)
 	}
 	before := h.inspect(h.name(2)).ID
 	h.mustOstset("restart", h.set, "--timeout", "3m")

@@ -113,7 +113,6 @@ var flagNotes = map[string]string{
 	"A":              "ostset has no namespaces: ostset get lists every set",
 	"selector":       "ostset selects by set name: name the set (SET) or the replica (SET-ORDINAL)",
 	"l":              "ostset selects by set name: name the set (SET) or the replica (SET-ORDINAL)",
-	"since":          "not supported yet: use --tail N",
 	"kubeconfig":     "ostset talks to Docker: DOCKER_HOST, or the docker CLI's context",
 	"context":        "ostset talks to Docker: DOCKER_HOST, or the docker CLI's context",
 }
