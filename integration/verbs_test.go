@@ -14,7 +14,8 @@ import (
 
 // kubectl's and compose's words on the real engine: apply creates the set,
 // wait returns once a replica (then the set) is ready, ps lists every
-// replica, top their CPU and memory, restart replaces each container, delete removes them; unknown
+// replica, top their CPU and memory, cp copies into a replica and out,
+// restart replaces each container, delete removes them; unknown
 // words and kinds answer with what to type instead (exit 2).
 func TestKubectlAndComposeVerbs(t *testing.T) {
 	h := newHarness(t)
@@ -44,6 +45,16 @@ func TestKubectlAndComposeVerbs(t *testing.T) {
 	}
 	if r := h.mustOstset("logs", h.name(0), "--since", time.Now().Add(time.Hour).UTC().Format(time.RFC3339)); r.stdout != "" {
 		t.Fatalf("logs --since an hour ahead printed lines: %s", r)
+	}
+	local := filepath.Join(t.TempDir(), "seed.txt")
+	if err := os.WriteFile(local, []byte("seed of "+h.set+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.mustOstset("cp", local, h.name(1)+":/data/")
+	back := t.TempDir()
+	h.mustOstset("cp", h.name(1)+":/data/seed.txt", back)
+	if b, err := os.ReadFile(filepath.Join(back, "seed.txt")); err != nil || string(b) != "seed of "+h.set+"\n" {
+		t.Fatalf("cp into %s and back: %v %q", h.name(1), err, b)
 	}
 	before := h.inspect(h.name(2)).ID
 	h.mustOstset("restart", h.set, "--timeout", "3m")

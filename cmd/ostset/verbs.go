@@ -32,6 +32,16 @@ func installVerbs(root *cobra.Command, a *app) {
 			s, err := rt.Stats(ctx, set, id)
 			return live.Usage{CPU: s.CPU, System: s.System, OnlineCPUs: s.OnlineCPUs, Memory: s.Memory, At: s.At}, err
 		}
+		env.Copy = func(ctx context.Context, set, id string, toContainer bool, src, dst string) error {
+			rt, err := a.runtime()
+			if err != nil {
+				return err
+			}
+			if toContainer {
+				return rt.CopyTo(ctx, set, id, src, dst)
+			}
+			return rt.CopyFrom(ctx, set, id, src, dst)
+		}
 	}
 	verbs.Install(root, env)
 }

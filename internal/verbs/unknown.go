@@ -29,7 +29,6 @@ var instead = map[string]struct{ command, note string }{
 	"start":        {"", "ostset keeps no stopped replicas: ostset scale SET N (after scale SET 0), or ostset up -f FILE"},
 	"pause":        {"", "ostset rollout pause SET stops updating replicas; to stop the replicas: ostset scale SET 0"},
 	"unpause":      {"", "ostset rollout resume SET"},
-	"cp":           {"", "not supported yet: use docker cp SET-ORDINAL:PATH DEST (a replica's container has the replica's name)"},
 	"attach":       {"", "use ostset logs -f SET-ORDINAL, or ostset exec -it SET-ORDINAL -- sh"},
 	"port-forward": {"", "publish a port in the set file (ports:, with {{.Ordinal}} for one port per replica)"},
 	"expose":       {"", "each set has its headless service (the network alias SET): replicas are SET-ORDINAL.SET"},

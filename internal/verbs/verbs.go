@@ -31,6 +31,9 @@ type Env struct {
 	// Stats reads one sample of a replica container's resource use (nil
 	// when the runtime gives none).
 	Stats func(ctx context.Context, set, id string) (live.Usage, error)
+	// Copy copies src to dst out of the set's container id, or with
+	// toContainer into it (nil when the runtime is not Docker).
+	Copy func(ctx context.Context, set, id string, toContainer bool, src, dst string) error
 }
 
 // InvalidError is invalid input (exit code 2): a word ostset does not know or
@@ -50,7 +53,7 @@ var groups = []struct {
 }{
 	{"basic", "Basic Commands:", []string{"up", "apply", "get", "ps", "ls", "status", "view", "edit", "delete", "down"}},
 	{"deploy", "Deploy Commands:", []string{"rollout", "restart", "scale", "recreate", "wait", "reconcile", "daemon"}},
-	{"debug", "Troubleshooting and Debugging Commands:", []string{"describe", "logs", "events", "exec", "top", "volumes"}},
+	{"debug", "Troubleshooting and Debugging Commands:", []string{"describe", "logs", "events", "exec", "cp", "top", "volumes"}},
 	{"advanced", "Advanced Commands:", []string{"config", "export", "convert", "probe"}},
 	{"other", "Other Commands:", []string{"version"}},
 }
@@ -64,7 +67,7 @@ func Install(root *cobra.Command, env Env) {
 		alias(env, []string{"down"}, "delete SET | delete -p PROJECT | delete -f FILE", "Delete a set (or the sets of a compose file): kubectl's word for ostset down"),
 		alias(env, []string{"rollout", "restart"}, "restart SET",
 			"Replace every replica in rollout order, one at a time, waiting for each to be ready: ostset rollout restart"),
-		newWaitCmd(env), newPsCmd(env), newLsCmd(env), newConfigCmd(env), newEditCmd(env), newTopCmd(env), newDocsCmd(),
+		newWaitCmd(env), newPsCmd(env), newLsCmd(env), newConfigCmd(env), newEditCmd(env), newTopCmd(env), newCpCmd(env), newDocsCmd(),
 	)
 	for _, g := range groups {
 		root.AddGroup(&cobra.Group{ID: g.id, Title: g.title})

@@ -60,7 +60,7 @@ func TestUnknownCommandSuggestsTheCommandWithItsArguments(t *testing.T) {
 		"rm web":                    "unknown command rm; did you mean: ostset down web",
 		"--state-dir /d kill web-1": "unknown command kill; did you mean: ostset recreate --state-dir /d web-1",
 		"stop web":                  "ostset has no command stop: ostset keeps no stopped replicas",
-		"cp web-0:/data .":          "ostset has no command cp: not supported yet: use docker cp",
+		"attach web-0":              "ostset has no command attach: use ostset logs -f",
 		"frobnicate":                "unknown command frobnicate (see ostset --help)",
 	}
 	for line, want := range cases {
