@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/viper"
 )
 
 // kubectl's and compose's words run ostset's own commands on the same state
@@ -55,5 +58,20 @@ func TestKubectlAndComposeWords(t *testing.T) {
 	}
 	if f.store.Has("web") {
 		t.Fatal("delete web left the set stored")
+	}
+}
+
+// delete and restart complete set names, as down and rollout restart do.
+func TestAliasesCompleteAsTheirCommand(t *testing.T) {
+	f := newFakeCLI(t)
+	f.up(1)
+	t.Setenv("OSTSET_STATE_DIR", f.dir)
+	for _, verb := range []string{"delete", "restart"} {
+		var out bytes.Buffer
+		root := newRootFor(&app{v: viper.New(), stdout: &out, stderr: &out, engineRT: f.rt})
+		root.SetArgs([]string{"__complete", verb, ""})
+		if err := root.Execute(); err != nil || !strings.HasPrefix(out.String(), "web\n") {
+			t.Errorf("complete %s: %v\n%s", verb, err, out.String())
+		}
 	}
 }

@@ -103,6 +103,13 @@ func alias(env Env, target []string, use, short string) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return env.Run(cmd.Context(), append(append([]string{}, target...), args...), cmd.OutOrStdout())
 		},
+		// Completion is the target's (set names for delete and restart).
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if t, _, err := cmd.Root().Find(target); err == nil && t.ValidArgsFunction != nil {
+				return t.ValidArgsFunction(t, args, toComplete)
+			}
+			return nil, cobra.ShellCompDirectiveDefault
+		},
 	}
 }
 
