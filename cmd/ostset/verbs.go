@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
+	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/internal/live"
 	"github.com/ostset/ostset/internal/verbs"
 )
@@ -17,6 +18,10 @@ func installVerbs(root *cobra.Command, a *app) {
 	env := verbs.Env{
 		Version: version,
 		Sets:    func() ([]string, error) { return a.store().List() },
+		Project: func(set string) (string, error) {
+			st, err := a.store().Load(set)
+			return st.Spec.Template.Labels[config.LabelComposeProject], err
+		},
 		Run: func(ctx context.Context, args []string, stdout io.Writer) error {
 			sub := newRootFor(&app{v: viper.New(), stdout: stdout, stderr: a.stderr, engineRT: a.engineRT})
 			sub.SetArgs(args)

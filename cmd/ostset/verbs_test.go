@@ -35,6 +35,9 @@ func TestKubectlAndComposeWords(t *testing.T) {
 	if out, _, err := f.run(ctx, "get", "-o", "jsonpath={.items[*].replicas}"); err != nil || out != "2" {
 		t.Fatalf("get -o jsonpath: %v\n%q", err, out)
 	}
+	if out, _, err := f.run(ctx, "ls"); err != nil || !strings.Contains(out, "(set files)  web") {
+		t.Fatalf("ls: %v\n%s", err, out)
+	}
 	out, _, err = f.run(ctx, "config", "web")
 	if err != nil || !strings.Contains(out, "name: web") || !strings.Contains(out, "replicas: 2") {
 		t.Fatalf("config: %v\n%s", err, out)

@@ -8,12 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -144,7 +146,7 @@ func waitReady(ctx context.Context, env Env, flags []string, set, replica string
 
 // newPsCmd is docker compose ps: every replica of the sets (or of SET...).
 func newPsCmd(env Env) *cobra.Command {
-	var output string
+	var output, project string
 	cmd := &cobra.Command{
 		Use:   "ps [SET...]",
 		Short: "List the replicas of every set (or of SET...): compose ps",
@@ -154,6 +156,18 @@ func newPsCmd(env Env) *cobra.Command {
 				var err error
 				if sets, err = env.Sets(); err != nil {
 					return err
+				}
+			}
+			if project != "" {
+				if len(args) > 0 {
+					return invalidf("ps: give sets or -p PROJECT, not both")
+				}
+				byProject, err := projects(env, sets)
+				if err != nil {
+					return err
+				}
+				if sets = byProject[project]; len(sets) == 0 {
+					return invalidf("ps -p %s: no stored set belongs to compose project %s (ostset ls lists the projects)", project, project)
 				}
 			}
 			if len(sets) == 0 {
@@ -175,15 +189,29 @@ func newPsCmd(env Env) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "output format: wide, json or yaml")
+	cmd.Flags().StringVarP(&project, "project-name", "p", "", "only the sets of this compose project")
 	return cmd
 }
 
-// newLsCmd is docker compose ls: the sets (with their compose project).
+// projects groups sets by their compose project ("" for sets of set files).
+func projects(env Env, sets []string) (map[string][]string, error) {
+	out := map[string][]string{}
+	for _, s := range sets {
+		p, err := env.Project(s)
+		if err != nil {
+			return nil, err
+		}
+		out[p] = append(out[p], s)
+	}
+	return out, nil
+}
+
+// newLsCmd is docker compose ls: the compose projects, with their sets, and
+// the sets of set files.
 func newLsCmd(env Env) *cobra.Command {
-	var output string
-	cmd := &cobra.Command{
+	return &cobra.Command{
 		Use:   "ls",
-		Short: "List the sets: compose ls (ostset get)",
+		Short: "List the compose projects and their sets, and the sets of set files (compose ls)",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return invalidf("ls takes no arguments (ostset get SET lists a set's replicas)")
@@ -191,15 +219,27 @@ func newLsCmd(env Env) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			args := slices.Concat([]string{"get"}, inherited(cmd))
-			if output != "" {
-				args = append(args, "-o", output)
+			sets, err := env.Sets()
+			if err != nil {
+				return err
 			}
-			return env.Run(cmd.Context(), args, cmd.OutOrStdout())
+			byProject, err := projects(env, sets)
+			if err != nil {
+				return err
+			}
+			names := slices.Sorted(maps.Keys(byProject))
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "PROJECT\tSETS")
+			for _, p := range names {
+				label := p
+				if p == "" {
+					label = "(set files)"
+				}
+				fmt.Fprintf(w, "%s\t%s\n", label, strings.Join(byProject[p], ","))
+			}
+			return w.Flush()
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "", "output format: wide, json or yaml")
-	return cmd
 }
 
 // newConfigCmd is docker compose config: the effective model, as set files.

@@ -26,6 +26,8 @@ type Env struct {
 	Run func(ctx context.Context, args []string, stdout io.Writer) error
 	// Sets lists the stored sets, by name.
 	Sets func() ([]string, error)
+	// Project is the compose project a stored set belongs to ("" for none).
+	Project func(set string) (string, error)
 	// Version is ostset's version, for the docker CLI plugin metadata.
 	Version string
 	// Stats reads one sample of a replica container's resource use (nil

@@ -36,6 +36,12 @@ func testRoot(sets []string, ran *[][]string) *cobra.Command {
 	root.AddCommand(up, &cobra.Command{Use: "down"}, get, rollout, &cobra.Command{Use: "recreate"})
 	Install(root, Env{
 		Sets: func() ([]string, error) { return sets, nil },
+		Project: func(set string) (string, error) {
+			if strings.HasPrefix(set, "shop-") {
+				return "shop", nil
+			}
+			return "", nil
+		},
 		Run: func(_ context.Context, args []string, _ io.Writer) error {
 			*ran = append(*ran, args)
 			return nil
@@ -95,13 +101,13 @@ func TestAliasesRunTheirCommandWithTheSameArguments(t *testing.T) {
 func TestCommandsRunWhatTheyMean(t *testing.T) {
 	var ran [][]string
 	root := testRoot([]string{"db", "web"}, &ran)
-	for _, line := range []string{"ps", "ls -o json", "config web", "config -f compose.yaml",
+	for _, line := range []string{"ps", "config web", "config -f compose.yaml",
 		"wait --for=condition=Ready web --timeout 1m", "ps --state-dir /d web"} {
 		if err := run(root, strings.Fields(line)...); err != nil {
 			t.Fatalf("%s: %v", line, err)
 		}
 	}
-	want := [][]string{{"get", "db"}, {"get", "web"}, {"get", "-o", "json"}, {"export", "web", "-o", "yaml"},
+	want := [][]string{{"get", "db"}, {"get", "web"}, {"export", "web", "-o", "yaml"},
 		{"convert", "-o", "yaml", "-f", "compose.yaml"}, {"rollout", "status", "web", "--timeout=1m0s"},
 		{"get", "web", "--state-dir=/d"}}
 	if !slices.EqualFunc(ran, want, slices.Equal) {
@@ -213,5 +219,28 @@ func TestTop(t *testing.T) {
 	}
 	if samples != 2 || !strings.Contains(out.String(), "web-0  250m        64Mi") || strings.Contains(out.String(), "web-1") {
 		t.Errorf("top (%d samples):\n%s", samples, out.String())
+	}
+}
+
+// ls lists the compose projects with their sets; ps -p one project's replicas.
+func TestProjects(t *testing.T) {
+	var ran [][]string
+	root := testRoot([]string{"shop-db", "shop-web", "solo"}, &ran)
+	var out bytes.Buffer
+	root.SetOut(&out)
+	if err := run(root, "ls"); err != nil {
+		t.Fatal(err)
+	}
+	if want := "PROJECT      SETS\n(set files)  solo\nshop         shop-db,shop-web\n"; out.String() != want {
+		t.Errorf("ls:\n%s\nwant:\n%s", out.String(), want)
+	}
+	if err := run(root, "ps", "-p", "shop"); err != nil {
+		t.Fatal(err)
+	}
+	if want := [][]string{{"get", "shop-db"}, {"get", "shop-web"}}; !slices.EqualFunc(ran, want, slices.Equal) {
+		t.Errorf("ps -p shop ran %q, want %q", ran, want)
+	}
+	if err := run(root, "ps", "-p", "none"); err == nil || !strings.Contains(err.Error(), "no stored set belongs to compose project none") {
+		t.Errorf("ps -p none: %v", err)
 	}
 }
