@@ -76,7 +76,7 @@ func TestKubectlAndComposeVerbs(t *testing.T) {
 }
 
 // docker ostset: the docker CLI finds ostset in cli-plugins as docker-ostset,
-// lists it, and runs its commands on the same engine.
+// lists it, completes its commands, and runs them on the same engine.
 func TestDockerCLIPlugin(t *testing.T) {
 	h := newHarness(t)
 	cfg := t.TempDir()
@@ -101,6 +101,9 @@ func TestDockerCLIPlugin(t *testing.T) {
 	}
 	if out, err := docker("--help"); err != nil || !strings.Contains(out, "ostset*") || !strings.Contains(out, "Kubernetes StatefulSet semantics") {
 		t.Fatalf("docker --help does not list the plugin: %v\n%s", err, out)
+	}
+	if out, err := docker("__complete", "ostset", "ge"); err != nil || !strings.HasPrefix(out, "get\t") {
+		t.Fatalf("docker's completion of ostset ge: %v\n%s", err, out)
 	}
 	spec := h.writeSpec(baseSpec, imageV1)
 	if out, err := docker("ostset", "up", "-f", spec, "--timeout", "3m"); err != nil {

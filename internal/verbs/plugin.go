@@ -3,6 +3,7 @@ package verbs
 import (
 	"encoding/json"
 	"io"
+	"strings"
 )
 
 // The docker CLI runs a plugin docker-NAME in ~/.docker/cli-plugins as
@@ -20,8 +21,15 @@ const (
 // Docker connection is not touched here: ostset follows the same DOCKER_HOST
 // and docker CLI context as the docker CLI that runs it.
 func PluginArgs(args []string, getenv func(string) string) []string {
-	if getenv(pluginEnv) != "" && len(args) > 0 && args[0] == pluginName {
+	if getenv(pluginEnv) == "" {
+		return args
+	}
+	switch {
+	case len(args) > 0 && args[0] == pluginName:
 		return args[1:]
+	case len(args) > 1 && strings.HasPrefix(args[0], "__complete") && args[1] == pluginName:
+		// The docker CLI's shell completion asks "__complete ostset ARGS...".
+		return append([]string{args[0]}, args[2:]...)
 	}
 	return args
 }

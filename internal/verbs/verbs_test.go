@@ -158,6 +158,9 @@ func TestDockerCLIPlugin(t *testing.T) {
 	if got := PluginArgs([]string{"ostset", "up", "-f", "x"}, func(k string) string { return env[k] }); !slices.Equal(got, []string{"up", "-f", "x"}) {
 		t.Errorf("as a plugin: %q", got)
 	}
+	if got := PluginArgs([]string{"__complete", "ostset", "get", ""}, func(k string) string { return env[k] }); !slices.Equal(got, []string{"__complete", "get", ""}) {
+		t.Errorf("completion as a plugin: %q", got)
+	}
 	if got := PluginArgs([]string{"ostset", "up"}, func(string) string { return "" }); !slices.Equal(got, []string{"ostset", "up"}) {
 		t.Errorf("not a plugin: %q", got)
 	}
