@@ -18,7 +18,7 @@ export OSTSET_STATE_DIR=$work/state
 session=ostset-picture-$$
 cleanup() {
   tmux kill-session -t "$session" 2>/dev/null || true
-  [ -n "${up_pid:-}" ] && kill "$up_pid" 2>/dev/null && wait "$up_pid" 2>/dev/null
+  if [ -n "${up_pid:-}" ]; then kill "$up_pid" 2>/dev/null || true; wait "$up_pid" 2>/dev/null || true; fi
   "$bin" down web --volumes >/dev/null 2>&1 || true
   rm -rf "$work"
 }
