@@ -40,8 +40,8 @@ removes a replica container that exited to create it again, and keeps its last
 			if err := checkTail(opts.tail); err != nil {
 				return err
 			}
-			if err := checkSince(opts.since, opts.previous); err != nil {
-				return err
+			if err := logstream.CheckSince(opts.since, opts.previous); err != nil {
+				return invalid(err)
 			}
 			t, err := a.resolveLogTarget(args[0])
 			if err != nil {

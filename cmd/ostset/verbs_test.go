@@ -78,3 +78,12 @@ func TestAliasesCompleteAsTheirCommand(t *testing.T) {
 		}
 	}
 }
+
+// logs --since that is no time is invalid input (exit 2).
+func TestLogsSinceInvalid(t *testing.T) {
+	f := newFakeCLI(t)
+	f.up(1)
+	if _, _, err := f.run(context.Background(), "logs", "web", "--since", "yesterday"); err == nil || exitCode(err) != exitInvalid {
+		t.Fatalf("logs --since yesterday: %v", err)
+	}
+}
