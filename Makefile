@@ -10,7 +10,7 @@ GOLANGCI_VERSION := v2.15.0
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
 
-.PHONY: help probes build build-all install demo-image test-images db-images engine-image demo demo-etcd demo-redis demo-postgres test test-unit test-kubevalidate test-integration lint bench clean
+.PHONY: help probes build build-all install docs demo-image test-images db-images engine-image demo demo-etcd demo-redis demo-postgres test test-unit test-kubevalidate test-integration lint bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -35,8 +35,24 @@ build-all: probes ## cross-build ostset for every platform it ships for (bin/ost
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ostset-$$os-$$arch$$ext ./cmd/ostset; \
 	done
 
-install: probes ## install ostset in $(GOBIN) (default: $(go env GOPATH)/bin), as go install ./cmd/ostset does
+# Where make install puts the docker CLI plugin, the man pages and the completions.
+DOCKER_CONFIG ?= $(HOME)/.docker
+DATADIR       ?= $(HOME)/.local/share
+
+install: probes docs ## install ostset in $(GOBIN) (default: $(go env GOPATH)/bin), as go install does; docker-ostset in ~/.docker/cli-plugins; man pages and completions in ~/.local/share
 	CGO_ENABLED=0 $(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/ostset
+	@bindir=$$($(GO) env GOBIN); [ -n "$$bindir" ] || bindir=$$($(GO) env GOPATH)/bin; \
+	  mkdir -p $(DOCKER_CONFIG)/cli-plugins && ln -sf $$bindir/ostset $(DOCKER_CONFIG)/cli-plugins/docker-ostset && \
+	  echo "docker ostset: $(DOCKER_CONFIG)/cli-plugins/docker-ostset -> $$bindir/ostset"
+	mkdir -p $(DATADIR)/man/man1 $(DATADIR)/bash-completion/completions $(DATADIR)/zsh/site-functions $(DATADIR)/fish/vendor_completions.d
+	cp bin/docs/man/man1/*.1 $(DATADIR)/man/man1/
+	cp bin/docs/completion/ostset.bash $(DATADIR)/bash-completion/completions/ostset
+	cp bin/docs/completion/_ostset $(DATADIR)/zsh/site-functions/_ostset
+	cp bin/docs/completion/ostset.fish $(DATADIR)/fish/vendor_completions.d/ostset.fish
+
+docs: build ## man pages (bin/docs/man) and bash, zsh and fish completions (bin/docs/completion), made from the commands
+	rm -rf bin/docs
+	$(BIN) __docs bin/docs
 
 demo-image: ## build the demo image ostset/web:demo (no registry needed)
 	scripts/build-images.sh demo

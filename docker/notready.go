@@ -109,7 +109,7 @@ func (r *Runtime) fillFromInspect(ctx context.Context, rep *plan.Replica, opts e
 // together, each cut to maxReasonLine runes. Logs are an aid: a log driver that
 // cannot be read (none, syslog) gives none, not an error.
 func (r *Runtime) lastLogLines(ctx context.Context, id string, tty bool) []string {
-	body, err := r.logStream(ctx, id, id, tty, false, fmt.Sprint(notReadyLogLines))
+	body, err := r.logStream(ctx, id, id, tty, false, fmt.Sprint(notReadyLogLines), "")
 	if err != nil {
 		return nil
 	}

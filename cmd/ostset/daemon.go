@@ -89,7 +89,7 @@ func (a *app) runDaemon(ctx context.Context, log *slog.Logger, metricsAddr strin
 		Report: func(e state.Event) {
 			log.Info(e.Message, "set", e.Set, "replica", e.Replica)
 		},
-		Probe: probeProgram(rt),
+		Probe:  probeProgram(rt),
 		Prober: prober.New(rt),
 	}
 	defer c.Prober.Close()

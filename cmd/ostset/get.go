@@ -72,7 +72,7 @@ object per line and per change.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "", "output format: wide, json or yaml (default: the output setting)")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "output format: wide, json, yaml, name or jsonpath=TEMPLATE (default: the output setting)")
 	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "after the table, print a row per change until Ctrl-C")
 	cmd.ValidArgsFunction = a.completeSets
 	return cmd

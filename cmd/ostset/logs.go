@@ -40,6 +40,9 @@ removes a replica container that exited to create it again, and keeps its last
 			if err := checkTail(opts.tail); err != nil {
 				return err
 			}
+			if err := logstream.CheckSince(opts.since, opts.previous); err != nil {
+				return invalid(err)
+			}
 			t, err := a.resolveLogTarget(args[0])
 			if err != nil {
 				return err
@@ -57,6 +60,7 @@ removes a replica container that exited to create it again, and keeps its last
 	f := cmd.Flags()
 	f.BoolVarP(&opts.follow, "follow", "f", false, "keep printing new lines as they arrive")
 	f.StringVar(&opts.tail, "tail", "all", `number of lines to show from the end of each replica's logs, or "all"`)
+	f.StringVar(&opts.since, "since", "", "only lines written since this time: a duration back from now (10m, 1h30m) or an RFC 3339 time")
 	f.BoolVar(&opts.noColor, "no-color", false, "do not colour the prefixes (also when NO_COLOR is set)")
 	f.BoolVar(&opts.noPrefix, "no-prefix", false, "do not prefix lines with the replica name")
 	f.StringVar(&opts.init, "init", "", "print the output of this init container of the replica SET-ORDINAL")
@@ -68,6 +72,7 @@ removes a replica container that exited to create it again, and keeps its last
 type logsOptions struct {
 	follow   bool
 	tail     string
+	since    string
 	noColor  bool
 	noPrefix bool
 	init     string // an init container's name: its logs instead of the replica's
@@ -160,7 +165,7 @@ func (a *app) printLogs(ctx context.Context, t logTarget, opts logsOptions) erro
 	}
 	return logstream.Print(ctx, rt, a.stdout,
 		logstream.Target{Set: t.set, Whole: t.whole, Ordinal: t.ordinal, Name: t.name, Init: opts.init},
-		logstream.Options{Follow: opts.follow, Tail: opts.tail, NoPrefix: opts.noPrefix, Color: opts.color})
+		logstream.Options{Follow: opts.follow, Tail: opts.tail, NoPrefix: opts.noPrefix, Color: opts.color, Since: opts.since})
 }
 
 // isTerminal reports whether w is a character device (a terminal).

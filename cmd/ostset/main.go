@@ -12,6 +12,7 @@ import (
 
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/state"
+	"github.com/ostset/ostset/internal/verbs"
 )
 
 var version = "dev"
@@ -36,6 +37,13 @@ func main() {
 // Run runs the ostset command line with args.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	root := newRoot(stdout, stderr)
+	args = verbs.PluginArgs(args, os.Getenv)
+	if done, err := verbs.PluginMetadata(args, version, stdout); done {
+		return err
+	}
+	if err := verbs.Check(root, args); err != nil {
+		return err
+	}
 	root.SetArgs(args)
 	return root.ExecuteContext(ctx)
 }
@@ -69,6 +77,8 @@ func exitCode(err error) int {
 	switch {
 	case errors.As(err, &ee):
 		return ee.code
+	case errors.As(err, new(*verbs.InvalidError)):
+		return exitInvalid
 	case errors.As(err, &nr) && nr.Outside: // a replica name mistyped
 		return exitInvalid
 	case errors.Is(err, context.DeadlineExceeded):

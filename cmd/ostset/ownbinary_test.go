@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/ostset/ostset/internal/probebin"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,24 +28,24 @@ func TestCheckOwnBinary(t *testing.T) {
 	if err := os.Symlink(static, link); err != nil {
 		t.Fatal(err)
 	}
-	bin, err := checkOwnBinary(link)
+	bin, err := probebin.CheckOwnBinary(link)
 	if err != nil || bin.Path != static || bin.Dynamic {
 		t.Errorf("static build: %+v, %v; want %s, not dynamic", bin, err, static)
 	}
 	if sh, err := exec.LookPath("sh"); err == nil {
 		if real, err := filepath.EvalSymlinks(sh); err == nil {
-			if bin, err := checkOwnBinary(real); err == nil && !bin.Dynamic {
+			if bin, err := probebin.CheckOwnBinary(real); err == nil && !bin.Dynamic {
 				t.Logf("%s is static here; the dynamic case is not checked", real)
 			} else if err != nil {
 				t.Errorf("%s: %v", real, err)
 			}
 		}
 	}
-	if _, err := checkOwnBinary(filepath.Join(dir, "gone")); err == nil || !strings.Contains(err.Error(), "is gone") {
+	if _, err := probebin.CheckOwnBinary(filepath.Join(dir, "gone")); err == nil || !strings.Contains(err.Error(), "is gone") {
 		t.Errorf("missing binary: %v", err)
 	}
 	self, _ := os.Executable()
-	if _, err := checkOwnBinary(self); err == nil || !strings.Contains(err.Error(), "go test binary") {
+	if _, err := probebin.CheckOwnBinary(self); err == nil || !strings.Contains(err.Error(), "go test binary") {
 		t.Errorf("test binary: %v", err)
 	}
 }

@@ -93,6 +93,7 @@ func newRootFor(a *app) *cobra.Command {
 		newLogsCmd(a), newRolloutCmd(a), newDescribeCmd(a), newEventsCmd(a), newRecreateCmd(a),
 		newExportCmd(a), newConvertCmd(a), newProbeCmd(), newExecCmd(a), newVolumesCmd(a), newViewCmd(a),
 	)
+	installVerbs(root, a)
 	return root
 }
 

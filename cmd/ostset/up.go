@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ostset/ostset/engine/setcheck"
 	"os"
 	"path/filepath"
 	"strings"
@@ -197,7 +198,7 @@ func (a *app) preflight(ctx context.Context, sets []config.Set) error {
 		return invalid(err)
 	}
 	if rt, ok := c.Runtime.(*docker.Runtime); ok && err == nil && !rt.EngineIsLocal() {
-		for _, w := range uncheckedBinds(sets, a.store().ConfigDir(), rt.DaemonHost()) {
+		for _, w := range setcheck.UncheckedBinds(sets, a.store().ConfigDir(), rt.DaemonHost()) {
 			a.warn(w)
 		}
 	}

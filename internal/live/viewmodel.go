@@ -88,9 +88,9 @@ type Usage struct {
 	At          time.Time
 }
 
-// cpuPercent is the container's CPU use between two samples, in percent of
+// CPUPercent is the container's CPU use between two samples, in percent of
 // one CPU, as docker stats reports it; ok is false when it cannot be told.
-func cpuPercent(prev, cur Usage) (float64, bool) {
+func CPUPercent(prev, cur Usage) (float64, bool) {
 	dc, ds := float64(cur.CPU)-float64(prev.CPU), float64(cur.System)-float64(prev.System)
 	if prev.At.IsZero() || ds <= 0 || dc < 0 {
 		return 0, false
@@ -401,7 +401,7 @@ func (m *viewModel) takeStats(msg statsMsg) {
 	use := map[string]replicaUse{}
 	for name, s := range msg.samples {
 		u := replicaUse{sample: s, cpu: "-", mem: units.BytesSize(float64(s.Memory))}
-		if pct, ok := cpuPercent(m.use[name].sample, s); ok {
+		if pct, ok := CPUPercent(m.use[name].sample, s); ok {
 			u.cpu = fmt.Sprintf("%.1f%%", pct)
 		}
 		use[name] = u

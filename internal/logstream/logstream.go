@@ -30,6 +30,12 @@ type Source interface {
 	Logs(ctx context.Context, set, id string, follow bool, tail string) (io.ReadCloser, error)
 }
 
+// SinceSource is a Source that also reads a container's output from a time
+// on (Options.Since).
+type SinceSource interface {
+	LogsSince(ctx context.Context, set, id string, follow bool, tail, since string) (io.ReadCloser, error)
+}
+
 // Target is the output Print reads: every replica of a set, or one of them,
 // or an init container of one.
 type Target struct {
@@ -46,6 +52,9 @@ type Options struct {
 	Tail     string // lines from the end of each output, or "all"
 	NoPrefix bool   // no "name | " before each line
 	Color    bool   // colour the prefixes
+	// Since, if set, reads only the lines written from then on: an RFC 3339
+	// time, a Unix time or a duration back from now (SinceSource).
+	Since string
 }
 
 // Print writes to w the logs of the target's replicas: one after the other
@@ -87,7 +96,17 @@ func Print(parent context.Context, rt Source, w io.Writer, t Target, opts Option
 	}
 	out := &lineWriter{w: w, failed: cancel}
 	stream := func(r plan.Replica) error {
-		rc, err := rt.Logs(ctx, t.Set, r.ID, opts.Follow, opts.Tail)
+		var rc io.ReadCloser
+		var err error
+		if opts.Since != "" {
+			ss, ok := rt.(SinceSource)
+			if !ok {
+				return errors.New("this runtime cannot read logs from a time on (--since)")
+			}
+			rc, err = ss.LogsSince(ctx, t.Set, r.ID, opts.Follow, opts.Tail, opts.Since)
+		} else {
+			rc, err = rt.Logs(ctx, t.Set, r.ID, opts.Follow, opts.Tail)
+		}
 		if err != nil {
 			if t.Whole && cerrdefs.IsNotFound(err) {
 				return nil // removed since Observe (e.g. mid-rollout): nothing to print

@@ -1,4 +1,4 @@
-package main
+package setcheck
 
 import (
 	"slices"
@@ -19,7 +19,7 @@ func TestUncheckedBinds(t *testing.T) {
 		},
 		InitContainers: []config.InitContainer{{Name: "i", VolumeMounts: []config.VolumeMount{{Source: "/srv/seed", Target: "/seed"}}}},
 	}}
-	got := uncheckedBinds([]config.Set{s}, "/state/manifest-volumes", "tcp://10.0.0.5:2375")
+	got := UncheckedBinds([]config.Set{s}, "/state/manifest-volumes", "tcp://10.0.0.5:2375")
 	want := []string{
 		"set.yaml:3: template.volumeMounts[0].source: bind source /srv/data is not checked: the engine (tcp://10.0.0.5:2375) is not on this host; the path must exist on the engine's host",
 		"set.yaml:3: template.initContainers[0].volumeMounts[0].source: bind source /srv/seed is not checked: the engine (tcp://10.0.0.5:2375) is not on this host; the path must exist on the engine's host",

@@ -1,4 +1,4 @@
-package main
+package setcheck
 
 import (
 	"fmt"
@@ -8,13 +8,13 @@ import (
 	"github.com/ostset/ostset/config"
 )
 
-// uncheckedBinds are the warnings for the bind sources of sets that cannot be
+// UncheckedBinds are the warnings for the bind sources of sets that cannot be
 // checked before a create because the engine (named engine) is not on this
 // host (Docker Desktop's VM, a remote engine): a bind source is the user's
 // promise about the engine's files. The files of ConfigMap and Secret
 // volumes (under configDir) are not bind-mounted, but copied into each
 // replica, and need no promise.
-func uncheckedBinds(sets []config.Set, configDir, engine string) []string {
+func UncheckedBinds(sets []config.Set, configDir, engine string) []string {
 	var out []string
 	for _, s := range sets {
 		check := func(prefix string, ms []config.VolumeMount) {
