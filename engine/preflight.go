@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/engine/hostcheck"
 	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/engine/state"
 )
@@ -70,7 +71,7 @@ func (c *Controller) Preflight(ctx context.Context, sets []config.Set) error {
 	if host.Limits, err = hc.EngineLimits(ctx); err != nil {
 		return err
 	}
-	host.Missing = missingBindSources(sets, hc.BindSourceExists)
+	host.Missing = hostcheck.MissingBindSources(sets, hc.BindSourceExists)
 	var others []config.Set
 	names, err := c.Store.List()
 	if err != nil {
@@ -103,7 +104,7 @@ func CheckHost(sets, others []config.Set, host Host) error {
 	for _, s := range sets {
 		errs = append(errs, checkPorts(s, others, host.Ports)...)
 		errs = append(errs, checkPortShift(s, host.Ports)...)
-		errs = append(errs, checkBindSources(s, host.Missing)...)
+		errs = append(errs, hostcheck.CheckBindSources(s, host.Missing)...)
 		errs = append(errs, checkLimits(s, host.Limits)...)
 	}
 	if len(errs) == 0 {

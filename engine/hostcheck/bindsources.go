@@ -1,4 +1,7 @@
-package engine
+// Package hostcheck holds pure checks of sets against what the engine's host
+// has: here, that each bind source exists. The engine's preflight asks the
+// runtime and reports what they find.
+package hostcheck
 
 import (
 	"fmt"
@@ -9,14 +12,14 @@ import (
 
 // The check of bind sources: each replica's source, its {{...}} expanded
 // for the replica, must exist on the engine's host (Docker does not create
-// it). missingBindSources asks the runtime, checkBindSources reports.
+// it). MissingBindSources asks the host, CheckBindSources reports.
 
 // bindMount is a bind mount of one replica: the field it comes from, and
 // its source expanded for the replica.
 type bindMount struct{ path, source, replica string }
 
 // bindMounts lists the bind mounts of the set's containers with their field
-// paths (a source that is an absolute path; see userMounts), for each desired
+// paths (a source that is an absolute path; see plan's userMounts), for each desired
 // ordinal: a source that holds {{...}} is one path per replica. A source that
 // does not expand is left to the set's validation.
 func bindMounts(s config.Set) []bindMount {
@@ -50,9 +53,9 @@ func bindMounts(s config.Set) []bindMount {
 	return out
 }
 
-// missingBindSources are the bind sources of sets that exists says are known
-// not to exist (Host.Missing); nil if none.
-func missingBindSources(sets []config.Set, exists func(path string) (exists, known bool)) map[string]bool {
+// MissingBindSources are the bind sources of sets that exists says are known
+// not to exist (engine.Host.Missing); nil if none.
+func MissingBindSources(sets []config.Set, exists func(path string) (exists, known bool)) map[string]bool {
 	var missing map[string]bool
 	for _, s := range sets {
 		for _, m := range bindMounts(s) {
@@ -67,9 +70,9 @@ func missingBindSources(sets []config.Set, exists func(path string) (exists, kno
 	return missing
 }
 
-// checkBindSources reports each bind source of s that is missing, with the
+// CheckBindSources reports each bind source of s that is missing, with the
 // replica whose source it is when the source is templated.
-func checkBindSources(s config.Set, missing map[string]bool) []error {
+func CheckBindSources(s config.Set, missing map[string]bool) []error {
 	var errs []error
 	for _, m := range bindMounts(s) {
 		if !missing[m.source] {
