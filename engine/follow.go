@@ -17,7 +17,9 @@ import (
 // What the daemon does (creates, removals, rollbacks, its errors) it relays from
 // the set's event log: the events numbered above after that another process
 // recorded and that are not observations; the readiness and the waits it reports
-// from its own observation, as a driving loop does. A caller that changed the
+// from its own observation, as a driving loop does, but for the daemon's line
+// that a replica it relayed the creation of is ready, said in the log's order
+// when its own view lags behind the daemon's next lines. A caller that changed the
 // set passes the log's number from before the change (Store.EventSeq), so that
 // nothing the daemon did since is missed.
 //
@@ -78,8 +80,9 @@ func (c *Controller) awaitPass(ctx context.Context, name string) {
 }
 
 // relay reports the events of the set's log numbered above after that another
-// process recorded and that are not observations, notes in p the replicas they
-// name, and returns the number to pass next time.
+// process recorded and that are not observations, but for the "ready" lines
+// of containers whose readiness p has not said (see progress.relayReady),
+// notes in p the replicas they name, and returns the number to pass next time.
 func (c *Controller) relay(name string, after int64, p *progress) int64 {
 	events, last, err := c.Store.Events(name, after)
 	if err != nil {
@@ -87,11 +90,16 @@ func (c *Controller) relay(name string, after int64, p *progress) int64 {
 		return after
 	}
 	for _, e := range events {
-		if e.PID != c.self() && !e.Observed {
+		if e.PID == c.self() {
+			continue
+		}
+		if !e.Observed {
 			if c.Report != nil {
 				c.Report(e)
 			}
 			p.relayed(e)
+		} else if p.relayReady(e) && c.Report != nil {
+			c.Report(e)
 		}
 	}
 	return last

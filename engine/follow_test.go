@@ -542,3 +542,93 @@ func TestFollowIgnoresTheContainerOfAFailedStart(t *testing.T) {
 		t.Errorf("lines %q, want %q; reported:\n%s", lines, want, strings.Join(rec.messages(), "\n"))
 	}
 }
+
+// gatedCreates is the daemon's runtime whose first create waits until the
+// follower has looked once.
+type gatedCreates struct {
+	engine.Runtime
+	looked <-chan struct{}
+}
+
+func (r gatedCreates) CreateReplica(ctx context.Context, spec plan.ReplicaSpec) (engine.CreateResult, error) {
+	<-r.looked
+	return r.Runtime.CreateReplica(ctx, spec)
+}
+
+// laggingView is the follower's runtime: from its call number at on, the
+// first observation that shows the replica shows ("": any) is handed back only
+// once the daemon has recorded a line that begins with until, as a view taken
+// just before a fast daemon's next pass. looked closes after the first call.
+type laggingView struct {
+	engine.Runtime
+	store              state.Store
+	at                 int32
+	shows, until       string
+	calls              atomic.Int32
+	onceFirst, onceLag sync.Once
+	looked             chan struct{}
+}
+
+func (r *laggingView) Observe(ctx context.Context, set string, opts engine.ObserveOptions) (plan.Observed, error) {
+	obs, err := r.Runtime.Observe(ctx, set, opts)
+	r.onceFirst.Do(func() { close(r.looked) })
+	if r.calls.Add(1) >= r.at && (r.shows == "" || slices.ContainsFunc(obs.Replicas, func(x plan.Replica) bool { return x.Name == r.shows })) {
+		r.onceLag.Do(func() {
+			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+				events, _, _ := r.store.Events(set, 0)
+				if slices.ContainsFunc(events, func(e state.Event) bool { return strings.HasPrefix(e.Message, r.until) }) {
+					return
+				}
+			}
+		})
+	}
+	return obs, err
+}
+
+// followLagging follows a rollout of two replicas, with the follower's view
+// lagging as a laggingView with at, shows and until, and checks the lines it
+// said about the replicas.
+func followLagging(t *testing.T, at int32, shows, until string) {
+	t.Helper()
+	rt := enginetest.New()
+	store := state.Store{Dir: t.TempDir()}
+	follower := &laggingView{Runtime: rt, store: store, at: at, shows: shows, until: until, looked: make(chan struct{})}
+	runDaemonAs(t, gatedCreates{rt, follower.looked}, store, os.Getpid()+1)
+	after, err := store.EventSeq("web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, store, 2, "v1")
+	var rec recorder
+	f := &engine.Controller{Runtime: follower, Store: store, Poll: 5 * time.Millisecond, Report: rec.report}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := f.Follow(ctx, "web", after, ""); err != nil {
+		t.Fatalf("Follow: %v", err)
+	}
+	var lines []string
+	for _, m := range rec.messages() {
+		if strings.HasPrefix(m, "web-") {
+			lines = append(lines, strings.Join(strings.Fields(m)[:2], " "))
+		}
+	}
+	want := []string{"web-0 created", "web-0 ready", "web-1 created", "web-1 ready"}
+	if !slices.Equal(lines, want) {
+		t.Errorf("lines %q, want %q; reported:\n%s", lines, want, strings.Join(rec.messages(), "\n"))
+	}
+}
+
+// A follower whose view lags behind the daemon's log (web-0 ready, then
+// web-1 created, recorded before the follower's view shows web-0 ready)
+// tells the rollout in the log's order: web-0's readiness, from the daemon's
+// line, before web-1's creation, and once.
+func TestFollowSaysReadinessInTheOrderOfTheDaemonsLog(t *testing.T) {
+	followLagging(t, 2, "web-0", "web-1 created")
+}
+
+// A follower whose first view is older than the daemon's first "created"
+// line, relayed in the same turn, does not take the container its next view
+// shows for one no line recorded ("created …; seen in Docker, not recorded").
+func TestFollowsFirstViewOlderThanTheFirstCreatedLine(t *testing.T) {
+	followLagging(t, 1, "", "web-0 created")
+}

@@ -68,6 +68,12 @@ type progress struct {
 	// createdRelayed holds the container of each replica whose "created"
 	// line came before a plan showed it ("" when the line names none).
 	createdRelayed map[string]string
+	// createdIDs holds, following, the containers whose "created" line was
+	// relayed and whose readiness is not said yet; readySaid those whose
+	// readiness was said from the daemon's "ready" line, in the log's order,
+	// before a plan of this process showed them ready (its views may lag
+	// behind the log): that plan says nothing more of them.
+	createdIDs, readySaid map[string]bool
 	// notReadySince is when a container seen ready was then seen not ready,
 	// or one the first plan found not ready was seen so, by ID: its time to
 	// ready counts from there, not from its creation (which may be long ago).
@@ -106,15 +112,27 @@ func (p *progress) observed(pl plan.Plan) {
 		seen[cs.Name] = cs.ID
 		if p.following && !first && p.seen[cs.Name] != cs.ID {
 			p.appeared(cs)
+		} else if id, ok := p.createdRelayed[cs.Name]; first && ok && (id == "" || id == cs.ID) {
+			delete(p.createdRelayed, cs.Name) // its line came after this view was taken
+		}
+		if p.readySaid[cs.ID] {
+			// Said from the log, which this view may predate: not ready
+			// here is no news, ready is said already.
+			if cs.Ready {
+				delete(p.readySaid, cs.ID)
+				p.readySeen[cs.ID] = true
+			}
+			continue
 		}
 		if cs.Ready && !p.readySeen[cs.ID] {
 			p.readySeen[cs.ID] = true
+			delete(p.createdIDs, cs.ID)
 			took := now.Sub(p.readyFrom(cs)).Round(100 * time.Millisecond)
 			switch u := p.unrecorded[cs.Name]; {
 			case u != nil && u.cs.ID == cs.ID:
 				u.ready, u.took = true, took
 			case !first || p.acted[cs.Name]:
-				p.saw(cs.Name, "%s ready (%s)", cs.Name, took)
+				p.sawReady(cs.Name, cs.ID, took)
 			case p.following:
 				if p.readyUnsaid == nil {
 					p.readyUnsaid = map[string]time.Duration{}
@@ -220,7 +238,7 @@ func (p *progress) sayUnrecorded() {
 		u := p.unrecorded[name]
 		p.saw(name, "%s created (revision %s; seen in Docker, not recorded by the process that made it)", name, u.cs.Revision)
 		if u.ready {
-			p.saw(name, "%s ready (%s)", name, u.took)
+			p.sawReady(name, u.cs.ID, u.took)
 		}
 	}
 	p.unrecorded = nil
@@ -236,12 +254,20 @@ func (p *progress) relayed(e state.Event) {
 	}
 	p.acted[e.Replica] = true
 	if strings.HasPrefix(e.Message, e.Replica+" created ") { // as apply words it
+		if e.Container != "" {
+			if p.createdIDs == nil {
+				p.createdIDs = map[string]bool{}
+			}
+			p.createdIDs[e.Container] = true
+		}
 		if u := p.unrecorded[e.Replica]; u != nil && (e.Container == "" || e.Container == u.cs.ID) {
 			delete(p.unrecorded, e.Replica)
 			if u.ready {
-				p.saw(e.Replica, "%s ready (%s)", e.Replica, u.took)
+				p.sawReady(e.Replica, u.cs.ID, u.took)
 			}
-		} else if p.readySeen != nil {
+		} else {
+			// The next plans show its container (a first plan's view may
+			// be older than this line, taken before it was relayed).
 			if p.createdRelayed == nil {
 				p.createdRelayed = map[string]string{}
 			}
@@ -254,9 +280,34 @@ func (p *progress) relayed(e state.Event) {
 	}
 	delete(p.readyUnsaid, e.Replica)
 	if strings.HasPrefix(e.Message, e.Replica+" created ") { // as apply words it
-		p.saw(e.Replica, "%s ready (%s)", e.Replica, took)
+		p.sawReady(e.Replica, e.Container, took)
 	}
 	// Any other line (removed, …): the container found ready was an older one.
+}
+
+// relayReady says whether a follower relays e, an observation the daemon
+// recorded, and notes it if so: the daemon's "ready" line for a container
+// whose "created" line the follower relayed, or that a plan of its own
+// showed, and whose readiness it has not said. Said at its place in the
+// log, it comes before the daemon's next lines (the next replica's
+// creation), which the follower's own view, taken earlier, may not show yet.
+func (p *progress) relayReady(e state.Event) bool {
+	id := e.Container
+	if id == "" || !strings.HasPrefix(e.Message, e.Replica+" ready (") { // as sawReady words it
+		return false
+	}
+	if p.readySeen[id] || p.readySaid[id] || !p.createdIDs[id] && p.seen[e.Replica] != id {
+		return false
+	}
+	if u := p.unrecorded[e.Replica]; u != nil && u.cs.ID == id {
+		return false // said after its "created" line (or what was seen of it)
+	}
+	delete(p.createdIDs, id)
+	if p.readySaid == nil {
+		p.readySaid = map[string]bool{}
+	}
+	p.readySaid[id] = true
+	return true
 }
 
 // noteFailure keeps, following, the failure the daemon's events say it
@@ -267,6 +318,17 @@ func (p *progress) noteFailure(e state.Event) {
 		p.daemonErr = strings.TrimPrefix(e.Message, "error: ")
 	case e.Recovered:
 		p.daemonErr = ""
+	}
+}
+
+// sawReady says that a replica's container (id) became ready after took,
+// and, unless following, records it with the container, so that a follower
+// tells which container the line is about.
+func (p *progress) sawReady(replica, id string, took time.Duration) {
+	e := p.c.report(p.set, replica, "%s ready (%s)", replica, took)
+	if !p.following {
+		e.Observed, e.Container = true, id
+		p.c.record(e)
 	}
 }
 

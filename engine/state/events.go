@@ -417,8 +417,9 @@ type Event struct {
 	// lastFailure).
 	Failing   bool `json:"failing,omitempty"`
 	Recovered bool `json:"recovered,omitempty"`
-	// Container is the short ID of the container a "created" event is about:
-	// a follower matches it to the container it sees, not to an earlier one
-	// of the replica (a create whose start failed, removed again).
+	// Container is the short ID of the container a "created" or "ready"
+	// event is about: a follower matches it to the container it sees, not to
+	// an earlier one of the replica (a create whose start failed, removed
+	// again), and says a "ready" line of the daemon's only once.
 	Container string `json:"container,omitempty"`
 }
