@@ -292,8 +292,8 @@ volumes:
 	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "volume data at /var/lib/mysql is shared by all 2 replicas") {
 		t.Errorf("warnings %q", p.Warnings)
 	}
-	if len(p.Unmapped) != 1 || !strings.Contains(p.Unmapped[0], "services.a.volumes.3: an anonymous volume") {
-		t.Errorf("unmapped %q", p.Unmapped)
+	if len(p.Unmapped) != 0 || len(s.VolumeClaimTemplates) != 1 || s.VolumeClaimTemplates[0].Name != "anon-anonymous" {
+		t.Errorf("unmapped %q, claims %+v", p.Unmapped, s.VolumeClaimTemplates)
 	}
 }
 

@@ -1,0 +1,147 @@
+package compose
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ostset/ostset/config"
+)
+
+// Secrets and configs are files at their targets, with compose's defaults
+// (/run/secrets/<name>, /<name>, mode 0444), from a file, a variable or a
+// text, one volume per directory of the container.
+func TestSecretsAndConfigs(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "db_password.txt"), []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "compose.yaml")
+	if err := os.WriteFile(file, []byte(`
+name: demo
+services:
+  db:
+    image: x
+    secrets:
+      - db-password
+      - source: token
+        target: api_token
+        uid: "1000"
+        gid: "2000"
+        mode: 0400
+    configs:
+      - source: app
+        target: /etc/app/app.conf
+secrets:
+  db-password:
+    file: ./db_password.txt
+  token:
+    environment: API_TOKEN
+configs:
+  app:
+    content: "listen 80"
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("API_TOKEN", "tok")
+	p, err := Load(context.Background(), Options{Files: []string{file}, ConfigDir: "/state/manifest-volumes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Unmapped) > 0 {
+		t.Fatalf("unmapped %q", p.Unmapped)
+	}
+	s := only(t, p)
+	wantMounts := []config.VolumeMount{
+		{Source: "/state/manifest-volumes/demo-db/compose~etc~app", Target: "/etc/app", ReadOnly: true},
+		{Source: "/state/manifest-volumes/demo-db/compose~run~secrets", Target: "/run/secrets", ReadOnly: true},
+	}
+	if !reflect.DeepEqual(s.Template.VolumeMounts, wantMounts) {
+		t.Errorf("mounts %+v", s.Template.VolumeMounts)
+	}
+	wantFiles := []config.ConfigFile{
+		{Dir: wantMounts[0].Source, Name: "app.conf", Data: []byte("listen 80"), Mode: 0o444},
+		{Dir: wantMounts[1].Source, Name: "db-password", Data: []byte("s3cret\n"), Mode: 0o444},
+		{Dir: wantMounts[1].Source, Name: "api_token", Data: []byte("tok"), Mode: 0o400, UID: 1000, GID: 2000},
+	}
+	if !reflect.DeepEqual(p.ConfigFiles, wantFiles) {
+		t.Errorf("files\n got %+v\nwant %+v", p.ConfigFiles, wantFiles)
+	}
+	if strings.Contains(strings.Join(slices.Collect(mapValues(s.Template.Env)), ","), "s3cret") {
+		t.Error("a secret is in the environment")
+	}
+}
+
+func mapValues(m map[string]string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for _, v := range m {
+			if !yield(v) {
+				return
+			}
+		}
+	}
+}
+
+// A secret that cannot be read is an error of the file, not a field to leave out.
+func TestSecretMissing(t *testing.T) {
+	_, err := loadYAML(t, `
+services:
+  db:
+    image: x
+    secrets: [pw, tok]
+secrets:
+  pw:
+    file: ./nothing.txt
+  tok:
+    environment: OSTSET_TEST_UNSET_VARIABLE
+`, nil)
+	if err == nil || !strings.Contains(err.Error(), "services.db.secrets.0: read its file") || !strings.Contains(err.Error(), "services.db.secrets.1: the variable OSTSET_TEST_UNSET_VARIABLE is not set") {
+		t.Errorf("err %v", err)
+	}
+}
+
+// container_name and hostname are names a one-replica service answers to;
+// with several replicas they name no one container and are listed.
+func TestContainerNameAndHostname(t *testing.T) {
+	p := mustLoad(t, `
+name: demo
+services:
+  db:
+    image: x
+    container_name: my-db
+    hostname: database
+  web:
+    image: x
+    hostname: web1
+    deploy: {replicas: 2}
+`)
+	db := setByName(t, p, "demo-db")
+	if got := db.Template.Labels[LabelAliases]; got != "my-db,database" {
+		t.Errorf("db aliases %q", got)
+	}
+	if len(p.Unmapped) != 1 || !strings.Contains(p.Unmapped[0], `services.web.hostname: "web1" names one container, and the service has 2 replicas`) {
+		t.Errorf("unmapped %q", p.Unmapped)
+	}
+}
+
+// An anonymous volume is kept per ordinal, as compose keeps it across the
+// container's recreation.
+func TestAnonymousVolume(t *testing.T) {
+	p := mustLoad(t, `
+name: demo
+services:
+  web:
+    image: x
+    volumes:
+      - /app/node_modules
+`)
+	s := only(t, p)
+	want := []config.VolumeClaimTemplate{{Name: "anon-app-node-modules", MountPath: "/app/node_modules", Driver: "local"}}
+	if len(p.Unmapped) > 0 || !reflect.DeepEqual(s.VolumeClaimTemplates, want) || len(s.Template.VolumeMounts) != 0 {
+		t.Errorf("claims %+v, mounts %+v, unmapped %q", s.VolumeClaimTemplates, s.Template.VolumeMounts, p.Unmapped)
+	}
+}
