@@ -145,3 +145,20 @@ services:
 		t.Errorf("claims %+v, mounts %+v, unmapped %q", s.VolumeClaimTemplates, s.Template.VolumeMounts, p.Unmapped)
 	}
 }
+
+// develop is for docker compose watch: a warning, not a refusal.
+func TestDevelopIsANote(t *testing.T) {
+	p := mustLoad(t, `
+services:
+  web:
+    image: x
+    develop:
+      watch:
+        - action: sync
+          path: ./src
+          target: /src
+`)
+	if len(p.Unmapped) > 0 || len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "services.web: develop: a note for docker compose watch, not applied") {
+		t.Errorf("unmapped %q, warnings %q", p.Unmapped, p.Warnings)
+	}
+}

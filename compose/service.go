@@ -28,7 +28,7 @@ var mapped = map[string]bool{
 	"extra_hosts": true, "deploy": true, "mem_limit": true, "cpus": true, "depends_on": true,
 	"build": true, "scale": true, "pull_policy": true, "profiles": true,
 	"secrets": true, "configs": true,
-	"container_name": true, "hostname": true,
+	"container_name": true, "hostname": true, "develop": true,
 	"#extensions": true,
 }
 
@@ -80,6 +80,9 @@ func (m *mapper) mapSet() config.Set {
 	m.dependsOn()
 	m.buildImage()
 	m.unmappedFields()
+	if m.svc.Develop != nil {
+		m.warn("develop: a note for docker compose watch, not applied: ostset does not watch files (rebuild with up --build)")
+	}
 	return m.set
 }
 
