@@ -162,3 +162,32 @@ services:
 		t.Errorf("unmapped %q, warnings %q", p.Unmapped, p.Warnings)
 	}
 }
+
+// runtime, platform, pid: host, stdin_open and tty are carried in a label of
+// the template, which the engine applies (engine/plan.composeSettings).
+func TestContainerLabel(t *testing.T) {
+	p := mustLoad(t, `
+name: demo
+services:
+  a:
+    image: x
+    runtime: io.containerd.wasmedge.v1
+    platform: wasi/wasm
+    pid: host
+    stdin_open: true
+    tty: true
+  b:
+    image: x
+    pid: "service:a"
+`)
+	a := setByName(t, p, "demo-a")
+	if got := a.Template.Labels[config.LabelComposeContainer]; got != "runtime=io.containerd.wasmedge.v1,platform=wasi/wasm,pid=host,stdin_open=true,tty=true" {
+		t.Errorf("label %q", got)
+	}
+	if b := setByName(t, p, "demo-b"); b.Template.Labels[config.LabelComposeContainer] != "" {
+		t.Errorf("b label %q", b.Template.Labels[config.LabelComposeContainer])
+	}
+	if len(p.Unmapped) != 1 || !strings.Contains(p.Unmapped[0], `services.b.pid: pid "service:a"`) {
+		t.Errorf("unmapped %q", p.Unmapped)
+	}
+}

@@ -29,6 +29,7 @@ var mapped = map[string]bool{
 	"build": true, "scale": true, "pull_policy": true, "profiles": true,
 	"secrets": true, "configs": true,
 	"container_name": true, "hostname": true, "develop": true,
+	"runtime": true, "platform": true, "stdin_open": true, "tty": true, "pid": true,
 	"#extensions": true,
 }
 
@@ -174,6 +175,7 @@ func (m *mapper) template() {
 	m.volumes()
 	m.secretFiles()
 	m.settings()
+	m.containerLabel()
 	m.resources()
 }
 
@@ -378,6 +380,44 @@ func (m *mapper) settings() {
 		for _, ip := range svc.ExtraHosts[host] {
 			t.ExtraHosts = append(t.ExtraHosts, host+"="+ip)
 		}
+	}
+}
+
+// containerLabel carries runtime, platform, pid: host, stdin_open and tty in
+// the template's config.LabelComposeContainer: the set file has no field for
+// them, and as a label they are part of the revision.
+func (m *mapper) containerLabel() {
+	svc := m.svc
+	var kv []string
+	if svc.Runtime != "" {
+		kv = append(kv, "runtime="+svc.Runtime)
+	}
+	if svc.Platform != "" {
+		if parts := strings.Split(svc.Platform, "/"); len(parts) < 2 || len(parts) > 3 || slices.Contains(parts, "") {
+			m.unmap(fmt.Sprintf("%q is not OS/ARCH[/VARIANT]", svc.Platform), "platform")
+		} else {
+			kv = append(kv, "platform="+svc.Platform)
+		}
+	}
+	switch svc.Pid {
+	case "":
+	case "host":
+		kv = append(kv, "pid=host")
+	default:
+		m.unmap(fmt.Sprintf("pid %q: ostset gives a replica its own PID namespace, or the host's (pid: host)", svc.Pid), "pid")
+	}
+	if svc.StdinOpen {
+		kv = append(kv, "stdin_open=true")
+	}
+	if svc.Tty {
+		kv = append(kv, "tty=true")
+	}
+	if strings.ContainsAny(svc.Runtime, ",=") {
+		m.unmap(fmt.Sprintf("runtime %q: not a runtime's name", svc.Runtime), "runtime")
+		return
+	}
+	if len(kv) > 0 {
+		m.set.Template.Labels[config.LabelComposeContainer] = strings.Join(kv, ",")
 	}
 }
 
@@ -685,7 +725,7 @@ func unmappedWhy(field string) string {
 		return "replicas are named <set>-<ordinal>"
 	case "hostname":
 		return "each replica's hostname is its name, <set>-<ordinal>"
-	case "privileged", "devices", "pid", "ipc", "userns_mode", "security_opt":
+	case "privileged", "devices", "ipc", "userns_mode", "security_opt":
 		return "not a setting ostset gives a replica"
 	case "logging", "log_driver", "log_opt":
 		return "replicas log with the engine's default driver ('ostset logs' reads it)"

@@ -23,4 +23,7 @@ func applySettings(cfg *container.Config, host *container.HostConfig, s plan.Con
 	host.CapDrop = s.CapDrop
 	host.Init = s.Init
 	host.ExtraHosts = s.ExtraHosts
+	host.Runtime = s.Runtime
+	host.PidMode = container.PidMode(s.PidMode)
+	cfg.OpenStdin, cfg.Tty = s.OpenStdin, s.Tty
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/ostset/ostset/engine/plan"
 )
@@ -64,7 +65,19 @@ func createOptions(spec plan.ReplicaSpec) (client.ContainerCreateOptions, error)
 		Resources:     container.Resources{NanoCPUs: spec.NanoCPUs, Memory: spec.MemoryBytes},
 	}
 	applySettings(cfg, host, spec.ContainerSettings)
-	return client.ContainerCreateOptions{Name: spec.Name, Config: cfg, HostConfig: host}, nil
+	opts := client.ContainerCreateOptions{Name: spec.Name, Config: cfg, HostConfig: host}
+	if spec.Platform != "" {
+		// The engine refuses an image of another platform (API 1.41).
+		parts := strings.SplitN(spec.Platform, "/", 3)
+		if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
+			return opts, fmt.Errorf("replica %s: platform %q is not OS/ARCH[/VARIANT]", spec.Name, spec.Platform)
+		}
+		opts.Platform = &ocispec.Platform{OS: parts[0], Architecture: parts[1]}
+		if len(parts) == 3 {
+			opts.Platform.Variant = parts[2]
+		}
+	}
+	return opts, nil
 }
 
 // attach joins the container to the network by ID (a name can be ambiguous at API

@@ -30,6 +30,14 @@ services:
         target: /etc/app/app.conf
     volumes:
       - /cache
+  term:
+    image: ostset-test/redis:7
+    entrypoint: ["cat"]
+    stop_grace_period: 1s
+    stdin_open: true
+    tty: true
+    runtime: runc
+    pid: host
   client:
     image: ostset-test/redis:7
     entrypoint: ["sleep", "infinity"]
@@ -84,5 +92,22 @@ func TestCxComposeSecretsNamesAnonymousVolume(t *testing.T) {
 	}
 	if got := h.exec(app, "cat", "/run/secrets/pw"); got != "s3cret" {
 		t.Errorf("secret after the recreate %q", got)
+	}
+}
+
+// stdin_open keeps a replica's stdin open (cat waits on it rather than exit),
+// tty gives it a terminal (as inspect shows), pid: host the host's processes, runtime its runtime.
+func TestCxComposeStdinTTYPidRuntime(t *testing.T) {
+	h, project, file := cxProject(t, cxFiles)
+	if err := os.WriteFile(filepath.Join(filepath.Dir(file), "pw.txt"), []byte("s3cret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.mustOstset("up", "-f", file, "--timeout", "2m")
+	term := project + "-term-0"
+	if got := h.docker("inspect", "-f", "{{.State.Running}} {{.Config.OpenStdin}} {{.Config.Tty}} {{.HostConfig.PidMode}} {{.HostConfig.Runtime}}", term); got != "true true true host runc" {
+		t.Errorf("term: %q, want running, stdin open, a tty, pid host, runc", got)
+	}
+	if got := h.exec(term, "cat", "/proc/1/comm"); got == "cat" {
+		t.Errorf("process 1 is the replica's own: %q, want the host's", got)
 	}
 }
