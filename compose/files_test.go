@@ -191,3 +191,49 @@ services:
 		t.Errorf("unmapped %q", p.Unmapped)
 	}
 }
+
+// A pre_start hook is an init container: per replica, or on a one-replica
+// service; it inherits what it does not write from its service. post_start
+// and pre_stop are listed.
+func TestPreStartHooks(t *testing.T) {
+	p := mustLoad(t, `
+name: demo
+services:
+  db:
+    image: pg:16
+    environment: {A: "1"}
+    volumes: [data:/var/lib/data]
+    ports: ["5432:5432"]
+    x-ostset: {podManagementPolicy: OrderedReady}
+    pre_start:
+      - command: ["chown", "-R", "999", "/var/lib/data"]
+        user: root
+        environment: {B: "2"}
+  web:
+    image: web:1
+    deploy: {replicas: 2}
+    pre_start:
+      - image: busybox
+        command: ["true"]
+        per_replica: true
+      - command: ["migrate"]
+    post_start:
+      - command: ["warm"]
+volumes:
+  data:
+`)
+	db := setByName(t, p, "demo-db")
+	want := []config.InitContainer{{Name: "pre-start-0", Image: "pg:16", Args: []string{"chown", "-R", "999", "/var/lib/data"}, User: "root",
+		Env: map[string]string{"A": "1", "B": "2"}, VolumeMounts: []config.VolumeMount{{Source: "demo_data", Target: "/var/lib/data"}}}}
+	if !reflect.DeepEqual(db.Template.InitContainers, want) {
+		t.Errorf("db init containers\n got %+v\nwant %+v", db.Template.InitContainers, want)
+	}
+	web := setByName(t, p, "demo-web")
+	if len(web.Template.InitContainers) != 1 || web.Template.InitContainers[0].Image != "busybox" {
+		t.Errorf("web init containers %+v", web.Template.InitContainers)
+	}
+	got := strings.Join(p.Unmapped, "\n")
+	if len(p.Unmapped) != 2 || !strings.Contains(got, "services.web.pre_start.1: runs once for the 2 replicas") || !strings.Contains(got, "services.web.post_start: not applied") {
+		t.Errorf("unmapped:\n%s", got)
+	}
+}

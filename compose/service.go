@@ -29,7 +29,7 @@ var mapped = map[string]bool{
 	"build": true, "scale": true, "pull_policy": true, "profiles": true,
 	"secrets": true, "configs": true,
 	"container_name": true, "hostname": true, "develop": true,
-	"runtime": true, "platform": true, "stdin_open": true, "tty": true, "pid": true,
+	"pre_start": true, "runtime": true, "platform": true, "stdin_open": true, "tty": true, "pid": true,
 	"#extensions": true,
 }
 
@@ -80,6 +80,7 @@ func (m *mapper) mapSet() config.Set {
 	m.network()
 	m.dependsOn()
 	m.buildImage()
+	m.preStart()
 	m.unmappedFields()
 	if m.svc.Develop != nil {
 		m.warn("develop: a note for docker compose watch, not applied: ostset does not watch files (rebuild with up --build)")
@@ -729,6 +730,8 @@ func unmappedWhy(field string) string {
 		return "not a setting ostset gives a replica"
 	case "logging", "log_driver", "log_opt":
 		return "replicas log with the engine's default driver ('ostset logs' reads it)"
+	case "post_start", "pre_stop":
+		return "not applied: ostset runs no command in a running replica; run it in the entrypoint, or before the start with pre_start (an init container)"
 	case "links", "external_links":
 		return "replicas reach each other by DNS name on the project's network"
 	}

@@ -30,6 +30,9 @@ services:
         target: /etc/app/app.conf
     volumes:
       - /cache
+    pre_start:
+      - entrypoint: ["sh", "-c"]
+        command: ["echo ready > /cache/pre-start"]
   term:
     image: ostset-test/redis:7
     entrypoint: ["cat"]
@@ -51,7 +54,8 @@ configs:
 `
 
 // A replica reads its secret at /run/secrets/<name> with the mode and owner
-// the file asks for, and its config at its target; the service answers to
+// the file asks for, and its config at its target; its pre_start hook ran
+// before it, on its volume; the service answers to
 // its container_name and hostname; what it wrote to its anonymous volume is
 // still there once the replica is recreated.
 func TestCxComposeSecretsNamesAnonymousVolume(t *testing.T) {
@@ -66,6 +70,9 @@ func TestCxComposeSecretsNamesAnonymousVolume(t *testing.T) {
 	}
 	if got := h.exec(app, "stat", "-c", "%a %u %g", "/run/secrets/pw"); got != "440 1000 0" {
 		t.Errorf("secret mode, owner, group %q, want 440 1000 0", got)
+	}
+	if got := h.exec(app, "cat", "/cache/pre-start"); got != "ready" {
+		t.Errorf("the pre_start hook's file: %q, want ready", got)
 	}
 	if got := h.exec(app, "cat", "/etc/app/app.conf"); got != "listen 80" {
 		t.Errorf("config %q", got)
