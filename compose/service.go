@@ -29,7 +29,7 @@ var mapped = map[string]bool{
 	"build": true, "scale": true, "pull_policy": true, "profiles": true,
 	"secrets": true, "configs": true,
 	"container_name": true, "hostname": true, "develop": true,
-	"pre_start": true, "runtime": true, "platform": true, "stdin_open": true, "tty": true, "pid": true,
+	"network_mode": true, "pre_start": true, "runtime": true, "platform": true, "stdin_open": true, "tty": true, "pid": true,
 	"#extensions": true,
 }
 
@@ -477,7 +477,7 @@ func (m *mapper) resources() {
 func (m *mapper) network() {
 	svc := m.svc
 	if svc.NetworkMode != "" {
-		m.unmap(fmt.Sprintf("network_mode %q: a set's replicas are on a bridge network", svc.NetworkMode), "network_mode")
+		m.unmap(fmt.Sprintf("network_mode %q: a set's replicas are on a bridge network of their own, with their DNS names", svc.NetworkMode), "network_mode")
 	}
 	keys := slices.Sorted(maps.Keys(svc.Networks))
 	slices.SortStableFunc(keys, func(a, b string) int { return prio(svc.Networks[b]) - prio(svc.Networks[a]) })
