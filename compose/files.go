@@ -127,3 +127,40 @@ func (m *mapper) fileData(obj types.FileObjectConfig) ([]byte, error) {
 	}
 	return []byte(obj.Content), nil
 }
+
+// ForKubernetes returns the project's sets as a cluster would run them, and
+// what a cluster cannot do as the file says. A named volume of a one-replica
+// service becomes its volume claim (a cluster has no Docker volume shared by
+// name; with one replica the claim holds the same data); a named volume
+// shared by several replicas, or mounted read-only, stays and is reported by
+// the export. An image built from the file (build:) is named: a cluster
+// pulls its images and cannot pull one built on this host.
+func (p *Project) ForKubernetes() (sets []config.Set, warnings []string) {
+	for _, s := range p.Sets {
+		s.VolumeClaimTemplates = slices.Clone(s.VolumeClaimTemplates)
+		if *s.Replicas == 1 {
+			var mounts []config.VolumeMount
+			for _, v := range s.Template.VolumeMounts {
+				name := claimName(p.Name, v.Source)
+				taken := slices.ContainsFunc(s.VolumeClaimTemplates, func(c config.VolumeClaimTemplate) bool { return c.Name == name })
+				if strings.HasPrefix(v.Source, "/") || v.ReadOnly || name == "" || taken {
+					mounts = append(mounts, v)
+					continue
+				}
+				s.VolumeClaimTemplates = append(s.VolumeClaimTemplates, config.VolumeClaimTemplate{Name: name, MountPath: v.Target})
+			}
+			s.Template.VolumeMounts = mounts
+		}
+		sets = append(sets, s)
+	}
+	for _, b := range p.Builds {
+		warnings = append(warnings, fmt.Sprintf("%s: image %s is built on this host (build:): a cluster cannot pull it; push it to a registry the cluster pulls from", b.Set, b.Image))
+	}
+	return sets, warnings
+}
+
+// claimName is the claim of a named volume: its name without the project's
+// prefix, as a DNS label ("shop_db_data": db-data).
+func claimName(project, volume string) string {
+	return strings.TrimPrefix(anonymousName(strings.TrimPrefix(volume, project+"_")), "anon-")
+}

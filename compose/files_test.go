@@ -237,3 +237,46 @@ volumes:
 		t.Errorf("unmapped:\n%s", got)
 	}
 }
+
+// For a cluster, a named volume of a one-replica service is its claim; one
+// shared by several replicas stays (the export reports it); a locally built
+// image is named.
+func TestForKubernetes(t *testing.T) {
+	p := mustLoad(t, `
+name: shop
+services:
+  db:
+    image: mysql:8
+    volumes: [db_data:/var/lib/mysql, ./conf:/etc/mysql/conf.d]
+  web:
+    build: .
+    deploy: {replicas: 2}
+    volumes: [assets:/srv/assets]
+volumes:
+  db_data:
+  assets:
+`)
+	sets, warnings := p.ForKubernetes()
+	var db, web config.Set
+	for _, s := range sets {
+		switch s.Name {
+		case "shop-db":
+			db = s
+		case "shop-web":
+			web = s
+		}
+	}
+	if want := []config.VolumeClaimTemplate{{Name: "db-data", MountPath: "/var/lib/mysql"}}; !reflect.DeepEqual(db.VolumeClaimTemplates, want) ||
+		len(db.Template.VolumeMounts) != 1 || db.Template.VolumeMounts[0].Target != "/etc/mysql/conf.d" {
+		t.Errorf("db claims %+v, mounts %+v", db.VolumeClaimTemplates, db.Template.VolumeMounts)
+	}
+	if len(web.VolumeClaimTemplates) != 0 || len(web.Template.VolumeMounts) != 1 {
+		t.Errorf("web claims %+v, mounts %+v", web.VolumeClaimTemplates, web.Template.VolumeMounts)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "shop-web: image shop-web is built on this host (build:): a cluster cannot pull it") {
+		t.Errorf("warnings %q", warnings)
+	}
+	if len(setByName(t, p, "shop-db").VolumeClaimTemplates) != 0 {
+		t.Error("the project's own sets changed")
+	}
+}
