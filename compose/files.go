@@ -17,10 +17,11 @@ import (
 
 // A service's secrets and configs are files, as compose gives them: each at
 // its target (a secret at /run/secrets/<name> by default, a config at
-// /<name>), read-only, with its mode (0444 by default), uid and gid. The file
-// (file:), the variable (environment:) or the text (content:) is read when
-// the project is loaded and kept under the state directory, as the files of
-// a Kubernetes Secret volume are; each replica gets its copy through the
+// /<name>; a relative target is in /run/secrets, or in / for a config),
+// read-only, with its mode (0444 by default), uid and gid. The file (file:),
+// the variable (environment:) or the text (content:) is read when the
+// project is loaded and kept under the state directory, as the files of a
+// Kubernetes Secret volume are; each replica gets its copy through the
 // engine's API when it is created (engine.Controller.giveFiles). The files of
 // one directory of the container are one volume of the set: a bind mount of
 // their directory under ConfigDir, which the engine replaces with the files.
@@ -90,7 +91,10 @@ func (m *mapper) secretFiles() {
 		obj, ok := m.p.Configs[c.Source]
 		target := c.Target
 		if target == "" {
-			target = "/" + c.Source
+			target = c.Source
+		}
+		if !path.IsAbs(target) {
+			target = "/" + target
 		}
 		add("configs", i, types.FileReferenceConfig(c), types.FileObjectConfig(obj), ok, target)
 	}

@@ -36,6 +36,8 @@ services:
     configs:
       - source: app
         target: /etc/app/app.conf
+      - source: app
+        target: srv/app.conf
 secrets:
   db-password:
     file: ./db_password.txt
@@ -59,6 +61,7 @@ configs:
 	wantMounts := []config.VolumeMount{
 		{Source: "/state/manifest-volumes/demo-db/compose~etc~app", Target: "/etc/app", ReadOnly: true},
 		{Source: "/state/manifest-volumes/demo-db/compose~run~secrets", Target: "/run/secrets", ReadOnly: true},
+		{Source: "/state/manifest-volumes/demo-db/compose~srv", Target: "/srv", ReadOnly: true},
 	}
 	if !reflect.DeepEqual(s.Template.VolumeMounts, wantMounts) {
 		t.Errorf("mounts %+v", s.Template.VolumeMounts)
@@ -67,6 +70,7 @@ configs:
 		{Dir: wantMounts[0].Source, Name: "app.conf", Data: []byte("listen 80"), Mode: 0o444},
 		{Dir: wantMounts[1].Source, Name: "db-password", Data: []byte("s3cret\n"), Mode: 0o444},
 		{Dir: wantMounts[1].Source, Name: "api_token", Data: []byte("tok"), Mode: 0o400, UID: 1000, GID: 2000},
+		{Dir: wantMounts[2].Source, Name: "app.conf", Data: []byte("listen 80"), Mode: 0o444},
 	}
 	if !reflect.DeepEqual(p.ConfigFiles, wantFiles) {
 		t.Errorf("files\n got %+v\nwant %+v", p.ConfigFiles, wantFiles)
