@@ -39,6 +39,10 @@ type Options struct {
 	// whether healthcheck.start_interval can be mapped (1.44 and later);
 	// "" when unknown: it is listed.
 	EngineAPI string
+	// ConfigDir is where the files of the services' secrets and configs are
+	// kept (Project.ConfigFiles): the state directory's, as for the files of
+	// a Kubernetes Secret volume.
+	ConfigDir string
 	// Warn, if set, is told the loader's warnings (a variable not set...),
 	// one line each.
 	Warn func(string)
@@ -62,6 +66,10 @@ type Project struct {
 	// directories when they are missing (the short syntax, or
 	// bind.create_host_path): see CreateHostPaths.
 	HostPaths []string
+	// ConfigFiles are the files of the services' secrets and configs, to
+	// write under Options.ConfigDir before the sets are applied: the engine
+	// copies them into each replica it creates.
+	ConfigFiles []config.ConfigFile
 	// Unmapped lists, one line per field, what ostset cannot map:
 	// "FILE:LINE: services.db.field: why".
 	Unmapped []string
@@ -128,7 +136,7 @@ func Load(ctx context.Context, opt Options) (*Project, error) {
 	if err != nil {
 		return nil, err
 	}
-	return mapProject(p, newLines(opt.Files), opt.EngineAPI)
+	return mapProject(p, newLines(opt.Files), opt.EngineAPI, opt.ConfigDir)
 }
 
 // SetName is the name of the set of a service: "<project>-<service>", so that
@@ -139,7 +147,7 @@ func SetName(project, service string) string {
 
 // mapProject maps a loaded project onto sets. lines finds where a field is written,
 // for the list of what is not mapped (nil: files only).
-func mapProject(p *types.Project, lines *fieldLines, engineAPI string) (*Project, error) {
+func mapProject(p *types.Project, lines *fieldLines, engineAPI, configDir string) (*Project, error) {
 	out := &Project{Name: p.Name, Deps: map[string][]Dep{}}
 	order, err := dependencyOrder(p)
 	if err != nil {
@@ -149,8 +157,10 @@ func mapProject(p *types.Project, lines *fieldLines, engineAPI string) (*Project
 	var problems []string
 	for _, name := range order {
 		svc := p.Services[name]
-		m := mapper{p: p, svc: svc, lines: lines, oneShots: oneShots, engineAPI: engineAPI}
+		m := mapper{p: p, svc: svc, lines: lines, oneShots: oneShots, engineAPI: engineAPI, configDir: configDir}
 		s := m.mapSet()
+		problems = append(problems, m.problems...)
+		out.ConfigFiles = append(out.ConfigFiles, m.files...)
 		if err := s.Validate(); err != nil {
 			problems = append(problems, fmt.Sprintf("%s: services.%s: %v", lines.file(name), name, err))
 		}

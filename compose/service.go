@@ -27,7 +27,10 @@ var mapped = map[string]bool{
 	"sysctls": true, "tmpfs": true, "cap_add": true, "cap_drop": true, "init": true,
 	"extra_hosts": true, "deploy": true, "mem_limit": true, "cpus": true, "depends_on": true,
 	"build": true, "scale": true, "pull_policy": true, "profiles": true,
-	"#extensions": true, "container_name": false,
+	"secrets": true, "configs": true,
+	"container_name": true, "hostname": true, "develop": true,
+	"network_mode": true, "pre_start": true, "runtime": true, "platform": true, "stdin_open": true, "tty": true, "pid": true,
+	"#extensions": true,
 }
 
 type mapper struct {
@@ -37,6 +40,8 @@ type mapper struct {
 	oneShots map[string]bool
 	// engineAPI: see Options.EngineAPI.
 	engineAPI string
+	// configDir: see Options.ConfigDir.
+	configDir string
 
 	set     config.Set
 	deps    []Dep
@@ -46,6 +51,14 @@ type mapper struct {
 	hostPaths []string
 	unmapped  []string
 	warnings  []string
+	// files are the service's secrets and configs (Project.ConfigFiles).
+	files []config.ConfigFile
+	// problems are errors of the file that no --lenient lets pass.
+	problems []string
+}
+
+func (m *mapper) problem(path []string, format string, args ...any) {
+	m.problems = append(m.problems, fmt.Sprintf("%s: services.%s.%s: ", m.lines.where(m.svc.Name, path...), m.svc.Name, strings.Join(path, "."))+fmt.Sprintf(format, args...))
 }
 
 func (m *mapper) unmap(why string, path ...string) {
@@ -67,7 +80,11 @@ func (m *mapper) mapSet() config.Set {
 	m.network()
 	m.dependsOn()
 	m.buildImage()
+	m.preStart()
 	m.unmappedFields()
+	if m.svc.Develop != nil {
+		m.warn("develop: a note for docker compose watch, not applied: ostset does not watch files (rebuild with up --build)")
+	}
 	return m.set
 }
 
@@ -157,7 +174,9 @@ func (m *mapper) template() {
 	m.healthcheck()
 	m.ports()
 	m.volumes()
+	m.secretFiles()
 	m.settings()
+	m.containerLabel()
 	m.resources()
 }
 
@@ -274,7 +293,16 @@ func (m *mapper) volumes() {
 			}
 		case types.VolumeTypeVolume:
 			if v.Source == "" {
-				m.unmap("an anonymous volume: name it, or make it per-ordinal with x-ostset.volumeClaimTemplates", path...)
+				// Compose keeps an anonymous volume across the container's
+				// recreation: here, one volume per ordinal, named from the
+				// mount path, which down --volumes removes.
+				name := anonymousName(v.Target)
+				if _, taken := claims[name]; taken || name == "" {
+					m.unmap(fmt.Sprintf("an anonymous volume: its per-ordinal name %q is taken: name it", name), path...)
+					continue
+				}
+				claims[name] = len(m.set.VolumeClaimTemplates)
+				m.set.VolumeClaimTemplates = append(m.set.VolumeClaimTemplates, config.VolumeClaimTemplate{Name: name, MountPath: v.Target})
 				continue
 			}
 			if ci, ok := claims[v.Source]; ok {
@@ -356,6 +384,44 @@ func (m *mapper) settings() {
 	}
 }
 
+// containerLabel carries runtime, platform, pid: host, stdin_open and tty in
+// the template's config.LabelComposeContainer: the set file has no field for
+// them, and as a label they are part of the revision.
+func (m *mapper) containerLabel() {
+	svc := m.svc
+	var kv []string
+	if svc.Runtime != "" {
+		kv = append(kv, "runtime="+svc.Runtime)
+	}
+	if svc.Platform != "" {
+		if parts := strings.Split(svc.Platform, "/"); len(parts) < 2 || len(parts) > 3 || slices.Contains(parts, "") {
+			m.unmap(fmt.Sprintf("%q is not OS/ARCH[/VARIANT]", svc.Platform), "platform")
+		} else {
+			kv = append(kv, "platform="+svc.Platform)
+		}
+	}
+	switch svc.Pid {
+	case "":
+	case "host":
+		kv = append(kv, "pid=host")
+	default:
+		m.unmap(fmt.Sprintf("pid %q: ostset gives a replica its own PID namespace, or the host's (pid: host)", svc.Pid), "pid")
+	}
+	if svc.StdinOpen {
+		kv = append(kv, "stdin_open=true")
+	}
+	if svc.Tty {
+		kv = append(kv, "tty=true")
+	}
+	if strings.ContainsAny(svc.Runtime, ",=") {
+		m.unmap(fmt.Sprintf("runtime %q: not a runtime's name", svc.Runtime), "runtime")
+		return
+	}
+	if len(kv) > 0 {
+		m.set.Template.Labels[config.LabelComposeContainer] = strings.Join(kv, ",")
+	}
+}
+
 func (m *mapper) resources() {
 	svc, r := m.svc, &m.set.Template.Resources
 	if svc.CPUS > 0 {
@@ -411,7 +477,7 @@ func (m *mapper) resources() {
 func (m *mapper) network() {
 	svc := m.svc
 	if svc.NetworkMode != "" {
-		m.unmap(fmt.Sprintf("network_mode %q: a set's replicas are on a bridge network", svc.NetworkMode), "network_mode")
+		m.unmap(fmt.Sprintf("network_mode %q: a set's replicas are on a bridge network of their own, with their DNS names", svc.NetworkMode), "network_mode")
 	}
 	keys := slices.Sorted(maps.Keys(svc.Networks))
 	slices.SortStableFunc(keys, func(a, b string) int { return prio(svc.Networks[b]) - prio(svc.Networks[a]) })
@@ -448,8 +514,26 @@ func (m *mapper) network() {
 		// compose's name as written ("Backend", "my_service") still answers.
 		m.aliases = append([]string{svc.Name}, m.aliases...)
 	}
+	m.identityNames()
 	if len(m.aliases) > 0 {
 		m.set.Template.Labels[LabelAliases] = strings.Join(m.aliases, ",")
+	}
+}
+
+// identityNames makes container_name and hostname names a one-replica
+// service answers to on its networks: the replica's container is named
+// <set>-<ordinal> as any other, and its hostname is that name.
+func (m *mapper) identityNames() {
+	for _, f := range []struct{ field, name string }{{"container_name", m.svc.ContainerName}, {"hostname", m.svc.Hostname}} {
+		switch {
+		case f.name == "" || slices.Contains(m.aliases, f.name) || f.name == m.svc.Name:
+		case *m.set.Replicas > 1:
+			m.unmap(fmt.Sprintf("%q names one container, and the service has %d replicas (docker compose refuses it too)", f.name, *m.set.Replicas), f.field)
+		case !dnsAlias.MatchString(f.name):
+			m.unmap(fmt.Sprintf("%q: a DNS name of labels of letters, digits and '-'", f.name), f.field)
+		default:
+			m.aliases = append(m.aliases, f.name)
+		}
 	}
 }
 
@@ -502,6 +586,14 @@ var endpointWhy = map[string]string{
 	"driver_opts":    "an endpoint's driver options are not part of a set's network attachment",
 	"gw_priority":    "the engine API has it from 1.48 (Docker 28); ostset speaks 1.41",
 	"interface_name": "not a setting ostset gives a replica: its interfaces are eth0, eth1, … in the order of its networks",
+}
+
+// anonymousName is the claim of an anonymous volume mounted at target:
+// "anon-" and the path as a DNS label ("/app/node_modules":
+// anon-app-node-modules).
+func anonymousName(target string) string {
+	label := strings.Trim(regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(strings.ToLower(target), "-"), "-")
+	return strings.TrimSuffix("anon-"+label, "-")
 }
 
 // dnsLabel is a compose service name as a DNS-1123 label, the set's
@@ -634,12 +726,12 @@ func unmappedWhy(field string) string {
 		return "replicas are named <set>-<ordinal>"
 	case "hostname":
 		return "each replica's hostname is its name, <set>-<ordinal>"
-	case "secrets", "configs":
-		return "not mapped: use a bind mount of the file"
-	case "privileged", "devices", "pid", "ipc", "userns_mode", "security_opt":
+	case "privileged", "devices", "ipc", "userns_mode", "security_opt":
 		return "not a setting ostset gives a replica"
 	case "logging", "log_driver", "log_opt":
 		return "replicas log with the engine's default driver ('ostset logs' reads it)"
+	case "post_start", "pre_stop":
+		return "not applied: ostset runs no command in a running replica; run it in the entrypoint, or before the start with pre_start (an init container)"
 	case "links", "external_links":
 		return "replicas reach each other by DNS name on the project's network"
 	}

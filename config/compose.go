@@ -7,9 +7,11 @@ package config
 // not otherwise have, and LabelComposeAliases, the service's network aliases
 // (comma-separated), which every replica answers to. LabelComposeProject
 // records the compose project a set belongs to: no other project, nor a set
-// file, takes the set over.
+// file, takes the set over. LabelComposeContainer carries the container
+// settings of compose the set file has no field for (engine/plan reads it).
 const (
-	LabelComposeProject = "ostset.compose.project"
-	LabelComposeService = "ostset.compose.service"
-	LabelComposeAliases = "ostset.compose.aliases"
+	LabelComposeProject   = "ostset.compose.project"
+	LabelComposeService   = "ostset.compose.service"
+	LabelComposeAliases   = "ostset.compose.aliases"
+	LabelComposeContainer = "ostset.compose.container"
 )

@@ -50,6 +50,7 @@ type ConfigFile struct {
 	Data []byte
 	Mode uint32 // permission bits, 0644 unless the manifest says otherwise
 	GID  int    // the group the file belongs to in the replica (the pod's fsGroup), else 0
+	UID  int    // its owner in the replica (a compose secret's uid), else 0
 }
 
 // finishImport defaults and validates a set read from a manifest, with

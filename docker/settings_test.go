@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/moby/moby/api/types/container"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/ostset/ostset/engine/plan"
 )
@@ -20,6 +21,7 @@ func TestCreateOptionsSettings(t *testing.T) {
 		CapDrop:    []string{"CAP_NET_RAW"},
 		Init:       new(true),
 		ExtraHosts: []string{"backup:10.0.0.9"},
+		Runtime:    "crun", Platform: "linux/arm64/v8", PidMode: "host", OpenStdin: true, Tty: true,
 	}}
 	opts, err := createOptions(spec)
 	if err != nil {
@@ -39,6 +41,10 @@ func TestCreateOptionsSettings(t *testing.T) {
 		{"cap drop", h.CapDrop, []string{"CAP_NET_RAW"}},
 		{"init", *h.Init, true},
 		{"extra hosts", h.ExtraHosts, []string{"backup:10.0.0.9"}},
+		{"runtime", h.Runtime, "crun"},
+		{"pid", h.PidMode, container.PidMode("host")},
+		{"stdin, tty", [2]bool{opts.Config.OpenStdin, opts.Config.Tty}, [2]bool{true, true}},
+		{"platform", *opts.Platform, ocispec.Platform{OS: "linux", Architecture: "arm64", Variant: "v8"}},
 	}
 	for _, c := range checks {
 		if !reflect.DeepEqual(c.got, c.want) {
@@ -49,7 +55,7 @@ func TestCreateOptionsSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h := none.HostConfig; h.Init != nil || h.ShmSize != 0 || h.Ulimits != nil || h.Tmpfs != nil || none.Config.StopSignal != "" {
+	if h := none.HostConfig; h.Init != nil || h.ShmSize != 0 || h.Ulimits != nil || h.Tmpfs != nil || none.Config.StopSignal != "" || none.Platform != nil || h.Runtime != "" {
 		t.Errorf("no settings gave %+v", h)
 	}
 }

@@ -70,7 +70,7 @@ func volumeFiles(target string, files []state.ConfigVolumeFile) []plan.File {
 			dirs = append([]plan.File{{Path: d, Dir: true, Mode: 0o755, GID: f.GID}}, dirs...)
 		}
 		out = append(out, dirs...)
-		regular = append(regular, plan.File{Path: p, Data: f.Data, Mode: f.Mode, GID: f.GID})
+		regular = append(regular, plan.File{Path: p, Data: f.Data, Mode: f.Mode, UID: f.UID, GID: f.GID})
 	}
 	return append(out, regular...)
 }

@@ -56,14 +56,14 @@ func TestProbeHealthcheckCopiesTheProbe(t *testing.T) {
 
 // A ConfigMap or Secret volume (a directory of the state directory's
 // manifest-volumes) reaches a replica as files copied into its container,
-// with the recorded mode and group, and no bind mount of this host's path;
+// with the recorded mode, owner and group, and no bind mount of this host's path;
 // a user's own bind mount stays one.
 func TestConfigVolumeIsCopiedIntoTheReplica(t *testing.T) {
 	store := state.Store{Dir: t.TempDir()}
 	dir := filepath.Join(store.ConfigDir(), "web", "creds")
 	if err := store.WriteConfigFiles([]config.ConfigFile{
 		{Dir: dir, Name: "sub/password", Data: []byte("s3cr3t"), Mode: 0o440, GID: 2000},
-		{Dir: dir, Name: "user", Data: []byte("app"), Mode: 0o644, GID: 2000},
+		{Dir: dir, Name: "user", Data: []byte("app"), Mode: 0o644, UID: 1000, GID: 2000},
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestConfigVolumeIsCopiedIntoTheReplica(t *testing.T) {
 		{Path: "/etc/creds", Dir: true, Mode: 0o755, GID: 2000},
 		{Path: "/etc/creds/sub", Dir: true, Mode: 0o755, GID: 2000},
 		{Path: "/etc/creds/sub/password", Data: []byte("s3cr3t"), Mode: 0o440, GID: 2000},
-		{Path: "/etc/creds/user", Data: []byte("app"), Mode: 0o644, GID: 2000},
+		{Path: "/etc/creds/user", Data: []byte("app"), Mode: 0o644, UID: 1000, GID: 2000},
 	}
 	if !reflect.DeepEqual(got.Files, want) {
 		t.Errorf("files\n%+v\nwant\n%+v", got.Files, want)

@@ -66,6 +66,7 @@ func (a *app) loadCompose(ctx context.Context, files []string, f composeFlags, l
 		opt.EngineAPI = rt.APIVersion()
 	}
 	opt.Warn = a.warn
+	opt.ConfigDir = a.store().ConfigDir()
 	p, err := compose.Load(ctx, opt)
 	if err != nil {
 		return nil, invalid(err)
@@ -102,6 +103,9 @@ func (a *app) upCompose(cmd *cobra.Command, files []string, f composeFlags, leni
 	}
 	a.warnOrphans(p)
 	if err := a.createHostPaths(p); err != nil {
+		return err
+	}
+	if err := a.store().WriteConfigFiles(p.ConfigFiles); err != nil {
 		return err
 	}
 	ctx, cancel := w.bound(cmd.Context())

@@ -178,9 +178,9 @@ func TestComposeUpNamesOrphans(t *testing.T) {
 // files are not mixed.
 func TestComposeUnmappedAndMixed(t *testing.T) {
 	f := newComposeCLI(t)
-	file := writeCompose(t, "name: demo\nservices:\n  web:\n    image: web:1\n    privileged: true\n    hostname: web\n")
+	file := writeCompose(t, "name: demo\nservices:\n  web:\n    image: web:1\n    privileged: true\n    logging: {driver: syslog}\n")
 	_, _, err := f.run(context.Background(), "up", "-f", file)
-	want := file + ":5: services.web.privileged: not a setting ostset gives a replica\n" + file + ":6: services.web.hostname: each replica's hostname"
+	want := file + ":5: services.web.privileged: not a setting ostset gives a replica\n" + file + ":6: services.web.logging: replicas log with the engine's default driver"
 	if exitCode(err) != exitInvalid || !strings.Contains(err.Error(), want) {
 		t.Errorf("up: exit %d %v, want exit 2 and\n%s", exitCode(err), err, want)
 	}

@@ -50,6 +50,13 @@ yaml, as set files.`,
 					return err
 				}
 				sets = p.Sets
+				if output != "yaml" {
+					var warnings []string
+					sets, warnings = p.ForKubernetes()
+					for _, w := range warnings {
+						a.warn(w)
+					}
+				}
 				for _, j := range p.Jobs {
 					a.warn(j.Name + ": runs once per up (service_completed_successfully), not as a set: left out")
 				}

@@ -17,6 +17,7 @@ import (
 	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/ostset/ostset/engine/plan"
 )
@@ -73,7 +74,19 @@ func CreateOptions(spec plan.ReplicaSpec) (client.ContainerCreateOptions, error)
 		Resources:     container.Resources{NanoCPUs: spec.NanoCPUs, Memory: spec.MemoryBytes},
 	}
 	applySettings(cfg, host, spec.ContainerSettings)
-	return client.ContainerCreateOptions{Name: spec.Name, Config: cfg, HostConfig: host}, nil
+	opts := client.ContainerCreateOptions{Name: spec.Name, Config: cfg, HostConfig: host}
+	if spec.Platform != "" {
+		// The engine refuses an image of another platform (API 1.41).
+		parts := strings.SplitN(spec.Platform, "/", 3)
+		if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
+			return opts, fmt.Errorf("replica %s: platform %q is not OS/ARCH[/VARIANT]", spec.Name, spec.Platform)
+		}
+		opts.Platform = &ocispec.Platform{OS: parts[0], Architecture: parts[1]}
+		if len(parts) == 3 {
+			opts.Platform.Variant = parts[2]
+		}
+	}
+	return opts, nil
 }
 
 // Attach joins the container to the network by ID (a name can be ambiguous at API
@@ -256,4 +269,7 @@ func applySettings(cfg *container.Config, host *container.HostConfig, s plan.Con
 	host.CapDrop = s.CapDrop
 	host.Init = s.Init
 	host.ExtraHosts = s.ExtraHosts
+	host.Runtime = s.Runtime
+	host.PidMode = container.PidMode(s.PidMode)
+	cfg.OpenStdin, cfg.Tty = s.OpenStdin, s.Tty
 }

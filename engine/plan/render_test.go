@@ -3,6 +3,7 @@ package plan
 import (
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,6 +63,7 @@ func TestRenderContainerSettings(t *testing.T) {
 		CapDrop:    []string{"CAP_NET_RAW"},
 		Init:       new(true),
 		ExtraHosts: []string{"backup=10.0.0.9", "v6=[::1]", "gw:host-gateway"},
+		Labels:     map[string]string{config.LabelComposeContainer: "runtime=crun,platform=linux/arm64,pid=host,stdin_open=true,tty=true"},
 	}}
 	s.ApplyDefaults()
 	spec := s.RevisionSpec("sha256:img")
@@ -79,6 +81,7 @@ func TestRenderContainerSettings(t *testing.T) {
 		CapDrop:    []string{"CAP_NET_RAW"},
 		Init:       new(true),
 		ExtraHosts: []string{"backup:10.0.0.9", "v6:::1", "gw:host-gateway"},
+		Runtime:    "crun", Platform: "linux/arm64", PidMode: "host", OpenStdin: true, Tty: true,
 	}
 	if !reflect.DeepEqual(r.ContainerSettings, want) {
 		t.Errorf("settings\n%+v\nwant\n%+v", r.ContainerSettings, want)
@@ -86,6 +89,10 @@ func TestRenderContainerSettings(t *testing.T) {
 	empty, err := Render(config.Set{Name: "db", Template: config.Template{Image: "x"}}, "db-1", config.RevisionSpec{}, 0)
 	if err != nil || !reflect.DeepEqual(empty.ContainerSettings, ContainerSettings{}) {
 		t.Errorf("no settings rendered as %+v, %v", empty.ContainerSettings, err)
+	}
+	bad := config.Set{Name: "db", Template: config.Template{Image: "x", Labels: map[string]string{config.LabelComposeContainer: "pid=container:x"}}}
+	if _, err := Render(bad, "db-1", bad.RevisionSpec("x"), 0); err == nil || !strings.Contains(err.Error(), `"pid=container:x": ostset knows`) {
+		t.Errorf("an unknown setting in the label: %v", err)
 	}
 }
 

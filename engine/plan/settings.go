@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/ostset/ostset/config"
 )
@@ -20,6 +21,12 @@ type ContainerSettings struct {
 	CapDrop    []string
 	Init       *bool    // nil: the engine's default
 	ExtraHosts []string // "host:ip" lines for /etc/hosts
+	// From the template's config.LabelComposeContainer (see composeSettings).
+	Runtime   string // the engine's runtime ("runc", "io.containerd.wasmedge.v1")
+	Platform  string // "os/arch[/variant]": the image's platform the create asks for
+	PidMode   string // "host"
+	OpenStdin bool   // stdin kept open, as docker run -i
+	Tty       bool
 }
 
 // Ulimit is one resource limit; -1 is unlimited.
@@ -72,7 +79,37 @@ func containerSettings(t config.Template) (ContainerSettings, error) {
 		}
 		s.ExtraHosts = append(s.ExtraHosts, host+":"+ip)
 	}
+	if err := composeSettings(&s, t.Labels[config.LabelComposeContainer]); err != nil {
+		return s, fmt.Errorf("label %s: %w", config.LabelComposeContainer, err)
+	}
 	return s, nil
+}
+
+// composeSettings reads the container settings of a compose service that the
+// set file has no field for, carried in a label of its template so that they
+// are part of its revision: "runtime=R,platform=P,pid=host,stdin_open=true,tty=true".
+func composeSettings(s *ContainerSettings, label string) error {
+	if label == "" {
+		return nil
+	}
+	for kv := range strings.SplitSeq(label, ",") {
+		k, v, _ := strings.Cut(kv, "=")
+		switch {
+		case k == "runtime" && v != "":
+			s.Runtime = v
+		case k == "platform" && v != "":
+			s.Platform = v
+		case k == "pid" && v == "host":
+			s.PidMode = v
+		case k == "stdin_open" && v == "true":
+			s.OpenStdin = true
+		case k == "tty" && v == "true":
+			s.Tty = true
+		default:
+			return fmt.Errorf("%q: ostset knows runtime=NAME, platform=OS/ARCH, pid=host, stdin_open=true and tty=true", kv)
+		}
+	}
+	return nil
 }
 
 func capabilities(caps []string) ([]string, error) {

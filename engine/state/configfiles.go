@@ -37,6 +37,7 @@ type ConfigVolumeFile struct {
 	Name string `json:"name"` // a slash-separated path inside the volume
 	Mode uint32 `json:"mode"`
 	GID  int    `json:"gid,omitempty"`
+	UID  int    `json:"uid,omitempty"`
 	Data []byte `json:"-"`
 }
 
@@ -97,7 +98,7 @@ func writeVolume(root *os.Root, rel string, files []config.ConfigFile) error {
 		if err := writeInRoot(root, name, f.Data); err != nil {
 			return err
 		}
-		index.Files = append(index.Files, ConfigVolumeFile{Name: f.Name, Mode: f.Mode, GID: f.GID})
+		index.Files = append(index.Files, ConfigVolumeFile{Name: f.Name, Mode: f.Mode, GID: f.GID, UID: f.UID})
 	}
 	data, err := json.MarshalIndent(index, "", "  ")
 	if err != nil {
