@@ -91,6 +91,7 @@ type hashTemplate struct {
 	VolumeMounts  []hashMount       `json:"volumeMounts,omitempty"`
 	CPUs          string            `json:"cpus,omitempty"`
 	Memory        string            `json:"memory,omitempty"`
+	Reservations  *Resources        `json:"reservations,omitempty"` // by value; absent before reservations
 	RestartPolicy string            `json:"restartPolicy,omitempty"`
 
 	// Container settings (added after v2: omitempty keeps older hashes).
@@ -211,6 +212,9 @@ func (r RevisionSpec) canonical() hashSpec {
 	}
 	for _, c := range r.VolumeClaimTemplates {
 		h.VolumeClaimTemplates = append(h.VolumeClaimTemplates, hashClaim(c))
+	}
+	if rv := t.Resources.Reservations; rv != nil {
+		h.Template.Reservations = &Resources{CPUs: canonicalQuantity(rv.CPUs, ParseCPUs), Memory: canonicalQuantity(rv.Memory, ParseMemory)}
 	}
 	hashSettings(&h.Template, t)
 	for _, c := range t.InitContainers {

@@ -61,7 +61,8 @@ func createOptions(spec plan.ReplicaSpec) (client.ContainerCreateOptions, error)
 		PortBindings:  bindings,
 		RestartPolicy: restart,
 		Mounts:        mounts,
-		Resources:     container.Resources{NanoCPUs: spec.NanoCPUs, Memory: spec.MemoryBytes},
+		Resources: container.Resources{NanoCPUs: spec.NanoCPUs, Memory: spec.MemoryBytes,
+			MemoryReservation: spec.MemoryReservation, CPUShares: spec.CPUShares},
 	}
 	applySettings(cfg, host, spec.ContainerSettings)
 	return client.ContainerCreateOptions{Name: spec.Name, Config: cfg, HostConfig: host}, nil

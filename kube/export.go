@@ -466,18 +466,29 @@ func numericUser(user string) (uid, gid int64, hasGID, ok bool) {
 	return uid, gid, hasGID, err1 == nil && (!hasGID || err2 == nil)
 }
 
+// resources writes the limits, and the reservations as requests.
 func resources(r config.Resources) *kubeResources {
-	limits := map[string]string{}
-	if n, err := config.ParseCPUs(r.CPUs); err == nil {
-		limits["cpu"] = decimalCPUs(n)
+	quantities := func(r config.Resources) map[string]string {
+		out := map[string]string{}
+		if n, err := config.ParseCPUs(r.CPUs); err == nil {
+			out["cpu"] = decimalCPUs(n)
+		}
+		if n, err := config.ParseMemory(r.Memory); err == nil {
+			out["memory"] = binaryQuantity(n)
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return out
 	}
-	if n, err := config.ParseMemory(r.Memory); err == nil {
-		limits["memory"] = binaryQuantity(n)
+	out := &kubeResources{Limits: quantities(r)}
+	if r.Reservations != nil {
+		out.Requests = quantities(*r.Reservations)
 	}
-	if len(limits) == 0 {
+	if out.Limits == nil && out.Requests == nil {
 		return nil
 	}
-	return &kubeResources{Limits: limits}
+	return out
 }
 
 // decimalCPUs writes nano CPUs as a decimal number of CPUs ("0.5"), which

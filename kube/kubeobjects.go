@@ -106,7 +106,8 @@ type kubeContainerPort struct {
 }
 
 type kubeResources struct {
-	Limits map[string]string `yaml:"limits"`
+	Limits   map[string]string `yaml:"limits,omitempty"`
+	Requests map[string]string `yaml:"requests,omitempty"`
 }
 
 type kubeVolumeMount struct {

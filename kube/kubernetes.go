@@ -118,7 +118,9 @@ type kubeImport struct {
 	errs  []yamlnode.FileProblem // not mappable: errors, or warnings when lenient
 	bad   []yamlnode.FileProblem // invalid: errors
 	notes []yamlnode.FileProblem // always warnings: what was skipped or approximated
-	files []config.ConfigFile
+	// carried: what only a cluster does (carry.go): notes, errors when strict
+	carried []yamlnode.FileProblem
+	files   []config.ConfigFile
 }
 
 // importedSet is a StatefulSet mapped to a set, before defaults.
@@ -151,15 +153,18 @@ func (k *kubeImport) run() []importedSet {
 		}
 		what := fmt.Sprintf("%s %q", d.kind, d.name)
 		why := "ostset runs StatefulSets only"
+		list := &k.notes
 		switch d.kind {
 		case "Service":
 			why = "not the headless Service (clusterIP: None) named by a StatefulSet's serviceName; ostset gives each replica its DNS name itself"
+			list = &k.carried
 		case "ConfigMap", "Secret":
 			why = "no StatefulSet in these files uses it"
 		case "PodDisruptionBudget":
-			why = "ostset evicts nothing"
+			why = "ostset evicts nothing: only a cluster drains nodes"
+			list = &k.carried
 		}
-		k.notes = append(k.notes, fileProblemAt(d.file, d.root.Line, "", "skipped "+what+": "+why))
+		*list = append(*list, fileProblemAt(d.file, d.root.Line, "", "skipped "+what+": "+why))
 	}
 	return out
 }
@@ -664,16 +669,12 @@ func (p *mapper) podTemplate(t *node) {
 	if rp := spec.get("restartPolicy"); rp != nil && rp.Value != "Always" {
 		p.k.fail(p.file, rp, spec.at("restartPolicy"), fmt.Sprintf("%q: a StatefulSet's pods always restart", rp.Value))
 	}
-	for _, f := range []string{"affinity", "nodeSelector", "nodeName", "tolerations", "topologySpreadConstraints", "priorityClassName", "schedulerName"} {
+	for _, f := range schedulingFields {
 		if f == "affinity" {
-			if a := spec.child(f); a != nil {
-				for i := 0; i+1 < len(a.n.Content); i += 2 {
-					a.unsupported(a.n.Content[i].Value, "scheduling: ostset runs every replica on one Docker host")
-				}
-			}
+			spec.carryEach(f, clusterOnly)
 			continue
 		}
-		spec.unsupported(f, "scheduling: ostset runs every replica on one Docker host")
+		spec.carry(f, clusterOnly)
 	}
 	podUser := p.podSecurity(spec.child("securityContext"))
 	for _, v := range spec.list("volumes") {
@@ -973,8 +974,12 @@ func (p *mapper) container(c *node, setPath, podUser string) containerFields {
 		sc.rest()
 	}
 	if r := c.child("resources"); r != nil {
-		f.Resources = p.limits(r, setPath)
-		r.unsupported("requests", "Docker reserves nothing for a container: only limits are enforced")
+		f.Resources = p.quantities(r.child("limits"), setPath+".resources")
+		if setPath == "template" {
+			f.Resources.Reservations = p.requests(r.child("requests"), setPath+".resources.reservations")
+		} else {
+			r.carry("requests", "a cluster schedules by it; ostset reserves for the replica container only")
+		}
 		r.rest()
 	}
 	return f
@@ -1082,10 +1087,9 @@ func (p *mapper) valueFrom(vf *node) (string, bool) {
 	return "", false
 }
 
-// limits maps resources.limits cpu and memory.
-func (p *mapper) limits(r *node, setPath string) config.Resources {
+// quantities maps the cpu and memory of resources.limits (or requests).
+func (p *mapper) quantities(l *node, setPath string) config.Resources {
 	var out config.Resources
-	l := r.child("limits")
 	if l == nil {
 		return out
 	}
@@ -1095,7 +1099,7 @@ func (p *mapper) limits(r *node, setPath string) config.Resources {
 		} else {
 			p.k.fail(p.file, v, l.at("cpu"), err.Error())
 		}
-		p.mark(setPath+".resources.cpus", v.Line)
+		p.mark(setPath+".cpus", v.Line)
 	}
 	if v := l.get("memory"); v != nil {
 		if n, err := kubeQuantity(v.Value); err == nil {
@@ -1103,7 +1107,7 @@ func (p *mapper) limits(r *node, setPath string) config.Resources {
 		} else {
 			p.k.fail(p.file, v, l.at("memory"), err.Error())
 		}
-		p.mark(setPath+".resources.memory", v.Line)
+		p.mark(setPath+".memory", v.Line)
 	}
 	l.rest()
 	return out
@@ -1137,8 +1141,8 @@ func (p *mapper) mainContainer(c *node, podUser string) {
 		t.Healthcheck = p.probe(probe, named)
 		p.mark("template.healthcheck", c.line("readinessProbe"))
 	}
-	c.unsupported("livenessProbe", "ostset restarts a replica when its process exits, not on a probe; readiness comes from readinessProbe")
-	c.unsupported("startupProbe", "ostset has one healthcheck: the readinessProbe")
+	c.carry("livenessProbe", "ostset restarts a replica when its process exits, not on a probe; readiness comes from readinessProbe")
+	c.carry("startupProbe", "ostset has one healthcheck, the readinessProbe, which waits initialDelaySeconds")
 	for _, m := range c.list("volumeMounts") {
 		p.mount(m, "template")
 	}

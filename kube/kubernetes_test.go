@@ -421,14 +421,16 @@ containers:
 		t.Fatalf("sets = %+v", sets)
 	}
 	want := []string{
-		a + `:9: spec.template.spec.nodeSelector: scheduling: ostset runs every replica on one Docker host (ignored: --lenient)`,
+		a + `:9: spec.template.spec.nodeSelector: scheduling: a cluster's scheduler reads it; ostset runs every replica on one Docker host (not applied)`,
 		b + `:11: skipped Service "other": not the headless Service (clusterIP: None) named by a StatefulSet's serviceName; ostset gives each replica its DNS name itself`,
 	}
 	if !slices.Equal(warnings, want) {
 		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(warnings, "\n"), strings.Join(want, "\n"))
 	}
-	if _, _, err := (config.Loader{Manifests: Manifests{}}).LoadFiles([]string{a, b}); err == nil || !strings.Contains(err.Error(), "nodeSelector") {
-		t.Errorf("strict load error = %v, want the nodeSelector", err)
+	_, _, err = (config.Loader{Manifests: Manifests{Strict: true}}).LoadFiles([]string{a, b})
+	if want := a + ":9: spec.template.spec.nodeSelector: scheduling: a cluster's scheduler reads it; ostset runs every replica on one Docker host (not applied)" + strictSuffix +
+		"\n" + b + `:11: skipped Service "other": not the headless Service (clusterIP: None) named by a StatefulSet's serviceName; ostset gives each replica its DNS name itself` + strictSuffix; err == nil || err.Error() != want {
+		t.Errorf("strict load error = %v, want\n%s", err, want)
 	}
 }
 
@@ -534,5 +536,27 @@ volumes:
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("fsGroup %q: modes and groups %v, want %v", c.fsGroup, got, c.want)
 		}
+	}
+}
+
+// TestKubernetesStrict: the ZooKeeper tutorial loads without --lenient, what
+// only a cluster applies noted; Strict refuses exactly those, each at its line.
+func TestKubernetesStrict(t *testing.T) {
+	path := filepath.Join("testdata", "kubernetes", "zookeeper.yaml")
+	if _, _, err := (config.Loader{Manifests: Manifests{}}).LoadFiles([]string{path}); err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	_, _, err := (config.Loader{Manifests: Manifests{Strict: true}}).LoadFiles([]string{path})
+	want := []string{
+		path + `:25: skipped Service "zk-cs": not the headless Service (clusterIP: None) named by a StatefulSet's serviceName; ostset gives each replica its DNS name itself`,
+		path + `:38: skipped PodDisruptionBudget "zk-pdb": ostset evicts nothing: only a cluster drains nodes`,
+		path + `:67: spec.template.spec.affinity.podAntiAffinity: ` + clusterOnly + ` (not applied)`,
+		path + `:127: spec.template.spec.containers[0].livenessProbe: ostset restarts a replica when its process exits, not on a probe; readiness comes from readinessProbe (not applied)`,
+	}
+	for i := range want {
+		want[i] += strictSuffix
+	}
+	if err == nil || err.Error() != strings.Join(want, "\n") {
+		t.Errorf("strict load error:\n%v\nwant:\n%s", err, strings.Join(want, "\n"))
 	}
 }

@@ -153,3 +153,27 @@ func TestRenderSeveralNetworks(t *testing.T) {
 		t.Errorf("init container on %s and %+v, want front, back and admin with no aliases", init.Network, init.OtherNetworks)
 	}
 }
+
+// Reservations, Kubernetes' requests, become Docker's memory reservation and
+// CPU shares (1024 a CPU, at least 2); without them the engine's defaults.
+func TestRenderReservations(t *testing.T) {
+	for _, tt := range []struct {
+		r              *config.Resources
+		memory, shares int64
+	}{
+		{nil, 0, 0},
+		{&config.Resources{CPUs: "0.5", Memory: "1Gi"}, 1 << 30, 512},
+		{&config.Resources{CPUs: "0.001"}, 0, 2},
+		{&config.Resources{Memory: "64Mi"}, 64 << 20, 0},
+	} {
+		s := config.Set{Name: "zk", Template: config.Template{Image: "zk", Resources: config.Resources{Reservations: tt.r}}}
+		s.ApplyDefaults()
+		r, err := Render(s, "zk-0", s.RevisionSpec("sha256:img"), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.MemoryReservation != tt.memory || r.CPUShares != tt.shares {
+			t.Errorf("%+v rendered as memory reservation %d, CPU shares %d; want %d, %d", tt.r, r.MemoryReservation, r.CPUShares, tt.memory, tt.shares)
+		}
+	}
+}

@@ -39,8 +39,12 @@ type ReplicaSpec struct {
 	Volumes     []VolumeSpec // per-ordinal volumes to ensure before creating
 	NanoCPUs    int64
 	MemoryBytes int64
-	Restart     string // no, always, unless-stopped, on-failure[:N]
-	StopTimeout time.Duration
+	// Reservations, as Kubernetes' requests: a soft memory limit the kernel
+	// reclaims down to under pressure, and a relative CPU weight.
+	MemoryReservation int64
+	CPUShares         int64
+	Restart           string // no, always, unless-stopped, on-failure[:N]
+	StopTimeout       time.Duration
 	ContainerSettings
 }
 
