@@ -23,6 +23,8 @@ type RevisionSpec struct {
 	// InitImageIDs are the init containers' images resolved to IDs, by init
 	// container name; a name missing here runs (and hashes) its reference.
 	InitImageIDs map[string]string `json:"initImageIDs,omitempty"`
+	// Services are more DNS names of every replica: Kubernetes.Services.
+	Services []string `json:"services,omitempty"`
 }
 
 // RevisionSpec returns the revision s would run with the image reference
@@ -39,6 +41,7 @@ func (s Set) RevisionSpec(imageID string) RevisionSpec {
 		ServiceName:          s.ServiceName,
 		Network:              s.Network,
 		Networks:             s.Networks,
+		Services:             s.Kubernetes.ServiceNames(),
 	}
 }
 
@@ -76,6 +79,7 @@ type hashSpec struct {
 	// Networks came after v2: see hashNetworks.
 	Networks    []hashNetwork `json:"networks,omitempty"`
 	RestartedAt string        `json:"restartedAt,omitempty"`
+	Services    []string      `json:"services,omitempty"` // after v2: absent without
 }
 
 type hashTemplate struct {
@@ -190,6 +194,7 @@ func (r RevisionSpec) canonical() hashSpec {
 		Network:     r.Network,
 		Networks:    hashNetworks(r.Networks),
 		RestartedAt: r.RestartedAt,
+		Services:    r.Services,
 	}
 	// The conversions below stop compiling when the model gains a field, so
 	// that it is added here on purpose (TestHashCoversEveryField watches the

@@ -236,6 +236,7 @@ func TestHashChangesWithTheReplica(t *testing.T) {
 		{name: "claim owner", edit: func(s *Set) { s.VolumeClaimTemplates[0].Owner = "999:999" }},
 		{name: "service name", edit: func(s *Set) { s.ServiceName = "other" }},
 		{name: "network", edit: func(s *Set) { s.Network = "other" }},
+		{name: "services", edit: func(s *Set) { s.Kubernetes = &KubernetesNames{Services: []string{"zk-cs"}} }},
 	}
 	for _, tt := range tests {
 		s := validSet()
@@ -275,7 +276,7 @@ func TestHashCoversEveryField(t *testing.T) {
 		reflect.TypeFor[Port]():                {"ContainerPort", "HostPort", "HostIP", "Protocol"},
 		reflect.TypeFor[VolumeMount]():         {"Source", "Target", "ReadOnly"},
 		reflect.TypeFor[VolumeClaimTemplate](): {"Name", "MountPath", "Driver", "DriverOpts", "Owner"},
-		reflect.TypeFor[RevisionSpec]():        {"Template", "ImageID", "VolumeClaimTemplates", "ServiceName", "Network", "Networks", "RestartedAt", "InitImageIDs"},
+		reflect.TypeFor[RevisionSpec]():        {"Template", "ImageID", "VolumeClaimTemplates", "ServiceName", "Network", "Networks", "RestartedAt", "InitImageIDs", "Services"},
 	}
 	for typ, want := range hashed {
 		var got []string

@@ -23,6 +23,10 @@ type KubernetesNames struct {
 	// Ports names the container ports, by number and protocol.
 	Ports   []KubernetesPort   `yaml:"ports" json:"ports,omitempty"`
 	Service *KubernetesService `yaml:"service" json:"service,omitempty"`
+	// Services are the other Services of the manifest that select the set's
+	// pods (a client Service): DNS names every replica answers to. Unlike
+	// the rest, they are part of the revision (RevisionSpec.Services).
+	Services []string `yaml:"services" json:"services,omitempty"`
 	// Claims are what the volume claim templates say beyond their names
 	// (their storage requests at least): a cluster does not let a
 	// StatefulSet's claims change, so an export writes them as they were.
@@ -69,7 +73,7 @@ func (k *KubernetesNames) clone() *KubernetesNames {
 	c.Labels = maps.Clone(k.Labels)
 	c.Annotations = maps.Clone(k.Annotations)
 	c.Selector = maps.Clone(k.Selector)
-	c.Ports = slices.Clone(k.Ports)
+	c.Ports, c.Services = slices.Clone(k.Ports), slices.Clone(k.Services)
 	c.Claims = slices.Clone(k.Claims)
 	for i := range c.Claims {
 		cl := &c.Claims[i]
@@ -86,4 +90,12 @@ func (k *KubernetesNames) clone() *KubernetesNames {
 		c.Service = &svc
 	}
 	return &c
+}
+
+// ServiceNames are the Services' names (a copy); nil without any.
+func (k *KubernetesNames) ServiceNames() []string {
+	if k == nil {
+		return nil
+	}
+	return slices.Clone(k.Services)
 }

@@ -42,6 +42,7 @@ func TestCreateReplicaMapsSpec(t *testing.T) {
 	spec.NanoCPUs = 500_000_000
 	spec.MemoryBytes = 64 << 20
 	spec.MemoryReservation, spec.CPUShares = 32<<20, 512
+	spec.Domainname = "web.default.svc.cluster.local"
 	spec.Restart = "on-failure:3"
 	spec.StopTimeout = 1500 * time.Millisecond
 	spec.Ports = []plan.PortBinding{{ContainerPort: 8080}, {ContainerPort: 9090, Protocol: "udp"}}
@@ -58,6 +59,7 @@ func TestCreateReplicaMapsSpec(t *testing.T) {
 	}{
 		{"name", c.Name, "/" + spec.Name},
 		{"hostname", cfg.Hostname, spec.Name},
+		{"domainname", cfg.Domainname, "web.default.svc.cluster.local"},
 		{"image", c.Image, imageID},
 		{"entrypoint", cfg.Entrypoint, []string{"/app"}},
 		{"workdir", cfg.WorkingDir, "/data"},

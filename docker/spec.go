@@ -46,6 +46,7 @@ func createOptions(spec plan.ReplicaSpec) (client.ContainerCreateOptions, error)
 	stop := seconds(spec.StopTimeout)
 	cfg := &container.Config{
 		Hostname:     cmp.Or(spec.Hostname, spec.Name),
+		Domainname:   spec.Domainname,
 		User:         spec.User,
 		ExposedPorts: exposed,
 		Env:          spec.Env,

@@ -74,8 +74,9 @@ func TestKubernetesWebManifest(t *testing.T) {
 // --lenient: what only a cluster applies (podAntiAffinity, the
 // PodDisruptionBudget, the livenessProbe) is a note, listed once with its
 // line; --strict refuses it, naming the line of the affinity. Each replica has
-// its name and ordinal from the fieldRefs, and its resources.requests as
-// Docker's reservations.
+// its name and ordinal from the fieldRefs, its resources.requests as Docker's
+// reservations, and the names it has in a cluster: the client Service, the
+// cluster-local names, hostname -d.
 func TestKubernetesZooKeeperManifest(t *testing.T) {
 	h := newHarness(t)
 	hs := "hs-" + h.set
@@ -124,5 +125,19 @@ func TestKubernetesZooKeeperManifest(t *testing.T) {
 		if got := h.docker("inspect", "-f", "{{.HostConfig.MemoryReservation}} {{.HostConfig.CpuShares}}", name); got != "1073741824 512" {
 			t.Errorf("%s: memory reservation and CPU shares %q, want 1073741824 512 (requests 1Gi, 0.5)", name, got)
 		}
+	}
+	// Names as in the cluster: the client Service, a peer's cluster-local
+	// name, and the pod's domain.
+	from := h.name(2)
+	for _, host := range []string{"cs-" + h.set, "cs-" + h.set + ".default.svc.cluster.local", h.name(0) + "." + hs + ".default.svc.cluster.local", hs + ".default.svc.cluster.local"} {
+		if out := h.docker("exec", from, "getent", "hosts", host); out == "" {
+			t.Errorf("%s does not resolve %s", from, host)
+		}
+	}
+	if got, want := h.docker("exec", from, "hostname", "-d"), hs+".default.svc.cluster.local"; got != want {
+		t.Errorf("hostname -d in %s: %q, want %q", from, got, want)
+	}
+	if got, want := h.docker("exec", from, "hostname", "-f"), from+"."+hs+".default.svc.cluster.local"; got != want {
+		t.Errorf("hostname -f in %s: %q, want %q", from, got, want)
 	}
 }

@@ -156,7 +156,7 @@ func (k *kubeImport) run() []importedSet {
 		list := &k.notes
 		switch d.kind {
 		case "Service":
-			why = "not the headless Service (clusterIP: None) named by a StatefulSet's serviceName; ostset gives each replica its DNS name itself"
+			why = "it selects the pods of no StatefulSet of these files (a Service that does is a DNS name of their replicas)"
 			list = &k.carried
 		case "ConfigMap", "Secret":
 			why = "no StatefulSet in these files uses it"
@@ -395,6 +395,8 @@ type mapper struct {
 	claims  map[string]*config.VolumeClaimTemplate
 	volumes map[string]*podVolume
 	fsGroup *int // the pod's: the group of its ConfigMap and Secret files
+	// podLabels are the pod template's, as written: the Services that select them are DNS names
+	podLabels map[string]string
 }
 
 // podVolume is one entry of the pod's volumes.
@@ -483,6 +485,7 @@ func (k *kubeImport) statefulSet(d *kubeDoc) importedSet {
 		p.claim(c)
 	}
 	p.podTemplate(spec.child("template"))
+	p.names.Services = k.selectingServices(p, p.podLabels)
 	spec.rest()
 	root.rest()
 
@@ -640,6 +643,7 @@ func (p *mapper) podTemplate(t *node) {
 	}
 	md := t.child("metadata")
 	labels := md.stringMap("labels")
+	p.podLabels = labels
 	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		if k == NameLabel && labels[k] == p.set.Name && p.names.Selector[k] == labels[k] {
 			continue // the selector an export writes: ostset labels its containers itself

@@ -41,7 +41,9 @@ func Render(set config.Set, revision string, spec config.RevisionSpec, ordinal i
 		Restart:     t.RestartPolicy,
 		StopTimeout: set.GracePeriod(),
 	}
-	r.Aliases, r.OtherNetworks = networkJoins(spec, aliases(name, spec.ServiceName, t.Labels, ordinal))
+	cluster, domain := clusterNames(set, spec, name)
+	r.Domainname = domain
+	r.Aliases, r.OtherNetworks = networkJoins(spec, append(aliases(name, spec.ServiceName, t.Labels, ordinal), cluster...))
 	for _, c := range spec.VolumeClaimTemplates {
 		vol := volumes.Name(c.Name, set.Name, ordinal)
 		owner, err := volumes.RootOwner(c)

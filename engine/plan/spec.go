@@ -13,9 +13,11 @@ type ReplicaSpec struct {
 	// Hostname, if set, is the hostname when it is not Name: an init container
 	// has its replica's.
 	Hostname string
-	Ordinal  int
-	Revision string
-	Image    string // image ID
+	// Domainname makes hostname -f <name>.<domainname>, as a pod's is.
+	Domainname string
+	Ordinal    int
+	Revision   string
+	Image      string // image ID
 	// Entrypoint and Cmd are nil when the image defaults apply.
 	Entrypoint []string
 	Cmd        []string
