@@ -184,7 +184,7 @@ func TestRenderReservations(t *testing.T) {
 // select its pods; its domainname is its Service's domain, so hostname -d
 // says what it says in a pod.
 func TestRenderClusterNames(t *testing.T) {
-	s := config.Set{Name: "zk", ServiceName: "zk-hs", Replicas: new(3), Template: config.Template{Image: "zk"},
+	s := config.Set{Name: "zk", ServiceName: "zk-hs", Replicas: new(3), Template: config.Template{Image: "zk", InitContainers: []config.InitContainer{{Name: "conf", Image: "zk"}}},
 		Kubernetes: &config.KubernetesNames{Namespace: "prod", Services: []string{"zk-cs"}}}
 	s.ApplyDefaults()
 	spec := s.RevisionSpec("sha256:img")
@@ -197,6 +197,9 @@ func TestRenderClusterNames(t *testing.T) {
 		"zk-cs", "zk-cs.prod", "zk-cs.prod.svc", "zk-cs.prod.svc.cluster.local"}
 	if !slices.Equal(r.Aliases, want) || r.Domainname != "zk-hs.prod.svc.cluster.local" {
 		t.Errorf("aliases %q, domainname %q; want %q, zk-hs.prod.svc.cluster.local", r.Aliases, r.Domainname, want)
+	}
+	if init, err := RenderInit(s, "zk-1", spec, 1, "conf"); err != nil || init.Hostname != "zk-1" || init.Domainname != "zk-hs.prod.svc.cluster.local" {
+		t.Errorf("init container: hostname %q, domainname %q, %v; want the replica's", init.Hostname, init.Domainname, err)
 	}
 	s.Kubernetes = nil
 	if r, _ := Render(s, "zk-1", s.RevisionSpec("sha256:img"), 1); r.Domainname != "zk-hs.default.svc.cluster.local" || slices.Contains(r.Aliases, "zk-cs") {
