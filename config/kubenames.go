@@ -27,10 +27,21 @@ type KubernetesNames struct {
 	// pods (a client Service): DNS names every replica answers to. Unlike
 	// the rest, they are part of the revision (RevisionSpec.Services).
 	Services []string `yaml:"services" json:"services,omitempty"`
+	// Carried is what the manifest says and ostset does not apply, as YAML
+	// written back by an export: "pod.<field>" and "container.<field>" of the
+	// pod spec and the replica container, "object" another object (a
+	// PodDisruptionBudget, a client Service).
+	Carried []KubernetesCarried `yaml:"carried" json:"carried,omitempty"`
 	// Claims are what the volume claim templates say beyond their names
 	// (their storage requests at least): a cluster does not let a
 	// StatefulSet's claims change, so an export writes them as they were.
 	Claims []KubernetesClaim `yaml:"claims" json:"claims,omitempty"`
+}
+
+// KubernetesCarried is one piece of a manifest, kept as it was written.
+type KubernetesCarried struct {
+	Path string `yaml:"path" json:"path"`
+	YAML string `yaml:"yaml" json:"yaml"`
 }
 
 // KubernetesClaim is what a volume claim template said beyond its name.
@@ -73,7 +84,7 @@ func (k *KubernetesNames) clone() *KubernetesNames {
 	c.Labels = maps.Clone(k.Labels)
 	c.Annotations = maps.Clone(k.Annotations)
 	c.Selector = maps.Clone(k.Selector)
-	c.Ports, c.Services = slices.Clone(k.Ports), slices.Clone(k.Services)
+	c.Ports, c.Services, c.Carried = slices.Clone(k.Ports), slices.Clone(k.Services), slices.Clone(k.Carried)
 	c.Claims = slices.Clone(k.Claims)
 	for i := range c.Claims {
 		cl := &c.Claims[i]

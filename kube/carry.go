@@ -1,6 +1,13 @@
 package kube
 
-import "github.com/ostset/ostset/config"
+import (
+	"fmt"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ostset/ostset/config"
+)
 
 // What only a cluster does. A field that means something to a cluster's
 // scheduler or control plane and nothing to one Docker host (affinity,
@@ -22,8 +29,43 @@ func (m *node) carry(key, why string) {
 		return
 	}
 	if v := m.get(key); v != nil {
-		k := m.k
-		k.carried = append(k.carried, fileProblemAt(m.file, m.keyNode(key).Line, m.at(key), why+" (not applied)"))
+		k, suffix := m.k, " (kept for an export, not applied)"
+		switch m.path {
+		case "spec.template.spec":
+			k.keep("pod."+key, v)
+		case "spec.template.spec.containers[0]":
+			k.keep("container."+key, v)
+		case "spec.template.spec.affinity": // kept whole by carryEach
+		default:
+			suffix = " (not applied)"
+		}
+		k.carried = append(k.carried, fileProblemAt(m.file, m.keyNode(key).Line, m.at(key), why+suffix))
+	}
+}
+
+// keep records a piece of the manifest as written, for an export.
+func (k *kubeImport) keep(path string, n *yaml.Node) {
+	if b, err := yaml.Marshal(n); err == nil {
+		k.kept = append(k.kept, config.KubernetesCarried{Path: path, YAML: string(b)})
+	}
+}
+
+// disruptionBudgets keeps the PodDisruptionBudgets of the set's namespace
+// that select its pods: noted (ostset evicts nothing), written back by an
+// export.
+func (k *kubeImport) disruptionBudgets(p *mapper) {
+	for _, d := range k.docs {
+		if d.kind != "PodDisruptionBudget" || d.namespace != p.ns {
+			continue
+		}
+		selector := scalarMap(mapValue(mapValue(mapValue(d.root, "spec"), "selector"), "matchLabels"))
+		if len(selector) == 0 || !selects(selector, p.podLabels) {
+			continue
+		}
+		d.used = true
+		k.keep("object", d.root)
+		k.carried = append(k.carried, fileProblemAt(d.file, d.root.Line, "", fmt.Sprintf(
+			"PodDisruptionBudget %q: ostset evicts nothing: only a cluster drains nodes (kept for an export, not applied)", d.name)))
 	}
 }
 
@@ -33,6 +75,9 @@ func (m *node) carryEach(key, why string) {
 	c := m.child(key)
 	if c == nil {
 		return
+	}
+	if m.path == "spec.template.spec" {
+		m.k.keep("pod."+key, c.n)
 	}
 	for i := 0; i+1 < len(c.n.Content); i += 2 {
 		c.carry(c.n.Content[i].Value, why)
@@ -59,4 +104,44 @@ func (p *mapper) requests(r *node, setPath string) *config.Resources {
 		return nil
 	}
 	return &out
+}
+
+// carriedBack lays what an import kept (config.KubernetesNames.Carried) back
+// on the exported pod and container, and returns the other objects, each as
+// written.
+func carriedBack(k *config.KubernetesNames, pod *kubePodSpec) ([]*yaml.Node, error) {
+	if k == nil {
+		return nil, nil
+	}
+	var objects []*yaml.Node
+	for _, c := range k.Carried {
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(c.YAML), &doc); err != nil {
+			return nil, fmt.Errorf("kubernetes.carried %s: %w", c.Path, err)
+		}
+		if len(doc.Content) != 1 {
+			return nil, fmt.Errorf("kubernetes.carried %s: not one YAML value", c.Path)
+		}
+		n := doc.Content[0]
+		where, field, _ := strings.Cut(c.Path, ".")
+		switch where {
+		case "object":
+			objects = append(objects, n)
+		case "pod":
+			pod.Carried = carry(pod.Carried, field, n)
+		case "container":
+			pod.Containers[0].Carried = carry(pod.Containers[0].Carried, field, n)
+		default:
+			return nil, fmt.Errorf("kubernetes.carried: %q is not a place of the manifest", c.Path)
+		}
+	}
+	return objects, nil
+}
+
+func carry(m map[string]*yaml.Node, field string, n *yaml.Node) map[string]*yaml.Node {
+	if m == nil {
+		m = map[string]*yaml.Node{}
+	}
+	m[field] = n
+	return m
 }

@@ -70,6 +70,10 @@ func ExportKubernetes(s config.Set, opt ExportOptions) ([]byte, []Unexpressed, e
 	if k := s.Kubernetes; k != nil && len(k.Annotations) > 0 {
 		sts.Metadata.Annotations = maps.Clone(k.Annotations)
 	}
+	if e.err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", s.Name, e.err)
+	}
+	encodeObjects := func(objs ...kubeObject) ([]byte, error) { return encodeObjects(objs, e.objects) }
 	if len(e.overlay) == 0 {
 		out, err := encodeObjects(sts, svc)
 		return out, e.lost, err
@@ -101,12 +105,18 @@ func ExportKubernetes(s config.Set, opt ExportOptions) ([]byte, []Unexpressed, e
 	return out, e.lost, err
 }
 
-func encodeObjects(objs ...kubeObject) ([]byte, error) {
+// encodeObjects writes the objects, then those an import kept as written.
+func encodeObjects(objs []kubeObject, kept []*yaml.Node) ([]byte, error) {
 	var out bytes.Buffer
 	enc := yaml.NewEncoder(&out)
 	enc.SetIndent(2)
 	for _, obj := range objs {
 		if err := enc.Encode(obj); err != nil {
+			return nil, err
+		}
+	}
+	for _, n := range kept {
+		if err := enc.Encode(n); err != nil {
 			return nil, err
 		}
 	}
@@ -124,6 +134,8 @@ type exporter struct {
 	lost    []Unexpressed
 	overlay map[string]any // set-file fragment: field name -> value or nested map
 	kept    [][]string     // the paths put into overlay
+	objects []*yaml.Node   // an import's other objects, as written
+	err     error
 }
 
 func (e *exporter) unexpressed(field, format string, args ...any) {
@@ -202,6 +214,7 @@ func (e *exporter) statefulSet() kubeObject {
 	if s.Ordinals.Start != 0 {
 		spec.Ordinals = &kubeOrdinals{Start: s.Ordinals.Start}
 	}
+	e.objects, e.err = carriedBack(s.Kubernetes, &spec.Template.Spec)
 	return kubeObject{
 		APIVersion: "apps/v1",
 		Kind:       "StatefulSet",

@@ -120,6 +120,7 @@ type kubeImport struct {
 	notes []yamlnode.FileProblem // always warnings: what was skipped or approximated
 	// carried: what only a cluster does (carry.go): notes, errors when strict
 	carried []yamlnode.FileProblem
+	kept    []config.KubernetesCarried // of the StatefulSet being mapped: what an export writes back
 	files   []config.ConfigFile
 }
 
@@ -418,6 +419,7 @@ func (p *mapper) mark(setPath string, line int) {
 
 func (k *kubeImport) statefulSet(d *kubeDoc) importedSet {
 	badBefore := len(k.bad)
+	k.kept = nil
 	p := &mapper{k: k, file: d.file, lines: map[string]int{}, ns: d.namespace,
 		claims: map[string]*config.VolumeClaimTemplate{}, volumes: map[string]*podVolume{}}
 	root := k.node(d.file, d.root, "")
@@ -486,6 +488,8 @@ func (k *kubeImport) statefulSet(d *kubeDoc) importedSet {
 	}
 	p.podTemplate(spec.child("template"))
 	p.names.Services = k.selectingServices(p, p.podLabels)
+	k.disruptionBudgets(p)
+	p.names.Carried = k.kept
 	spec.rest()
 	root.rest()
 

@@ -421,14 +421,14 @@ containers:
 		t.Fatalf("sets = %+v", sets)
 	}
 	want := []string{
-		a + `:9: spec.template.spec.nodeSelector: scheduling: a cluster's scheduler reads it; ostset runs every replica on one Docker host (not applied)`,
+		a + `:9: spec.template.spec.nodeSelector: scheduling: a cluster's scheduler reads it; ostset runs every replica on one Docker host (kept for an export, not applied)`,
 		b + `:11: skipped Service "other": it selects the pods of no StatefulSet of these files (a Service that does is a DNS name of their replicas)`,
 	}
 	if !slices.Equal(warnings, want) {
 		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(warnings, "\n"), strings.Join(want, "\n"))
 	}
 	_, _, err = (config.Loader{Manifests: Manifests{Strict: true}}).LoadFiles([]string{a, b})
-	if want := a + ":9: spec.template.spec.nodeSelector: scheduling: a cluster's scheduler reads it; ostset runs every replica on one Docker host (not applied)" + strictSuffix +
+	if want := a + ":9: spec.template.spec.nodeSelector: scheduling: a cluster's scheduler reads it; ostset runs every replica on one Docker host (kept for an export, not applied)" + strictSuffix +
 		"\n" + b + `:11: skipped Service "other": it selects the pods of no StatefulSet of these files (a Service that does is a DNS name of their replicas)` + strictSuffix; err == nil || err.Error() != want {
 		t.Errorf("strict load error = %v, want\n%s", err, want)
 	}
@@ -548,9 +548,9 @@ func TestKubernetesStrict(t *testing.T) {
 	}
 	_, _, err := (config.Loader{Manifests: Manifests{Strict: true}}).LoadFiles([]string{path})
 	want := []string{
-		path + `:38: skipped PodDisruptionBudget "zk-pdb": ostset evicts nothing: only a cluster drains nodes`,
-		path + `:67: spec.template.spec.affinity.podAntiAffinity: ` + clusterOnly + ` (not applied)`,
-		path + `:127: spec.template.spec.containers[0].livenessProbe: ostset restarts a replica when its process exits, not on a probe; readiness comes from readinessProbe (not applied)`,
+		path + `:38: PodDisruptionBudget "zk-pdb": ostset evicts nothing: only a cluster drains nodes (kept for an export, not applied)`,
+		path + `:67: spec.template.spec.affinity.podAntiAffinity: ` + clusterOnly + ` (kept for an export, not applied)`,
+		path + `:127: spec.template.spec.containers[0].livenessProbe: ostset restarts a replica when its process exits, not on a probe; readiness comes from readinessProbe (kept for an export, not applied)`,
 	}
 	for i := range want {
 		want[i] += strictSuffix

@@ -29,6 +29,7 @@ func (k *kubeImport) selectingServices(p *mapper, podLabels map[string]string) [
 		}
 		d.used = true
 		out = append(out, d.name)
+		k.keep("object", d.root)
 		if t := mapValue(spec, "type"); t != nil && t.Value != "ClusterIP" {
 			k.carried = append(k.carried, fileProblemAt(d.file, t.Line, "spec.type", fmt.Sprintf(
 				"Service %q: %s: a cluster's; here %s is a DNS name of every replica (publish host ports with a set file's hostPort) (not applied)", d.name, t.Value, d.name)))
