@@ -140,4 +140,11 @@ func TestKubernetesZooKeeperManifest(t *testing.T) {
 	if got, want := h.docker("exec", from, "hostname", "-f"), from+"."+hs+".default.svc.cluster.local"; got != want {
 		t.Errorf("hostname -f in %s: %q, want %q", from, got, want)
 	}
+	// What the set keeps in the state directory comes back out as written.
+	export := h.mustOstset("export", h.set).stdout
+	for _, want := range []string{"kind: PodDisruptionBudget", "name: pdb-" + h.set, "name: cs-" + h.set, "podAntiAffinity:", "livenessProbe:", "memory: 1Gi"} {
+		if !strings.Contains(export, want) {
+			t.Errorf("export lacks %q:\n%s", want, export)
+		}
+	}
 }
