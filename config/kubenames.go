@@ -32,6 +32,9 @@ type KubernetesNames struct {
 	// pod spec and the replica container, "object" another object (a
 	// PodDisruptionBudget, a client Service).
 	Carried []KubernetesCarried `yaml:"carried" json:"carried,omitempty"`
+	// PodUser: the pod's securityContext gave the user (runAsUser), which an
+	// export writes there rather than on the container.
+	PodUser bool `yaml:"podUser" json:"podUser,omitempty"`
 	// Claims are what the volume claim templates say beyond their names
 	// (their storage requests at least): a cluster does not let a
 	// StatefulSet's claims change, so an export writes them as they were.

@@ -145,3 +145,36 @@ func carry(m map[string]*yaml.Node, field string, n *yaml.Node) map[string]*yaml
 	m[field] = n
 	return m
 }
+
+// podUser moves the replica container's runAsUser and runAsGroup to the pod,
+// where the manifest had them, and off every init container that has the
+// same (which it then takes from the pod, as it did).
+func podUser(pod *kubePodSpec) {
+	main := pod.Containers[0].SecurityContext
+	if main == nil || main.RunAsUser == nil {
+		return
+	}
+	if pod.SecurityContext == nil {
+		pod.SecurityContext = &kubePodSecurity{}
+	}
+	pod.SecurityContext.RunAsUser, pod.SecurityContext.RunAsGroup = main.RunAsUser, main.RunAsGroup
+	same := func(a, b *int64) bool { return (a == nil && b == nil) || (a != nil && b != nil && *a == *b) }
+	for _, c := range append([]*kubeContainer{&pod.Containers[0]}, initPointers(pod.InitContainers)...) {
+		sc := c.SecurityContext
+		if sc == nil || !same(sc.RunAsUser, pod.SecurityContext.RunAsUser) || !same(sc.RunAsGroup, pod.SecurityContext.RunAsGroup) {
+			continue
+		}
+		sc.RunAsUser, sc.RunAsGroup = nil, nil
+		if sc.Capabilities == nil {
+			c.SecurityContext = nil
+		}
+	}
+}
+
+func initPointers(cs []kubeContainer) []*kubeContainer {
+	out := make([]*kubeContainer, len(cs))
+	for i := range cs {
+		out[i] = &cs[i]
+	}
+	return out
+}

@@ -292,6 +292,9 @@ func (e *exporter) podTemplate() kubePodTemplate {
 	if gid := e.fsGroup(); gid != nil {
 		tmpl.Spec.SecurityContext = &kubePodSecurity{FSGroup: gid}
 	}
+	if k := s.Kubernetes; k != nil && k.PodUser {
+		podUser(&tmpl.Spec)
+	}
 	return tmpl
 }
 

@@ -62,6 +62,20 @@ func TestExportOfImportGolden(t *testing.T) {
 			if want := map[string]int{"StatefulSet": 1, "Service": 2, "PodDisruptionBudget": 1}; name == "zookeeper" && (kinds["Service"] != want["Service"] || kinds["PodDisruptionBudget"] != 1) {
 				t.Errorf("objects %v, want %v", kinds, want)
 			}
+			// Applied again, the export is the same set, and edits nothing.
+			var warnings []string
+			back, err := (config.Loader{Manifests: Manifests{}, Warn: func(m string) { warnings = append(warnings, m) }}).Parse("export.yaml", out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := back[0].RevisionSpec("sha256:x").Hash(), sets[0].RevisionSpec("sha256:x").Hash(); got != want {
+				t.Errorf("the export imports to revision %s, want %s", got, want)
+			}
+			for _, w := range warnings {
+				if strings.Contains(w, "changed since") {
+					t.Errorf("re-import: %s", w)
+				}
+			}
 			golden := filepath.Join("testdata", "export", name+"-import.golden")
 			if *updateGolden {
 				if err := os.WriteFile(golden, out, 0o644); err != nil {

@@ -73,7 +73,9 @@ type kubePodSpec struct {
 }
 
 type kubePodSecurity struct {
-	FSGroup *int64 `yaml:"fsGroup,omitempty"`
+	RunAsUser  *int64 `yaml:"runAsUser,omitempty"`
+	RunAsGroup *int64 `yaml:"runAsGroup,omitempty"`
+	FSGroup    *int64 `yaml:"fsGroup,omitempty"`
 }
 
 type kubeContainer struct {

@@ -695,6 +695,7 @@ func (p *mapper) podTemplate(t *node) {
 	for i, c := range containers {
 		if i == 0 {
 			p.mainContainer(c, podUser)
+			p.names.PodUser = podUser != "" && p.set.Template.User == podUser
 			continue
 		}
 		p.k.fail(p.file, c.n, c.path, fmt.Sprintf("container %q: ostset runs one container per replica (the first); a sidecar is not supported", mapValueString(c.n, "name")))
