@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -177,4 +178,32 @@ func initPointers(cs []kubeContainer) []*kubeContainer {
 		out[i] = &cs[i]
 	}
 	return out
+}
+
+// unusedRuntimeEnv drops, from the containers of an imported manifest, the
+// replica variables (OSTSET_NAME...) that nothing in the container refers to:
+// the manifest did not define them, and the import takes them for ostset's.
+func unusedRuntimeEnv(pod *kubePodSpec) {
+	for _, c := range append(initPointers(pod.Containers), initPointers(pod.InitContainers)...) {
+		var runtime, own []kubeEnv
+		for _, v := range c.Env {
+			if slices.Contains([]string{EnvSet, EnvOrdinal, EnvName, EnvService}, v.Name) {
+				runtime = append(runtime, v)
+			} else {
+				own = append(own, v)
+			}
+		}
+		c.Env = own
+		text, err := yaml.Marshal(c)
+		if err != nil {
+			continue
+		}
+		var used []kubeEnv
+		for _, v := range runtime {
+			if strings.Contains(string(text), v.Name) {
+				used = append(used, v)
+			}
+		}
+		c.Env = append(used, own...)
+	}
 }

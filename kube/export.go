@@ -295,6 +295,9 @@ func (e *exporter) podTemplate() kubePodTemplate {
 	if k := s.Kubernetes; k != nil && k.PodUser {
 		podUser(&tmpl.Spec)
 	}
+	if s.Kubernetes != nil {
+		unusedRuntimeEnv(&tmpl.Spec)
+	}
 	return tmpl
 }
 

@@ -3,6 +3,7 @@ package kube
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -106,5 +107,30 @@ func TestExportRefusesABadCarriedPiece(t *testing.T) {
 		if _, _, err := ExportKubernetes(s, ExportOptions{}); err == nil || !strings.Contains(err.Error(), "kubernetes.carried") {
 			t.Errorf("%+v: error %v, want one naming kubernetes.carried", c, err)
 		}
+	}
+}
+
+// The export of an imported manifest defines only the replica variables it
+// refers to: here OSTSET_ORDINAL, which --id=$(ORD) is written with.
+func TestExportOfImportKeepsOnlyUsedRuntimeVariables(t *testing.T) {
+	sets, err := parseWithManifests("k.yaml", []byte(sts(`containers:
+- name: a
+  image: x:1
+  args: ["--id=$(ORD)"]
+  env: [{name: ORD, valueFrom: {fieldRef: {fieldPath: "metadata.labels['apps.kubernetes.io/pod-index']"}}}]`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := ExportKubernetes(sets[0], ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sts, _ := decodeExport(t, out)
+	var names []string
+	for _, v := range sts.Spec.Template.Spec.Containers[0].Env {
+		names = append(names, v.Name)
+	}
+	if args := sts.Spec.Template.Spec.Containers[0].Args; !slices.Equal(names, []string{EnvOrdinal, "ORD"}) || !slices.Equal(args, []string{"--id=$(OSTSET_ORDINAL)"}) {
+		t.Errorf("env %v, args %v; want OSTSET_ORDINAL and ORD, --id=$(OSTSET_ORDINAL)", names, args)
 	}
 }
