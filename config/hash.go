@@ -25,6 +25,8 @@ type RevisionSpec struct {
 	// InitImageIDs are the init containers' images resolved to IDs, by init
 	// container name; a name missing here runs (and hashes) its reference.
 	InitImageIDs map[string]string `json:"initImageIDs,omitempty"`
+	// Services are more DNS names of every replica: Kubernetes.Services.
+	Services []string `json:"services,omitempty"`
 }
 
 // RevisionSpec returns the revision s would run with the image reference
@@ -41,6 +43,7 @@ func (s Set) RevisionSpec(imageID string) RevisionSpec {
 		ServiceName:          s.ServiceName,
 		Network:              s.Network,
 		Networks:             s.Networks,
+		Services:             s.Kubernetes.ServiceNames(),
 	}
 }
 
@@ -78,6 +81,7 @@ type hashSpec struct {
 	// Networks came after v2: see hashNetworks.
 	Networks    []hashNetwork `json:"networks,omitempty"`
 	RestartedAt string        `json:"restartedAt,omitempty"`
+	Services    []string      `json:"services,omitempty"` // after v2: absent without
 }
 
 type hashTemplate struct {
@@ -94,6 +98,7 @@ type hashTemplate struct {
 	VolumeMounts  []hashMount           `json:"volumeMounts,omitempty"`
 	CPUs          string                `json:"cpus,omitempty"`
 	Memory        string                `json:"memory,omitempty"`
+	Reservations  *Resources            `json:"reservations,omitempty"` // by value; absent before reservations
 	RestartPolicy string                `json:"restartPolicy,omitempty"`
 
 	// Container settings (added after v2: omitempty keeps older hashes).
@@ -195,6 +200,7 @@ func (r RevisionSpec) canonical() hashSpec {
 		Network:     r.Network,
 		Networks:    hashNetworks(r.Networks),
 		RestartedAt: r.RestartedAt,
+		Services:    r.Services,
 	}
 	// The conversions below stop compiling when the model gains a field, so
 	// that it is added here on purpose (TestHashCoversEveryField watches the
@@ -217,6 +223,9 @@ func (r RevisionSpec) canonical() hashSpec {
 	}
 	for _, c := range r.VolumeClaimTemplates {
 		h.VolumeClaimTemplates = append(h.VolumeClaimTemplates, hashClaim(c))
+	}
+	if rv := t.Resources.Reservations; rv != nil {
+		h.Template.Reservations = &Resources{CPUs: canonicalQuantity(rv.CPUs, ParseCPUs), Memory: canonicalQuantity(rv.Memory, ParseMemory)}
 	}
 	hashSettings(&h.Template, t)
 	for _, c := range t.InitContainers {

@@ -226,6 +226,8 @@ func TestHashChangesWithTheReplica(t *testing.T) {
 		{name: "mount", edit: func(s *Set) { s.Template.VolumeMounts[0].ReadOnly = false }},
 		{name: "cpus", edit: func(s *Set) { s.Template.Resources.CPUs = "1" }},
 		{name: "memory", edit: func(s *Set) { s.Template.Resources.Memory = "1Gi" }},
+		{name: "reservations", edit: func(s *Set) { s.Template.Resources.Reservations = &Resources{Memory: "64Mi"} }},
+		{name: "cpu reservation", edit: func(s *Set) { s.Template.Resources.Reservations = &Resources{CPUs: "0.5"} }},
 		{name: "restart policy", edit: func(s *Set) { s.Template.RestartPolicy = "always" }},
 		{name: "stop signal", edit: func(s *Set) { s.Template.StopSignal = "SIGINT" }},
 		{name: "shm size", edit: func(s *Set) { s.Template.ShmSize = "256m" }},
@@ -242,6 +244,7 @@ func TestHashChangesWithTheReplica(t *testing.T) {
 		{name: "claim owner", edit: func(s *Set) { s.VolumeClaimTemplates[0].Owner = "999:999" }},
 		{name: "service name", edit: func(s *Set) { s.ServiceName = "other" }},
 		{name: "network", edit: func(s *Set) { s.Network = "other" }},
+		{name: "services", edit: func(s *Set) { s.Kubernetes = &KubernetesNames{Services: []string{"zk-cs"}} }},
 	}
 	for _, tt := range tests {
 		s := validSet()
@@ -276,12 +279,12 @@ func TestHashCoversEveryField(t *testing.T) {
 		reflect.TypeFor[InitContainer]():       {"Name", "Image", "Command", "Args", "Env", "EnvRefs", "WorkingDir", "User", "VolumeMounts", "Resources"},
 		reflect.TypeFor[Ulimit]():              {"Soft", "Hard"},
 		reflect.TypeFor[Healthcheck]():         {"Test", "Interval", "Timeout", "Retries", "StartPeriod", "StartInterval"},
-		reflect.TypeFor[Resources]():           {"CPUs", "Memory"},
+		reflect.TypeFor[Resources]():           {"CPUs", "Memory", "Reservations"},
 		reflect.TypeFor[NetworkAttachment]():   {"Name", "Aliases"},
 		reflect.TypeFor[Port]():                {"ContainerPort", "HostPort", "HostIP", "Protocol"},
 		reflect.TypeFor[VolumeMount]():         {"Source", "Target", "ReadOnly"},
 		reflect.TypeFor[VolumeClaimTemplate](): {"Name", "MountPath", "Driver", "DriverOpts", "Owner", "NoCopy"},
-		reflect.TypeFor[RevisionSpec]():        {"Template", "ImageID", "VolumeClaimTemplates", "ServiceName", "Network", "Networks", "RestartedAt", "InitImageIDs"},
+		reflect.TypeFor[RevisionSpec]():        {"Template", "ImageID", "VolumeClaimTemplates", "ServiceName", "Network", "Networks", "RestartedAt", "InitImageIDs", "Services"},
 	}
 	for typ, want := range hashed {
 		var got []string

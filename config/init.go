@@ -96,16 +96,7 @@ func (v *validator) initContainers(s Set) {
 		v.initEnv(p, c.Env)
 		v.envRefs(p, c.Env, c.EnvRefs)
 		v.initMounts(p, c.VolumeMounts, s.VolumeClaimTemplates)
-		if cpus := c.Resources.CPUs; cpus != "" {
-			if _, err := ParseCPUs(cpus); err != nil {
-				v.add(p+".resources.cpus", "%v", err)
-			}
-		}
-		if m := c.Resources.Memory; m != "" {
-			if _, err := ParseMemory(m); err != nil {
-				v.add(p+".resources.memory", "%v", err)
-			}
-		}
+		v.resources(p+".resources", c.Resources, false)
 	}
 }
 

@@ -23,10 +23,28 @@ type KubernetesNames struct {
 	// Ports names the container ports, by number and protocol.
 	Ports   []KubernetesPort   `yaml:"ports" json:"ports,omitempty"`
 	Service *KubernetesService `yaml:"service" json:"service,omitempty"`
+	// Services are the other Services of the manifest that select the set's
+	// pods (a client Service): DNS names every replica answers to. Unlike
+	// the rest, they are part of the revision (RevisionSpec.Services).
+	Services []string `yaml:"services" json:"services,omitempty"`
+	// Carried is what the manifest says and ostset does not apply, as YAML
+	// written back by an export: "pod.<field>" and "container.<field>" of the
+	// pod spec and the replica container, "object" another object (a
+	// PodDisruptionBudget, a client Service).
+	Carried []KubernetesCarried `yaml:"carried" json:"carried,omitempty"`
+	// PodUser: the pod's securityContext gave the user (runAsUser), which an
+	// export writes there rather than on the container.
+	PodUser bool `yaml:"podUser" json:"podUser,omitempty"`
 	// Claims are what the volume claim templates say beyond their names
 	// (their storage requests at least): a cluster does not let a
 	// StatefulSet's claims change, so an export writes them as they were.
 	Claims []KubernetesClaim `yaml:"claims" json:"claims,omitempty"`
+}
+
+// KubernetesCarried is one piece of a manifest, kept as it was written.
+type KubernetesCarried struct {
+	Path string `yaml:"path" json:"path"`
+	YAML string `yaml:"yaml" json:"yaml"`
 }
 
 // KubernetesClaim is what a volume claim template said beyond its name.
@@ -69,7 +87,7 @@ func (k *KubernetesNames) clone() *KubernetesNames {
 	c.Labels = maps.Clone(k.Labels)
 	c.Annotations = maps.Clone(k.Annotations)
 	c.Selector = maps.Clone(k.Selector)
-	c.Ports = slices.Clone(k.Ports)
+	c.Ports, c.Services, c.Carried = slices.Clone(k.Ports), slices.Clone(k.Services), slices.Clone(k.Carried)
 	c.Claims = slices.Clone(k.Claims)
 	for i := range c.Claims {
 		cl := &c.Claims[i]
@@ -86,4 +104,12 @@ func (k *KubernetesNames) clone() *KubernetesNames {
 		c.Service = &svc
 	}
 	return &c
+}
+
+// ServiceNames are the Services' names (a copy); nil without any.
+func (k *KubernetesNames) ServiceNames() []string {
+	if k == nil {
+		return nil
+	}
+	return slices.Clone(k.Services)
 }

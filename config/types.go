@@ -174,6 +174,8 @@ type VolumeMount struct {
 type Resources struct {
 	CPUs   string `yaml:"cpus" json:"cpus,omitempty"`
 	Memory string `yaml:"memory" json:"memory,omitempty"`
+	// Reservations are Docker's memory reservation and CPU shares (1024 a CPU): Kubernetes' requests.
+	Reservations *Resources `yaml:"reservations,omitempty" json:"reservations,omitempty"`
 }
 
 // VolumeClaimTemplate makes one Docker named volume per ordinal.

@@ -200,16 +200,7 @@ func (v *validator) template(t Template, first, last int) map[string]string {
 		}
 	}
 	v.settings(t, mounts)
-	if c := t.Resources.CPUs; c != "" {
-		if _, err := ParseCPUs(c); err != nil {
-			v.add("template.resources.cpus", "%v", err)
-		}
-	}
-	if m := t.Resources.Memory; m != "" {
-		if _, err := ParseMemory(m); err != nil {
-			v.add("template.resources.memory", "%v", err)
-		}
-	}
+	v.resources("template.resources", t.Resources, true)
 	if !restartPolicyRe.MatchString(t.RestartPolicy) {
 		v.add("template.restartPolicy", "%q must be one of no, always, unless-stopped, on-failure, on-failure:N", t.RestartPolicy)
 	}
@@ -412,5 +403,29 @@ func (v *validator) uniqueMount(mounts map[string]string, p, target string) {
 func (v *validator) envRefs(p string, env map[string]string, refs map[string]envref.Ref) {
 	for _, pr := range envref.Check(env, refs) {
 		v.add(p+".envRefs."+pr.Name, "%s", pr.Message)
+	}
+}
+
+// resources checks cpus and memory, and a main container's reservations: no
+// more than its limits, as Docker and Kubernetes require.
+func (v *validator) resources(p string, r Resources, main bool) {
+	cpus, cErr := ParseCPUs(r.CPUs)
+	memory, mErr := ParseMemory(r.Memory)
+	if cErr != nil && r.CPUs != "" {
+		v.add(p+".cpus", "%v", cErr)
+	}
+	if mErr != nil && r.Memory != "" {
+		v.add(p+".memory", "%v", mErr)
+	}
+	if rv := r.Reservations; rv != nil && !main {
+		v.add(p+".reservations", "only the replica container has reservations")
+	} else if rv != nil {
+		v.resources(p+".reservations", *rv, false)
+		if c, err := ParseCPUs(rv.CPUs); err == nil && cErr == nil && c > cpus {
+			v.add(p+".reservations.cpus", "%q is more than the limit, %q", rv.CPUs, r.CPUs)
+		}
+		if m, err := ParseMemory(rv.Memory); err == nil && mErr == nil && m > memory {
+			v.add(p+".reservations.memory", "%q is more than the limit, %q", rv.Memory, r.Memory)
+		}
 	}
 }

@@ -266,6 +266,18 @@ func TestValidateRejects(t *testing.T) {
 			`template.resources.cpus: "-1" is not a positive decimal number of CPUs`,
 			`template.resources.memory: "lots" is not a memory size (like 256Mi, 1Gi, 512m or a number of bytes)`,
 		}},
+		{"reservations", func(s *Set) {
+			s.Template.Resources = Resources{CPUs: "1", Memory: "64Mi", Reservations: &Resources{CPUs: "2", Memory: "lots", Reservations: &Resources{}}}
+		}, []string{
+			`template.resources.reservations.memory: "lots" is not a memory size (like 256Mi, 1Gi, 512m or a number of bytes)`,
+			"template.resources.reservations.reservations: only the replica container has reservations",
+			`template.resources.reservations.cpus: "2" is more than the limit, "1"`,
+		}},
+		{"reservations over the limit", func(s *Set) {
+			s.Template.Resources = Resources{Memory: "64Mi", Reservations: &Resources{CPUs: "2", Memory: "65Mi"}}
+		}, []string{
+			`template.resources.reservations.memory: "65Mi" is more than the limit, "64Mi"`,
+		}},
 		{"claims", func(s *Set) {
 			s.VolumeClaimTemplates = []VolumeClaimTemplate{
 				{Name: "data", MountPath: "/data"},

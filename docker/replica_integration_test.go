@@ -41,6 +41,8 @@ func TestCreateReplicaMapsSpec(t *testing.T) {
 	spec.Mounts = []plan.Mount{{Type: "bind", Source: dir, Target: "/etc/app", ReadOnly: true}}
 	spec.NanoCPUs = 500_000_000
 	spec.MemoryBytes = 64 << 20
+	spec.MemoryReservation, spec.CPUShares = 32<<20, 512
+	spec.Domainname = "web.default.svc.cluster.local"
 	spec.Restart = "on-failure:3"
 	spec.StopTimeout = 1500 * time.Millisecond
 	spec.Ports = []plan.PortBinding{{ContainerPort: 8080}, {ContainerPort: 9090, Protocol: "udp"}}
@@ -57,6 +59,7 @@ func TestCreateReplicaMapsSpec(t *testing.T) {
 	}{
 		{"name", c.Name, "/" + spec.Name},
 		{"hostname", cfg.Hostname, spec.Name},
+		{"domainname", cfg.Domainname, "web.default.svc.cluster.local"},
 		{"image", c.Image, imageID},
 		{"entrypoint", cfg.Entrypoint, []string{"/app"}},
 		{"workdir", cfg.WorkingDir, "/data"},
@@ -72,6 +75,8 @@ func TestCreateReplicaMapsSpec(t *testing.T) {
 		{"restart", host.RestartPolicy, container.RestartPolicy{Name: "on-failure", MaximumRetryCount: 3}},
 		{"cpus", host.NanoCPUs, int64(500_000_000)},
 		{"memory", host.Memory, int64(64 << 20)},
+		{"memory reservation", host.MemoryReservation, int64(32 << 20)},
+		{"cpu shares", host.CPUShares, int64(512)},
 		{"exposed", len(cfg.ExposedPorts), 2},
 		{"exposed udp", hasPort(cfg.ExposedPorts, "9090/udp"), true},
 		{"published", len(host.PortBindings), 0},

@@ -70,10 +70,14 @@ func TestKubernetesWebManifest(t *testing.T) {
 	}
 }
 
-// The ZooKeeper-shaped manifest runs with --lenient, its podAntiAffinity
-// reported as a warning, each replica with its name and ordinal from the
-// fieldRefs; without --lenient it is refused, naming the line of the affinity.
-func TestKubernetesZooKeeperManifestLenient(t *testing.T) {
+// The ZooKeeper tutorial's manifest runs as published (image aside), without
+// --lenient: what only a cluster applies (podAntiAffinity, the
+// PodDisruptionBudget, the livenessProbe) is a note, listed once with its
+// line; --strict refuses it, naming the line of the affinity. Each replica has
+// its name and ordinal from the fieldRefs, its resources.requests as Docker's
+// reservations, and the names it has in a cluster: the client Service, the
+// cluster-local names, hostname -d.
+func TestKubernetesZooKeeperManifest(t *testing.T) {
 	h := newHarness(t)
 	hs := "hs-" + h.set
 	path := h.kubeManifest("zookeeper.yaml",
@@ -83,7 +87,6 @@ func TestKubernetesZooKeeperManifestLenient(t *testing.T) {
 		"name: zk-pdb\n", "name: pdb-"+h.set+"\n",
 		"metadata:\n  name: zk\n", "metadata:\n  name: "+h.set+"\n  annotations:\n    ostset.io/set-fields: '{\"network\":\""+h.network+"\"}'\n",
 		"imagePullPolicy: Always", "imagePullPolicy: Never",
-		`image: "registry.k8s.io/kubernetes-zookeeper:1.0-3.4.10"`, `image: "ostset-test/debian:bookworm"`,
 		"        - name: ZK_SERVERS\n",
 		"        - name: ORDINAL\n          valueFrom:\n            fieldRef:\n              fieldPath: metadata.labels['apps.kubernetes.io/pod-index']\n        - name: ZK_SERVERS\n",
 		"        - sh\n        - -c\n        - \"start-zookeeper",
@@ -92,23 +95,25 @@ func TestKubernetesZooKeeperManifestLenient(t *testing.T) {
 		"\"test -f /tmp/ready\"\n          periodSeconds: 1\n          timeoutSeconds: 10",
 		"      securityContext:\n", "      terminationGracePeriodSeconds: 2\n      securityContext:\n",
 	)
-	strict := h.ostset("up", "-f", path)
+	strict := h.ostset("up", "-f", path, "--strict")
 	if strict.code != 2 || !strings.Contains(strict.stderr, path+":") || !strings.Contains(strict.stderr, "affinity") {
-		t.Fatalf("without --lenient: want exit 2 naming %s:LINE and affinity: %s", path, strict)
+		t.Fatalf("with --strict: want exit 2 naming %s:LINE and affinity: %s", path, strict)
 	}
 	if names := h.replicaNames(); len(names) != 0 {
 		t.Fatalf("a refused manifest created %v", names)
 	}
 
-	r := h.mustOstset("up", "-f", path, "--lenient")
-	warned := false
+	r := h.mustOstset("up", "-f", path)
+	noted := map[string]int{}
 	for _, line := range strings.Split(r.stdout+r.stderr, "\n") {
-		if strings.Contains(line, path+":") && strings.Contains(line, "affinity") {
-			warned = true
+		for _, what := range []string{"podAntiAffinity", "livenessProbe", "PodDisruptionBudget"} {
+			if strings.Contains(line, path+":") && strings.Contains(line, what) {
+				noted[what]++
+			}
 		}
 	}
-	if !warned {
-		t.Errorf("no warning line naming %s and affinity: %s", path, r)
+	if noted["podAntiAffinity"] != 1 || noted["livenessProbe"] != 1 || noted["PodDisruptionBudget"] != 1 {
+		t.Errorf("notes naming %s: %v, want each once: %s", path, noted, r)
 	}
 	for ord := 0; ord < 3; ord++ {
 		name := h.name(ord)
@@ -116,6 +121,30 @@ func TestKubernetesZooKeeperManifestLenient(t *testing.T) {
 		env := h.docker("exec", name, "printenv", "POD_NAME", "ORDINAL", "ZK_SERVERS")
 		if want := name + "\n" + strconv.Itoa(ord) + "\n3"; env != want {
 			t.Errorf("%s: env %q, want %q", name, env, want)
+		}
+		if got := h.docker("inspect", "-f", "{{.HostConfig.MemoryReservation}} {{.HostConfig.CpuShares}}", name); got != "1073741824 512" {
+			t.Errorf("%s: memory reservation and CPU shares %q, want 1073741824 512 (requests 1Gi, 0.5)", name, got)
+		}
+	}
+	// Names as in the cluster: the client Service, a peer's cluster-local
+	// name, and the pod's domain.
+	from := h.name(2)
+	for _, host := range []string{"cs-" + h.set, "cs-" + h.set + ".default.svc.cluster.local", h.name(0) + "." + hs + ".default.svc.cluster.local", hs + ".default.svc.cluster.local"} {
+		if out := h.docker("exec", from, "getent", "hosts", host); out == "" {
+			t.Errorf("%s does not resolve %s", from, host)
+		}
+	}
+	if got, want := h.docker("exec", from, "hostname", "-d"), hs+".default.svc.cluster.local"; got != want {
+		t.Errorf("hostname -d in %s: %q, want %q", from, got, want)
+	}
+	if got, want := h.docker("exec", from, "hostname", "-f"), from+"."+hs+".default.svc.cluster.local"; got != want {
+		t.Errorf("hostname -f in %s: %q, want %q", from, got, want)
+	}
+	// What the set keeps in the state directory comes back out as written.
+	export := h.mustOstset("export", h.set).stdout
+	for _, want := range []string{"kind: PodDisruptionBudget", "name: pdb-" + h.set, "name: cs-" + h.set, "podAntiAffinity:", "livenessProbe:", "memory: 1Gi"} {
+		if !strings.Contains(export, want) {
+			t.Errorf("export lacks %q:\n%s", want, export)
 		}
 	}
 }

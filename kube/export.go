@@ -71,6 +71,10 @@ func ExportKubernetes(s config.Set, opt ExportOptions) ([]byte, []Unexpressed, e
 	if k := s.Kubernetes; k != nil && len(k.Annotations) > 0 {
 		sts.Metadata.Annotations = maps.Clone(k.Annotations)
 	}
+	if e.err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", s.Name, e.err)
+	}
+	encodeObjects := func(objs ...kubeObject) ([]byte, error) { return encodeObjects(objs, e.objects) }
 	if len(e.overlay) == 0 {
 		out, err := encodeObjects(sts, svc)
 		return out, e.lost, err
@@ -102,12 +106,18 @@ func ExportKubernetes(s config.Set, opt ExportOptions) ([]byte, []Unexpressed, e
 	return out, e.lost, err
 }
 
-func encodeObjects(objs ...kubeObject) ([]byte, error) {
+// encodeObjects writes the objects, then those an import kept as written.
+func encodeObjects(objs []kubeObject, kept []*yaml.Node) ([]byte, error) {
 	var out bytes.Buffer
 	enc := yaml.NewEncoder(&out)
 	enc.SetIndent(2)
 	for _, obj := range objs {
 		if err := enc.Encode(obj); err != nil {
+			return nil, err
+		}
+	}
+	for _, n := range kept {
+		if err := enc.Encode(n); err != nil {
 			return nil, err
 		}
 	}
@@ -125,6 +135,8 @@ type exporter struct {
 	lost    []Unexpressed
 	overlay map[string]any // set-file fragment: field name -> value or nested map
 	kept    [][]string     // the paths put into overlay
+	objects []*yaml.Node   // an import's other objects, as written
+	err     error
 }
 
 func (e *exporter) unexpressed(field, format string, args ...any) {
@@ -203,6 +215,7 @@ func (e *exporter) statefulSet() kubeObject {
 	if s.Ordinals.Start != 0 {
 		spec.Ordinals = &kubeOrdinals{Start: s.Ordinals.Start}
 	}
+	e.objects, e.err = carriedBack(s.Kubernetes, &spec.Template.Spec)
 	return kubeObject{
 		APIVersion: "apps/v1",
 		Kind:       "StatefulSet",
@@ -279,6 +292,12 @@ func (e *exporter) podTemplate() kubePodTemplate {
 	tmpl.Spec.InitContainers = e.initContainers()
 	if gid := e.fsGroup(); gid != nil {
 		tmpl.Spec.SecurityContext = &kubePodSecurity{FSGroup: gid}
+	}
+	if k := s.Kubernetes; k != nil && k.PodUser {
+		podUser(&tmpl.Spec)
+	}
+	if s.Kubernetes != nil {
+		unusedRuntimeEnv(&tmpl.Spec)
 	}
 	return tmpl
 }
@@ -483,18 +502,29 @@ func numericUser(user string) (uid, gid int64, hasGID, ok bool) {
 	return uid, gid, hasGID, err1 == nil && (!hasGID || err2 == nil)
 }
 
+// resources writes the limits, and the reservations as requests.
 func resources(r config.Resources) *kubeResources {
-	limits := map[string]string{}
-	if n, err := config.ParseCPUs(r.CPUs); err == nil {
-		limits["cpu"] = decimalCPUs(n)
+	quantities := func(r config.Resources) map[string]string {
+		out := map[string]string{}
+		if n, err := config.ParseCPUs(r.CPUs); err == nil {
+			out["cpu"] = decimalCPUs(n)
+		}
+		if n, err := config.ParseMemory(r.Memory); err == nil {
+			out["memory"] = binaryQuantity(n)
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return out
 	}
-	if n, err := config.ParseMemory(r.Memory); err == nil {
-		limits["memory"] = binaryQuantity(n)
+	out := &kubeResources{Limits: quantities(r)}
+	if r.Reservations != nil {
+		out.Requests = quantities(*r.Reservations)
 	}
-	if len(limits) == 0 {
+	if out.Limits == nil && out.Requests == nil {
 		return nil
 	}
-	return &kubeResources{Limits: limits}
+	return out
 }
 
 // decimalCPUs writes nano CPUs as a decimal number of CPUs ("0.5"), which

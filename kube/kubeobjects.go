@@ -5,7 +5,11 @@ package kube
 // is written strictly with the upstream types, which the product does not
 // link.
 
-import "github.com/ostset/ostset/config"
+import (
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ostset/ostset/config"
+)
 
 type kubeObject struct {
 	APIVersion string   `yaml:"apiVersion"`
@@ -64,10 +68,14 @@ type kubePodSpec struct {
 	InitContainers                []kubeContainer  `yaml:"initContainers,omitempty"`
 	Containers                    []kubeContainer  `yaml:"containers"`
 	Volumes                       []kubeVolume     `yaml:"volumes,omitempty"`
+	// Carried are the fields of an imported manifest ostset does not apply, as written.
+	Carried map[string]*yaml.Node `yaml:",inline"`
 }
 
 type kubePodSecurity struct {
-	FSGroup *int64 `yaml:"fsGroup,omitempty"`
+	RunAsUser  *int64 `yaml:"runAsUser,omitempty"`
+	RunAsGroup *int64 `yaml:"runAsGroup,omitempty"`
+	FSGroup    *int64 `yaml:"fsGroup,omitempty"`
 }
 
 type kubeContainer struct {
@@ -83,6 +91,7 @@ type kubeContainer struct {
 	VolumeMounts    []kubeVolumeMount      `yaml:"volumeMounts,omitempty"`
 	ReadinessProbe  *kubeProbe             `yaml:"readinessProbe,omitempty"`
 	SecurityContext *kubeContainerSecurity `yaml:"securityContext,omitempty"`
+	Carried         map[string]*yaml.Node  `yaml:",inline"` // as kubePodSpec's
 }
 
 type kubeEnv struct {
@@ -113,7 +122,8 @@ type kubeContainerPort struct {
 }
 
 type kubeResources struct {
-	Limits map[string]string `yaml:"limits"`
+	Limits   map[string]string `yaml:"limits,omitempty"`
+	Requests map[string]string `yaml:"requests,omitempty"`
 }
 
 type kubeVolumeMount struct {

@@ -9,6 +9,7 @@ package kube
 import (
 	"encoding/base64"
 	"fmt"
+	"github.com/ostset/ostset/kube/kubenames"
 	"maps"
 	"math/big"
 	"net"
@@ -119,7 +120,10 @@ type kubeImport struct {
 	errs  []yamlnode.FileProblem // not mappable: errors, or warnings when lenient
 	bad   []yamlnode.FileProblem // invalid: errors
 	notes []yamlnode.FileProblem // always warnings: what was skipped or approximated
-	files []config.ConfigFile
+	// carried: what only a cluster does (carry.go): notes, errors when strict
+	carried []yamlnode.FileProblem
+	kept    []config.KubernetesCarried // of the StatefulSet being mapped: what an export writes back
+	files   []config.ConfigFile
 }
 
 // importedSet is a StatefulSet mapped to a set, before defaults.
@@ -152,15 +156,18 @@ func (k *kubeImport) run() []importedSet {
 		}
 		what := fmt.Sprintf("%s %q", d.kind, d.name)
 		why := "ostset runs StatefulSets only"
+		list := &k.notes
 		switch d.kind {
 		case "Service":
-			why = "not the headless Service (clusterIP: None) named by a StatefulSet's serviceName; ostset gives each replica its DNS name itself"
+			why = "it selects the pods of no StatefulSet of these files (a Service that does is a DNS name of their replicas)"
+			list = &k.carried
 		case "ConfigMap", "Secret":
 			why = "no StatefulSet in these files uses it"
 		case "PodDisruptionBudget":
-			why = "ostset evicts nothing"
+			why = "ostset evicts nothing: only a cluster drains nodes"
+			list = &k.carried
 		}
-		k.notes = append(k.notes, fileProblemAt(d.file, d.root.Line, "", "skipped "+what+": "+why))
+		*list = append(*list, fileProblemAt(d.file, d.root.Line, "", "skipped "+what+": "+why))
 	}
 	return out
 }
@@ -391,6 +398,8 @@ type mapper struct {
 	claims  map[string]*config.VolumeClaimTemplate
 	volumes map[string]*podVolume
 	fsGroup *int // the pod's: the group of its ConfigMap and Secret files
+	// podLabels are the pod template's, as written: the Services that select them are DNS names
+	podLabels map[string]string
 }
 
 // podVolume is one entry of the pod's volumes.
@@ -412,6 +421,7 @@ func (p *mapper) mark(setPath string, line int) {
 
 func (k *kubeImport) statefulSet(d *kubeDoc) importedSet {
 	badBefore := len(k.bad)
+	k.kept = nil
 	p := &mapper{k: k, file: d.file, lines: map[string]int{}, ns: d.namespace,
 		claims: map[string]*config.VolumeClaimTemplate{}, volumes: map[string]*podVolume{}}
 	root := k.node(d.file, d.root, "")
@@ -479,6 +489,9 @@ func (k *kubeImport) statefulSet(d *kubeDoc) importedSet {
 		p.claim(c)
 	}
 	p.podTemplate(spec.child("template"))
+	p.names.Services = k.selectingServices(p, p.podLabels)
+	k.disruptionBudgets(p)
+	p.names.Carried = k.kept
 	spec.rest()
 	root.rest()
 
@@ -637,6 +650,7 @@ func (p *mapper) podTemplate(t *node) {
 	}
 	md := t.child("metadata")
 	labels := md.stringMap("labels")
+	p.podLabels = labels
 	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		if k == NameLabel && labels[k] == p.set.Name && p.names.Selector[k] == labels[k] {
 			continue // the selector an export writes: ostset labels its containers itself
@@ -666,16 +680,12 @@ func (p *mapper) podTemplate(t *node) {
 	if rp := spec.get("restartPolicy"); rp != nil && rp.Value != "Always" {
 		p.k.fail(p.file, rp, spec.at("restartPolicy"), fmt.Sprintf("%q: a StatefulSet's pods always restart", rp.Value))
 	}
-	for _, f := range []string{"affinity", "nodeSelector", "nodeName", "tolerations", "topologySpreadConstraints", "priorityClassName", "schedulerName"} {
+	for _, f := range schedulingFields {
 		if f == "affinity" {
-			if a := spec.child(f); a != nil {
-				for i := 0; i+1 < len(a.n.Content); i += 2 {
-					a.unsupported(a.n.Content[i].Value, "scheduling: ostset runs every replica on one Docker host")
-				}
-			}
+			spec.carryEach(f, clusterOnly)
 			continue
 		}
-		spec.unsupported(f, "scheduling: ostset runs every replica on one Docker host")
+		spec.carry(f, clusterOnly)
 	}
 	podUser := p.podSecurity(spec.child("securityContext"))
 	for _, v := range spec.list("volumes") {
@@ -688,6 +698,7 @@ func (p *mapper) podTemplate(t *node) {
 	for i, c := range containers {
 		if i == 0 {
 			p.mainContainer(c, podUser)
+			p.names.PodUser = podUser != "" && p.set.Template.User == podUser
 			continue
 		}
 		p.k.fail(p.file, c.n, c.path, fmt.Sprintf("container %q: ostset runs one container per replica (the first); a sidecar is not supported", mapValueString(c.n, "name")))
@@ -748,7 +759,7 @@ func (p *mapper) user(sc *node) string {
 func (p *mapper) volume(v *node) {
 	name := v.str("name")
 	pv := &podVolume{name: name, line: v.n.Line, path: v.path}
-	if err := checkDNSLabel(name); err != nil {
+	if err := kubenames.CheckDNSLabel(name); err != nil {
 		// The name becomes a directory of the state directory.
 		p.k.invalid(p.file, v.n, v.at("name"), err.Error())
 		pv.missing = true
@@ -800,7 +811,7 @@ func (p *mapper) configVolume(pv *podVolume, src *node, kind string) {
 		nameKey = "secretName"
 	}
 	obj := src.str(nameKey)
-	if err := checkDNSSubdomain(obj); err != nil {
+	if err := kubenames.CheckDNSSubdomain(obj); err != nil {
 		p.k.invalid(p.file, src.n, src.at(nameKey), err.Error())
 	}
 	mode := uint32(0o644)
@@ -853,7 +864,7 @@ func (p *mapper) configVolume(pv *podVolume, src *node, kind string) {
 			p.k.fail(p.file, it.n, it.path, fmt.Sprintf("%s %q has no key %q", kind, obj, key))
 			continue
 		}
-		if err := checkItemPath(to); err != nil {
+		if err := kubenames.CheckItemPath(to); err != nil {
 			p.k.invalid(p.file, it.n, it.at("path"), err.Error())
 			continue
 		}
@@ -881,7 +892,7 @@ func objectData(d *kubeDoc) (map[string][]byte, error) {
 		}
 		for i := 0; i+1 < len(m.Content); i += 2 {
 			k, v := m.Content[i].Value, m.Content[i+1].Value
-			if err := checkConfigKey(k); err != nil {
+			if err := kubenames.CheckConfigKey(k); err != nil {
 				return nil, fmt.Errorf("%s: %w", f, err)
 			}
 			if (d.kind == "Secret" && f == "data") || f == "binaryData" {
@@ -978,8 +989,12 @@ func (p *mapper) container(c *node, setPath, podUser string) containerFields {
 		sc.rest()
 	}
 	if r := c.child("resources"); r != nil {
-		f.Resources = p.limits(r, setPath)
-		r.unsupported("requests", "Docker reserves nothing for a container: only limits are enforced")
+		f.Resources = p.quantities(r.child("limits"), setPath+".resources")
+		if setPath == "template" {
+			f.Resources.Reservations = p.requests(r.child("requests"), setPath+".resources.reservations")
+		} else {
+			r.carry("requests", "a cluster schedules by it; ostset reserves for the replica container only")
+		}
 		r.rest()
 	}
 	return f
@@ -1096,10 +1111,9 @@ func (p *mapper) valueFrom(vf *node) (string, *envref.Ref, bool) {
 	return "", nil, false
 }
 
-// limits maps resources.limits cpu and memory.
-func (p *mapper) limits(r *node, setPath string) config.Resources {
+// quantities maps the cpu and memory of resources.limits (or requests).
+func (p *mapper) quantities(l *node, setPath string) config.Resources {
 	var out config.Resources
-	l := r.child("limits")
 	if l == nil {
 		return out
 	}
@@ -1109,7 +1123,7 @@ func (p *mapper) limits(r *node, setPath string) config.Resources {
 		} else {
 			p.k.fail(p.file, v, l.at("cpu"), err.Error())
 		}
-		p.mark(setPath+".resources.cpus", v.Line)
+		p.mark(setPath+".cpus", v.Line)
 	}
 	if v := l.get("memory"); v != nil {
 		if n, err := kubeQuantity(v.Value); err == nil {
@@ -1117,7 +1131,7 @@ func (p *mapper) limits(r *node, setPath string) config.Resources {
 		} else {
 			p.k.fail(p.file, v, l.at("memory"), err.Error())
 		}
-		p.mark(setPath+".resources.memory", v.Line)
+		p.mark(setPath+".memory", v.Line)
 	}
 	l.rest()
 	return out
@@ -1151,8 +1165,8 @@ func (p *mapper) mainContainer(c *node, podUser string) {
 		t.Healthcheck = p.probe(probe, named)
 		p.mark("template.healthcheck", c.line("readinessProbe"))
 	}
-	c.unsupported("livenessProbe", "ostset restarts a replica when its process exits, not on a probe; readiness comes from readinessProbe")
-	c.unsupported("startupProbe", "ostset has one healthcheck: the readinessProbe")
+	c.carry("livenessProbe", "ostset restarts a replica when its process exits, not on a probe; readiness comes from readinessProbe")
+	c.carry("startupProbe", "ostset has one healthcheck, the readinessProbe, which waits initialDelaySeconds")
 	for _, m := range c.list("volumeMounts") {
 		p.mount(m, "template")
 	}

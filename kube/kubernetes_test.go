@@ -424,14 +424,16 @@ containers:
 		t.Fatalf("files = %+v, want the key's value", files)
 	}
 	want := []string{
-		a + `:9: spec.template.spec.nodeSelector: scheduling: ostset runs every replica on one Docker host (ignored: --lenient)`,
-		b + `:11: skipped Service "other": not the headless Service (clusterIP: None) named by a StatefulSet's serviceName; ostset gives each replica its DNS name itself`,
+		a + `:9: spec.template.spec.nodeSelector: scheduling: a cluster's scheduler reads it; ostset runs every replica on one Docker host (kept for an export, not applied)`,
+		b + `:11: skipped Service "other": it selects the pods of no StatefulSet of these files (a Service that does is a DNS name of their replicas)`,
 	}
 	if !slices.Equal(warnings, want) {
 		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(warnings, "\n"), strings.Join(want, "\n"))
 	}
-	if _, _, err := (config.Loader{Manifests: Manifests{}}).LoadFiles([]string{a, b}); err == nil || !strings.Contains(err.Error(), "nodeSelector") {
-		t.Errorf("strict load error = %v, want the nodeSelector", err)
+	_, _, err = (config.Loader{Manifests: Manifests{Strict: true}}).LoadFiles([]string{a, b})
+	if want := a + ":9: spec.template.spec.nodeSelector: scheduling: a cluster's scheduler reads it; ostset runs every replica on one Docker host (kept for an export, not applied)" + strictSuffix +
+		"\n" + b + `:11: skipped Service "other": it selects the pods of no StatefulSet of these files (a Service that does is a DNS name of their replicas)` + strictSuffix; err == nil || err.Error() != want {
+		t.Errorf("strict load error = %v, want\n%s", err, want)
 	}
 }
 
@@ -537,5 +539,90 @@ volumes:
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("fsGroup %q: modes and groups %v, want %v", c.fsGroup, got, c.want)
 		}
+	}
+}
+
+// TestKubernetesStrict: the ZooKeeper tutorial loads without --lenient, what
+// only a cluster applies noted; Strict refuses exactly those, each at its line.
+func TestKubernetesStrict(t *testing.T) {
+	path := filepath.Join("testdata", "kubernetes", "zookeeper.yaml")
+	if _, _, err := (config.Loader{Manifests: Manifests{}}).LoadFiles([]string{path}); err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	_, _, err := (config.Loader{Manifests: Manifests{Strict: true}}).LoadFiles([]string{path})
+	want := []string{
+		path + `:38: PodDisruptionBudget "zk-pdb": ostset evicts nothing: only a cluster drains nodes (kept for an export, not applied)`,
+		path + `:67: spec.template.spec.affinity.podAntiAffinity: ` + clusterOnly + ` (kept for an export, not applied)`,
+		path + `:127: spec.template.spec.containers[0].livenessProbe: ostset restarts a replica when its process exits, not on a probe; readiness comes from readinessProbe (kept for an export, not applied)`,
+	}
+	for i := range want {
+		want[i] += strictSuffix
+	}
+	if err == nil || err.Error() != strings.Join(want, "\n") {
+		t.Errorf("strict load error:\n%v\nwant:\n%s", err, strings.Join(want, "\n"))
+	}
+}
+
+// TestKubernetesClientServices: a Service that selects the set's pods is a
+// DNS name of its replicas (kept in the revision), what a cluster does beyond
+// the name is noted; a Service that selects other pods, or pods of another
+// namespace, is skipped.
+func TestKubernetesClientServices(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "k.yaml")
+	src := `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: web}
+spec:
+  serviceName: web
+  template:
+    metadata: {labels: {app: web, tier: front}}
+    spec:
+      containers: [{name: a, image: x:1}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web-lb}
+spec:
+  type: LoadBalancer
+  selector: {app: web}
+  ports:
+  - {port: 80, targetPort: 8080}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web-read}
+spec: {selector: {app: web, tier: front}, ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: other}
+spec: {selector: {app: other}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: elsewhere, namespace: prod}
+spec: {selector: {app: web}}
+`
+	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var warnings []string
+	sets, _, err := config.Loader{Manifests: Manifests{}, Warn: func(m string) { warnings = append(warnings, m) }}.LoadFiles([]string{path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sets[0].RevisionSpec("sha256:x").Services; !slices.Equal(got, []string{"web-lb", "web-read"}) {
+		t.Errorf("services %q, want web-lb and web-read", got)
+	}
+	skip := `: it selects the pods of no StatefulSet of these files (a Service that does is a DNS name of their replicas)`
+	want := []string{
+		path + `:15: spec.type: Service "web-lb": LoadBalancer: a cluster's; here web-lb is a DNS name of every replica (publish host ports with a set file's hostPort) (not applied)`,
+		path + `:18: spec.ports[0].targetPort: Service "web-lb": port 80 goes to 8080 in a cluster; a DNS name reaches each replica's own port 80 (not applied)`,
+		path + `:25: skipped Service "other"` + skip,
+		path + `:30: skipped Service "elsewhere"` + skip,
+	}
+	if !slices.Equal(warnings, want) {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(warnings, "\n"), strings.Join(want, "\n"))
 	}
 }

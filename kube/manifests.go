@@ -15,20 +15,25 @@ import (
 // headless Service its serviceName names and the ConfigMaps and Secrets its
 // volumes and variables use; other objects are skipped with a warning.
 // Manifests are not interpolated: kubectl does not.
-type Manifests struct{}
+type Manifests struct {
+	// Strict refuses what only a cluster does (affinity, tolerations, a
+	// PodDisruptionBudget...), which is otherwise a note: see carry.go.
+	Strict bool
+}
 
 // Claims reports whether a document is a Kubernetes object (it says its
 // apiVersion or kind) rather than a set.
 func (Manifests) Claims(root *yaml.Node) bool { return isKubernetes(root) }
 
 // Read starts a reading of the objects of the files a loader reads.
-func (Manifests) Read(l config.Loader) config.ManifestReading {
-	return &reading{k: &kubeImport{configDir: l.ConfigDir}, lenient: l.Lenient, warn: l.Warn}
+func (m Manifests) Read(l config.Loader) config.ManifestReading {
+	return &reading{k: &kubeImport{configDir: l.ConfigDir}, lenient: l.Lenient, strict: m.Strict, warn: l.Warn}
 }
 
 type reading struct {
 	k       *kubeImport
 	lenient bool
+	strict  bool
 	warn    func(string)
 }
 
@@ -59,6 +64,13 @@ func (r *reading) Sets() ([]config.Imported, []config.ConfigFile, []error) {
 		case r.warn != nil:
 			r.warn(p.String() + " (ignored: --lenient)")
 		}
+	}
+	if r.strict {
+		for _, p := range sortProblems(r.k.carried) {
+			errs = append(errs, fmt.Errorf("%s%s", p, strictSuffix))
+		}
+	} else {
+		r.k.notes = append(r.k.notes, r.k.carried...)
 	}
 	if r.warn != nil {
 		for _, p := range sortProblems(r.k.notes) {

@@ -12,7 +12,7 @@ import (
 func newConvertCmd(a *app) *cobra.Command {
 	var files []string
 	var storage, output string
-	var lenient bool
+	var lenient, strict bool
 	var cf composeFlags
 	cmd := &cobra.Command{
 		Use:   "convert -f FILE [-f FILE...]",
@@ -60,7 +60,7 @@ yaml, as set files.`,
 				for _, j := range p.Jobs {
 					a.warn(j.Name + ": runs once per up (service_completed_successfully), not as a set: left out")
 				}
-			} else if sets, err = a.loadFiles(files, lenient, false); err != nil {
+			} else if sets, err = a.loadFiles(files, lenient, strict, false); err != nil {
 				return err
 			}
 			if output == "yaml" {
@@ -73,6 +73,7 @@ yaml, as set files.`,
 	storageFlag(cmd, &storage)
 	cmd.Flags().StringVarP(&output, "output", "o", "kubernetes", "kubernetes (StatefulSets and Services) or yaml (set files)")
 	cmd.Flags().BoolVar(&lenient, "lenient", false, "go on when a compose file or Kubernetes manifest has fields ostset cannot map: warn about each")
+	strictFlag(cmd, &strict)
 	cf.register(cmd)
 	return cmd
 }

@@ -83,7 +83,7 @@ func (a *app) mark(names ...string) {
 
 func newUpCmd(a *app) *cobra.Command {
 	var files []string
-	var adopt, lenient, build bool
+	var adopt, lenient, strict, build bool
 	var w waitFlags
 	var cf composeFlags
 	cmd := &cobra.Command{
@@ -100,7 +100,7 @@ func newUpCmd(a *app) *cobra.Command {
 				}
 				return a.upCompose(cmd, files, cf, lenient, adopt, build, w)
 			}
-			sets, err := a.loadFiles(files, lenient, true)
+			sets, err := a.loadFiles(files, lenient, strict, true)
 			if err == nil {
 				err = a.checkOwners(sets, nil)
 			}
@@ -131,11 +131,19 @@ func newUpCmd(a *app) *cobra.Command {
 	}
 	cmd.Flags().StringArrayVarP(&files, "file", "f", nil, "set file (YAML, one or more documents), or compose file")
 	cmd.Flags().BoolVar(&lenient, "lenient", false, "go on when a Kubernetes manifest or a compose file has fields ostset cannot map: warn about each instead of failing")
+	strictFlag(cmd, &strict)
 	cmd.Flags().BoolVar(&build, "build", false, "compose: build the images of services with build: even when they exist")
 	cf.register(cmd)
 	cmd.Flags().BoolVar(&adopt, "adopt", false, "take over the sets' containers and volumes that another state directory created")
 	w.register(cmd)
 	return cmd
+}
+
+// strictFlag is --strict: a Kubernetes manifest's fields that only a cluster
+// applies (affinity, tolerations, a PodDisruptionBudget...) are errors
+// rather than notes.
+func strictFlag(cmd *cobra.Command, strict *bool) {
+	cmd.Flags().BoolVar(strict, "strict", false, "refuse a Kubernetes manifest's fields that only a cluster applies (affinity, tolerations, a PodDisruptionBudget, livenessProbe...) instead of noting each")
 }
 
 // loadFiles parses every file as one (a StatefulSet may use a Service,
@@ -144,10 +152,10 @@ func newUpCmd(a *app) *cobra.Command {
 // absolute relative to the file that names them. The files of the
 // StatefulSets' ConfigMap and Secret volumes are written under the state
 // directory. run: the sets are to run here, so the values of their variables
-// from Secrets and ConfigMaps must be there (see checkEnvValues).
-func (a *app) loadFiles(files []string, lenient, run bool) ([]config.Set, error) {
+// from Secrets and ConfigMaps must be there (see CheckEnvValues).
+func (a *app) loadFiles(files []string, lenient, strict, run bool) ([]config.Set, error) {
 	configDir := a.store().ConfigDir()
-	loader := config.Loader{LookupEnv: os.LookupEnv, Warn: a.warn, Lenient: lenient, ConfigDir: configDir, Manifests: kube.Manifests{}}
+	loader := config.Loader{LookupEnv: os.LookupEnv, Warn: a.warn, Lenient: lenient, ConfigDir: configDir, Manifests: kube.Manifests{Strict: strict}}
 	sets, configFiles, err := loader.LoadFiles(files)
 	if err != nil {
 		return nil, invalid(err)

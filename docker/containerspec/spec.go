@@ -56,6 +56,7 @@ func CreateOptions(spec plan.ReplicaSpec) (client.ContainerCreateOptions, error)
 	stop := Seconds(spec.StopTimeout)
 	cfg := &container.Config{
 		Hostname:     cmp.Or(spec.Hostname, spec.Name),
+		Domainname:   spec.Domainname,
 		User:         spec.User,
 		ExposedPorts: exposed,
 		Env:          spec.Env,
@@ -71,7 +72,8 @@ func CreateOptions(spec plan.ReplicaSpec) (client.ContainerCreateOptions, error)
 		PortBindings:  bindings,
 		RestartPolicy: restart,
 		Mounts:        mounts,
-		Resources:     container.Resources{NanoCPUs: spec.NanoCPUs, Memory: spec.MemoryBytes},
+		Resources: container.Resources{NanoCPUs: spec.NanoCPUs, Memory: spec.MemoryBytes,
+			MemoryReservation: spec.MemoryReservation, CPUShares: spec.CPUShares},
 	}
 	applySettings(cfg, host, spec.ContainerSettings)
 	opts := client.ContainerCreateOptions{Name: spec.Name, Config: cfg, HostConfig: host}

@@ -132,7 +132,8 @@ func RenderInit(set config.Set, revision string, spec config.RevisionSpec, ordin
 		Restart:     "no", // a failure is ostset's to retry, with back-off
 		StopTimeout: set.GracePeriod(),
 	}
-	for _, n := range spec.NetworkNames()[1:] { // on all the replica's networks, with no DNS names
+	_, r.Domainname = clusterNames(set, spec, replica) // a pod's init containers share its hostname
+	for _, n := range spec.NetworkNames()[1:] {        // on all the replica's networks, with no DNS names
 		r.OtherNetworks = append(r.OtherNetworks, NetworkJoin{Name: n})
 	}
 	for _, claim := range spec.VolumeClaimTemplates {

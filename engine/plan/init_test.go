@@ -38,6 +38,7 @@ func TestRenderInit(t *testing.T) {
 		WorkingDir: "/w", User: "999",
 		Labels:      map[string]string{"team": "db", LabelSet: "web", LabelOrdinal: "2", LabelRevision: "web-abc", LabelInit: "clone"},
 		Network:     "ostset",
+		Domainname:  "svc.default.svc.cluster.local",
 		Healthcheck: &Healthcheck{Test: []string{"NONE"}},
 		Mounts: []Mount{{Type: "bind", Source: "/etc/pg", Target: "/conf", ReadOnly: true},
 			{Type: "volume", Source: "data-web-2", Target: "/data"}},

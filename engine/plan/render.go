@@ -42,7 +42,9 @@ func Render(set config.Set, revision string, spec config.RevisionSpec, ordinal i
 		Restart:     t.RestartPolicy,
 		StopTimeout: set.GracePeriod(),
 	}
-	r.Aliases, r.OtherNetworks = networkJoins(spec, aliases(name, spec.ServiceName, t.Labels, ordinal))
+	cluster, domain := clusterNames(set, spec, name)
+	r.Domainname = domain
+	r.Aliases, r.OtherNetworks = networkJoins(spec, append(aliases(name, spec.ServiceName, t.Labels, ordinal), cluster...))
 	for _, c := range spec.VolumeClaimTemplates {
 		vol := volumes.Name(c.Name, set.Name, ordinal)
 		owner, err := volumes.RootOwner(c)
@@ -59,6 +61,9 @@ func Render(set config.Set, revision string, spec config.RevisionSpec, ordinal i
 	}
 	if r.MemoryBytes, err = parseOptional(t.Resources.Memory, config.ParseMemory); err != nil {
 		return ReplicaSpec{}, fmt.Errorf("%s: resources.memory: %w", name, err)
+	}
+	if r.MemoryReservation, r.CPUShares, err = reservations(t.Resources.Reservations); err != nil {
+		return ReplicaSpec{}, fmt.Errorf("%s: resources.reservations: %w", name, err)
 	}
 	if r.ContainerSettings, err = containerSettings(t); err != nil {
 		return ReplicaSpec{}, fmt.Errorf("%s: %w", name, err)
@@ -168,4 +173,21 @@ func parseOptional(s string, parse func(string) (int64, error)) (int64, error) {
 		return 0, nil
 	}
 	return parse(s)
+}
+
+// reservations renders Kubernetes' requests as Docker's: memory as the
+// memory reservation, CPUs as CPU shares, 1024 a CPU as the kubelet gives
+// them (at least 2, the kernel's least).
+func reservations(r *config.Resources) (memory, shares int64, err error) {
+	if r == nil {
+		return 0, 0, nil
+	}
+	if memory, err = parseOptional(r.Memory, config.ParseMemory); err != nil {
+		return 0, 0, err
+	}
+	nano, err := parseOptional(r.CPUs, config.ParseCPUs)
+	if err != nil || nano == 0 {
+		return memory, 0, err
+	}
+	return memory, max(nano*1024/1_000_000_000, 2), nil
 }

@@ -144,7 +144,8 @@ func TestRenderSeveralNetworks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := []string{"db-0", "db-0.db", "db"}
+	names := []string{"db-0", "db-0.db", "db", "db.default", "db.default.svc", "db.default.svc.cluster.local",
+		"db-0.db.default", "db-0.db.default.svc", "db-0.db.default.svc.cluster.local"}
 	if r.Network != "front" || !slices.Equal(r.Aliases, append(slices.Clone(names), "www")) {
 		t.Errorf("created on %s with aliases %q, want front with %q and www", r.Network, r.Aliases, names)
 	}
@@ -158,5 +159,57 @@ func TestRenderSeveralNetworks(t *testing.T) {
 	}
 	if init.Network != "front" || !reflect.DeepEqual(init.OtherNetworks, []NetworkJoin{{Name: "back"}, {Name: "admin"}}) {
 		t.Errorf("init container on %s and %+v, want front, back and admin with no aliases", init.Network, init.OtherNetworks)
+	}
+}
+
+// Reservations, Kubernetes' requests, become Docker's memory reservation and
+// CPU shares (1024 a CPU, at least 2); without them the engine's defaults.
+func TestRenderReservations(t *testing.T) {
+	for _, tt := range []struct {
+		r              *config.Resources
+		memory, shares int64
+	}{
+		{nil, 0, 0},
+		{&config.Resources{CPUs: "0.5", Memory: "1Gi"}, 1 << 30, 512},
+		{&config.Resources{CPUs: "0.001"}, 0, 2},
+		{&config.Resources{Memory: "64Mi"}, 64 << 20, 0},
+	} {
+		s := config.Set{Name: "zk", Template: config.Template{Image: "zk", Resources: config.Resources{Reservations: tt.r}}}
+		s.ApplyDefaults()
+		r, err := Render(s, "zk-0", s.RevisionSpec("sha256:img"), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.MemoryReservation != tt.memory || r.CPUShares != tt.shares {
+			t.Errorf("%+v rendered as memory reservation %d, CPU shares %d; want %d, %d", tt.r, r.MemoryReservation, r.CPUShares, tt.memory, tt.shares)
+		}
+	}
+}
+
+// A replica answers to the cluster-local names a pod has, in the namespace
+// its manifest named (default without one), and to the other Services that
+// select its pods; its domainname is its Service's domain, so hostname -d
+// says what it says in a pod.
+func TestRenderClusterNames(t *testing.T) {
+	s := config.Set{Name: "zk", ServiceName: "zk-hs", Replicas: new(3), Template: config.Template{Image: "zk", InitContainers: []config.InitContainer{{Name: "conf", Image: "zk"}}},
+		Kubernetes: &config.KubernetesNames{Namespace: "prod", Services: []string{"zk-cs"}}}
+	s.ApplyDefaults()
+	spec := s.RevisionSpec("sha256:img")
+	r, err := Render(s, "zk-1", spec, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"zk-1", "zk-1.zk-hs", "zk-hs", "zk-hs.prod", "zk-hs.prod.svc", "zk-hs.prod.svc.cluster.local",
+		"zk-1.zk-hs.prod", "zk-1.zk-hs.prod.svc", "zk-1.zk-hs.prod.svc.cluster.local",
+		"zk-cs", "zk-cs.prod", "zk-cs.prod.svc", "zk-cs.prod.svc.cluster.local"}
+	if !slices.Equal(r.Aliases, want) || r.Domainname != "zk-hs.prod.svc.cluster.local" {
+		t.Errorf("aliases %q, domainname %q; want %q, zk-hs.prod.svc.cluster.local", r.Aliases, r.Domainname, want)
+	}
+	if init, err := RenderInit(s, "zk-1", spec, 1, "conf"); err != nil || init.Hostname != "zk-1" || init.Domainname != "zk-hs.prod.svc.cluster.local" {
+		t.Errorf("init container: hostname %q, domainname %q, %v; want the replica's", init.Hostname, init.Domainname, err)
+	}
+	s.Kubernetes = nil
+	if r, _ := Render(s, "zk-1", s.RevisionSpec("sha256:img"), 1); r.Domainname != "zk-hs.default.svc.cluster.local" || slices.Contains(r.Aliases, "zk-cs") {
+		t.Errorf("without a manifest: aliases %q, domainname %q; want namespace default and no zk-cs", r.Aliases, r.Domainname)
 	}
 }

@@ -14,9 +14,11 @@ type ReplicaSpec struct {
 	// Hostname, if set, is the hostname when it is not Name: an init container
 	// has its replica's.
 	Hostname string
-	Ordinal  int
-	Revision string
-	Image    string // image ID
+	// Domainname makes hostname -f <name>.<domainname>, as a pod's is.
+	Domainname string
+	Ordinal    int
+	Revision   string
+	Image      string // image ID
 	// Entrypoint and Cmd are nil when the image defaults apply.
 	Entrypoint []string
 	Cmd        []string
@@ -44,8 +46,12 @@ type ReplicaSpec struct {
 	Volumes     []VolumeSpec // per-ordinal volumes to ensure before creating
 	NanoCPUs    int64
 	MemoryBytes int64
-	Restart     string // no, always, unless-stopped, on-failure[:N]
-	StopTimeout time.Duration
+	// Reservations, as Kubernetes' requests: a soft memory limit the kernel
+	// reclaims down to under pressure, and a relative CPU weight.
+	MemoryReservation int64
+	CPUShares         int64
+	Restart           string // no, always, unless-stopped, on-failure[:N]
+	StopTimeout       time.Duration
 	ContainerSettings
 }
 

@@ -1,4 +1,7 @@
-package kube
+// Package kubenames checks the names of Kubernetes objects, keys and paths
+// that become file paths, as the API server checks them. It imports nothing
+// of ostset.
+package kubenames
 
 import (
 	"fmt"
@@ -18,35 +21,35 @@ var (
 	configKeyRe    = regexp.MustCompile(`^[-._a-zA-Z0-9]+$`)
 )
 
-// checkDNSLabel is Kubernetes' rule for a volume's name (RFC 1123 label).
-func checkDNSLabel(s string) error {
+// CheckDNSLabel is Kubernetes' rule for a volume's name (RFC 1123 label).
+func CheckDNSLabel(s string) error {
 	if len(s) > 63 || !dnsLabelRe.MatchString(s) {
 		return fmt.Errorf("%q is not a DNS-1123 label (at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit), as Kubernetes requires", s)
 	}
 	return nil
 }
 
-// checkDNSSubdomain is Kubernetes' rule for the name of a ConfigMap or a
+// CheckDNSSubdomain is Kubernetes' rule for the name of a ConfigMap or a
 // Secret (RFC 1123 subdomain).
-func checkDNSSubdomain(s string) error {
+func CheckDNSSubdomain(s string) error {
 	if len(s) > 253 || !dnsSubdomainRe.MatchString(s) {
 		return fmt.Errorf("%q is not a DNS-1123 subdomain (at most 253 lowercase letters, digits, '-' and '.'), as Kubernetes requires of an object's name", s)
 	}
 	return nil
 }
 
-// checkConfigKey is Kubernetes' rule for a key of a ConfigMap or a Secret,
+// CheckConfigKey is Kubernetes' rule for a key of a ConfigMap or a Secret,
 // which names a file of its volume.
-func checkConfigKey(s string) error {
+func CheckConfigKey(s string) error {
 	if len(s) > 253 || !configKeyRe.MatchString(s) || s == "." || s == ".." {
 		return fmt.Errorf("%q is not a valid key (letters, digits, '-', '_' and '.', not '.' or '..'), as Kubernetes requires", s)
 	}
 	return nil
 }
 
-// checkItemPath is Kubernetes' rule for items[].path of a ConfigMap or
+// CheckItemPath is Kubernetes' rule for items[].path of a ConfigMap or
 // Secret volume: relative, with no ".." element.
-func checkItemPath(s string) error {
+func CheckItemPath(s string) error {
 	switch {
 	case s == "":
 		return fmt.Errorf("a path inside the volume is required")
