@@ -1,0 +1,106 @@
+package oracle
+
+import (
+	"fmt"
+	"slices"
+)
+
+// allowances are the documented differences between ostset's planner and
+// Kubernetes' StatefulSet controller: docs/kubernetes.md, "Where ostset
+// differs from Kubernetes, and why". Each names its rule and its paragraph
+// there; a divergence none of them accepts fails the oracle.
+var allowances = []allowance{
+	{
+		Rule: "status.replicas is the desired count",
+		Doc:  "status.replicas counts the desired replicas",
+		Match: func(d *divergence) bool {
+			return d.what == "status.replicas" && d.ostset == fmt.Sprint(d.before.sp.replicas)
+		},
+	},
+	{
+		Rule: "partition compares ordinals",
+		Doc:  "The partition counts ordinals, not positions",
+		Match: func(d *divergence) bool {
+			sp := d.before.sp
+			if d.what != "steps" || sp.onDelete || sp.start == 0 || sp.partition == 0 {
+				return false
+			}
+			// Only ordinals the two readings of the partition put on
+			// different sides of it are treated differently.
+			return all(differing(d), func(s step) bool { return (s.ord < sp.partition) != (s.ord-sp.start < sp.partition) })
+		},
+	},
+}
+
+func init() {
+	allowances = append(allowances, allowance{
+		Rule: "scale-down removes condemned replicas highest first whatever their health",
+		Doc:  "Scale-down does not wait on the first unhealthy condemned replica",
+		Match: func(d *divergence) bool {
+			w, sp := d.before, d.before.sp
+			if d.what != "steps" || sp.parallel || len(d.kubeSteps) != 0 || len(d.ostsetSteps) != 1 {
+				return false
+			}
+			s := d.ostsetSteps[0]
+			r, ok := w.replicas[s.ord]
+			inRange := s.ord >= sp.start && s.ord < sp.start+sp.replicas
+			// Kubernetes waits for a lower unhealthy condemned pod, which
+			// it would remove first.
+			lower := false
+			for ord, o := range w.replicas {
+				outside := ord < sp.start || ord >= sp.start+sp.replicas
+				lower = lower || outside && ord < s.ord && !o.ready
+			}
+			return !s.create && ok && !inRange && !r.ready && lower
+		},
+	})
+}
+
+// knownDefects are differences that are not choices: ostset falls short of
+// what Kubernetes does. docs/kubernetes.md lists them ("Not matched yet")
+// until the planner is fixed; then the entry goes, and the oracle keeps the fix.
+var knownDefects = []allowance{
+	{
+		Rule: "Parallel rollout: replacing an unavailable old replica does not spend maxUnavailable",
+		Doc:  "Not matched yet",
+		Match: func(d *divergence) bool {
+			sp := d.before.sp
+			if d.what != "steps" || !sp.parallel || sp.onDelete {
+				return false
+			}
+			// Kubernetes deletes more old-revision replicas (at or above
+			// the partition) than ostset, and ostset nothing Kubernetes
+			// does not.
+			return all(differing(d), func(s step) bool {
+				r, ok := d.before.replicas[s.ord]
+				return !s.create && !slices.Contains(d.ostsetSteps, s) && ok && r.state == running &&
+					r.version != sp.version && s.ord-sp.start >= sp.partition
+			})
+		},
+	},
+}
+
+// differing are the steps one controller takes and the other does not.
+func differing(d *divergence) []step {
+	var out []step
+	for _, s := range d.kubeSteps {
+		if !slices.Contains(d.ostsetSteps, s) {
+			out = append(out, s)
+		}
+	}
+	for _, s := range d.ostsetSteps {
+		if !slices.Contains(d.kubeSteps, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func all(ss []step, f func(step) bool) bool {
+	for _, s := range ss {
+		if !f(s) {
+			return false
+		}
+	}
+	return len(ss) > 0
+}

@@ -1,0 +1,334 @@
+package oracle
+
+import (
+	"flag"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	apps "k8s.io/api/apps/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/features"
+	"pgregory.net/rapid"
+
+	"github.com/ostset/ostset/engine/plan"
+)
+
+// TestMain takes the number of random histories from ORACLE_HISTORIES (the
+// -rapid.checks flag otherwise) and keeps the controller's logging quiet.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if n := os.Getenv("ORACLE_HISTORIES"); n != "" {
+		if err := flag.Set("rapid.checks", n); err != nil {
+			fmt.Fprintln(os.Stderr, "ORACLE_HISTORIES:", err)
+			os.Exit(2)
+		}
+	}
+	klog.SetOutput(nopWriter{})
+	klog.LogToStderr(false)
+	os.Exit(m.Run())
+}
+
+type nopWriter struct{}
+
+func (nopWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// gates turns on what Kubernetes 1.37 has on by default for StatefulSets.
+func gates(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.MaxUnavailableStatefulSet, true)
+}
+
+// divergence is a pass, or a quiet state, where the controllers disagree.
+type divergence struct {
+	what         string // "steps", "status" or "claims"
+	kube, ostset string
+	before       *world // the world the pass saw (steps)
+	kubeSteps    []step
+	ostsetSteps  []step
+}
+
+// pass has both controllers look at the world once and compares what they
+// ask for. When they agree it carries the steps out and reports whether
+// there were none; otherwise it returns the divergence and leaves the world.
+func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p plan.Plan) {
+	in := w.input()
+	p = plan.MakePlan(in)
+	// In OrderedReady a pass that removes volumes does nothing else; the
+	// controller's next pass follows at once. Kubernetes' garbage collector
+	// removes claims beside the controller: the volumes are compared once
+	// quiet.
+	var volumeDeletes []int
+	for onlyVolumes(p) {
+		w.condemned, _ = plan.Condemn(in.Set, w.condemned, p.Actions)
+		for _, a := range p.Actions {
+			volumeDeletes = append(volumeDeletes, a.Ordinal)
+			delete(w.volumes, a.Ordinal)
+		}
+		in = w.input()
+		p = plan.MakePlan(in)
+	}
+	ks, err := w.kube.pass(w.sp, w.pods(), w.now)
+	if err != nil {
+		panic(fmt.Sprintf("Kubernetes' controller: %v", err))
+	}
+	var kube, ost []step
+	for _, pod := range w.kube.created {
+		kube = append(kube, step{create: true, ord: ordinalOf(pod.Name), version: w.kube.version(podRevision(pod))})
+	}
+	for _, pod := range w.kube.deleted {
+		kube = append(kube, step{ord: ordinalOf(pod.Name)})
+	}
+	for _, a := range p.Actions {
+		switch a.Kind {
+		case plan.ActCreate:
+			ost = append(ost, step{create: true, ord: a.Ordinal, version: unrev(a.Revision)})
+		case plan.ActDelete:
+			// A delete with Recreate also creates the replacement in the
+			// same pass; Kubernetes creates it on the next. Both end with the
+			// same replacement at the same revision: it is compared then.
+			ost = append(ost, step{ord: a.Ordinal})
+		case plan.ActDeleteVolume:
+			volumeDeletes = append(volumeDeletes, a.Ordinal)
+		default:
+			ost = append(ost, step{ord: -1 - a.Ordinal}) // a kind Kubernetes has no counterpart of
+		}
+	}
+	sortSteps(kube)
+	sortSteps(ost)
+	if !slices.Equal(kube, ost) {
+		return false, &divergence{what: "steps", kube: stepsString(kube), ostset: stepsString(ost), before: w, kubeSteps: kube, ostsetSteps: ost}, ks, p
+	}
+	if len(kube) > 0 || len(volumeDeletes) > 0 {
+		w.logf("%s %s: %s", w.sp, w.state(), stepsString(kube))
+	}
+	w.condemned, _ = plan.Condemn(in.Set, w.condemned, p.Actions)
+	for _, s := range kube {
+		if s.create {
+			continue
+		}
+		w.remove(s.ord)
+	}
+	for _, pod := range w.kube.created {
+		ord := ordinalOf(pod.Name)
+		w.replicas[ord] = &replica{ord: ord, version: w.kube.version(podRevision(pod)), state: running, created: w.now, pod: pod}
+		w.volumes[ord] = true
+	}
+	for _, ord := range volumeDeletes {
+		delete(w.volumes, ord)
+	}
+	w.current = p.Status.CurrentRevision
+	return len(kube) == 0 && len(volumeDeletes) == 0, nil, ks, p
+}
+
+func onlyVolumes(p plan.Plan) bool {
+	for _, a := range p.Actions {
+		if a.Kind != plan.ActDeleteVolume {
+			return false
+		}
+	}
+	return len(p.Actions) > 0
+}
+
+// settle lets both controllers act, and time pass, until neither asks for
+// anything and nothing changes by time alone; then it compares the status
+// and the claims. A divergence of steps ends the settling (the controllers
+// would go on from different worlds); differences of status or claims leave
+// the world as it is.
+func (w *world) settle() []*divergence {
+	for range 100 {
+		quiet, d, ks, p := w.pass()
+		if d != nil {
+			return []*divergence{d}
+		}
+		if changing := w.tick(); quiet && !changing {
+			return w.compareQuiet(ks, p)
+		}
+	}
+	return []*divergence{{what: "convergence", kube: "still acting after 100 passes", ostset: "still acting after 100 passes", before: w}}
+}
+
+// compareQuiet compares, field by field, the status both controllers report
+// on a quiet world, and the claims left.
+func (w *world) compareQuiet(ks *apps.StatefulSetStatus, p plan.Plan) []*divergence {
+	s := p.Status
+	fields := []struct {
+		name         string
+		kube, ostset int
+	}{
+		{"replicas", int(ks.Replicas), s.Replicas},
+		{"readyReplicas", int(ks.ReadyReplicas), s.ReadyReplicas},
+		{"availableReplicas", int(ks.AvailableReplicas), s.AvailableReplicas},
+		{"currentReplicas", int(ks.CurrentReplicas), s.CurrentReplicas},
+		{"updatedReplicas", int(ks.UpdatedReplicas), s.UpdatedReplicas},
+		{"currentRevision", w.kube.version(ks.CurrentRevision), unrev(s.CurrentRevision)},
+		{"updateRevision", w.kube.version(ks.UpdateRevision), unrev(s.UpdateRevision)},
+	}
+	var out []*divergence
+	for _, f := range fields {
+		if f.kube != f.ostset {
+			out = append(out, &divergence{what: "status." + f.name, kube: fmt.Sprint(f.kube), ostset: fmt.Sprint(f.ostset), before: w})
+		}
+	}
+	kc := fmt.Sprint(slices.Sorted(maps.Keys(w.kube.claimOrdinals())))
+	oc := fmt.Sprint(slices.Sorted(maps.Keys(w.volumes)))
+	if kc != oc {
+		out = append(out, &divergence{what: "claims", kube: "claims of ordinals " + kc, ostset: "volumes of ordinals " + oc, before: w})
+	}
+	return out
+}
+
+// allowance accepts a known, documented difference: Rule names the planning
+// rule, Doc the section of docs/kubernetes.md that explains it.
+type allowance struct {
+	Rule  string
+	Doc   string
+	Match func(d *divergence) bool
+}
+
+var (
+	acceptedMu sync.Mutex
+	accepted   = map[string]int{}
+)
+
+// allowed returns the allowance that accepts d, if any.
+func allowed(d *divergence) *allowance {
+	for _, list := range [][]allowance{allowances, knownDefects} {
+		for i := range list {
+			if list[i].Match(d) {
+				return &list[i]
+			}
+		}
+	}
+	return nil
+}
+
+// event changes the spec or the world as a person or the machine would.
+func (w *world) event(t *rapid.T, maxVersion *int) {
+	ords := w.ords()
+	pick := func() (*replica, bool) {
+		if len(ords) == 0 {
+			return nil, false
+		}
+		return w.replicas[rapid.SampledFrom(ords).Draw(t, "ordinal")], true
+	}
+	switch ev := rapid.IntRange(0, 13).Draw(t, "event"); ev {
+	case 0:
+		w.sp.replicas = rapid.IntRange(0, 5).Draw(t, "replicas")
+		w.logf("event: scale to %d", w.sp.replicas)
+	case 1:
+		*maxVersion++
+		w.sp.version = *maxVersion
+		w.logf("event: template changed to v%d", w.sp.version)
+	case 2:
+		w.sp.version = rapid.IntRange(1, *maxVersion).Draw(t, "undo to")
+		w.logf("event: template set back to v%d", w.sp.version)
+	case 3:
+		w.sp.partition = rapid.IntRange(0, 4).Draw(t, "partition")
+		w.logf("event: partition %d", w.sp.partition)
+	case 4:
+		w.sp.maxUnavailable = rapid.SampledFrom([]string{"1", "2", "50%"}).Draw(t, "maxUnavailable")
+		w.logf("event: maxUnavailable %s", w.sp.maxUnavailable)
+	case 5:
+		if r, ok := pick(); ok && r.state == running {
+			r.state, r.ready = failed, false
+			w.logf("event: %s-%d fails (exits; pod phase Failed)", setName, r.ord)
+		}
+	case 6:
+		if r, ok := pick(); ok && r.state == running {
+			r.sick, r.ready = true, false
+			w.logf("event: %s-%d becomes unready", setName, r.ord)
+		}
+	case 7:
+		for _, r := range w.replicas {
+			r.sick = false
+		}
+		w.logf("event: every replica's probe passes again")
+	case 8:
+		if r, ok := pick(); ok && r.state != terminating {
+			w.remove(r.ord)
+			w.logf("event: %s-%d deleted by hand", setName, r.ord)
+		}
+	case 9:
+		if r, ok := pick(); ok && r.state != terminating {
+			r.state, r.ready, r.termTicks = terminating, false, 3
+			w.logf("event: %s-%d deleted by hand, takes 3s to terminate", setName, r.ord)
+		}
+	case 10:
+		w.sp.minReady = rapid.IntRange(0, 3).Draw(t, "minReadySeconds")
+		w.logf("event: minReadySeconds %d", w.sp.minReady)
+	case 11:
+		w.sp.scaledDelete = !w.sp.scaledDelete
+		w.logf("event: whenScaled %v", map[bool]string{true: "Delete", false: "Retain"}[w.sp.scaledDelete])
+	case 12:
+		w.sp.onDelete = !w.sp.onDelete
+		w.logf("event: updateStrategy %v", map[bool]string{true: "OnDelete", false: "RollingUpdate"}[w.sp.onDelete])
+	case 13:
+		w.sp.start = rapid.IntRange(0, 2).Draw(t, "ordinals.start")
+		w.logf("event: ordinals.start %d", w.sp.start)
+	}
+}
+
+func drawSpec(t *rapid.T) spec {
+	return spec{
+		replicas:       rapid.IntRange(0, 5).Draw(t, "replicas"),
+		start:          rapid.IntRange(0, 2).Draw(t, "start"),
+		parallel:       rapid.Bool().Draw(t, "parallel"),
+		onDelete:       rapid.IntRange(0, 3).Draw(t, "strategy") == 0,
+		partition:      rapid.IntRange(0, 4).Draw(t, "partition"),
+		maxUnavailable: rapid.SampledFrom([]string{"1", "2", "50%"}).Draw(t, "maxUnavailable"),
+		minReady:       rapid.IntRange(0, 3).Draw(t, "minReadySeconds"),
+		scaledDelete:   rapid.Bool().Draw(t, "whenScaled Delete"),
+		version:        1,
+	}
+}
+
+// check reports divergences: allowed ones are counted, any other fails the
+// test with the history that led to it. It reports whether the history ends
+// (the steps diverged).
+func check(t *rapid.T, w *world, ds []*divergence) (stop bool) {
+	for _, d := range ds {
+		if a := allowed(d); a != nil {
+			acceptedMu.Lock()
+			accepted[a.Rule]++
+			acceptedMu.Unlock()
+			stop = stop || d.what == "steps"
+			continue
+		}
+		t.Fatalf("the planner and Kubernetes' StatefulSet controller differ (%s)\nhistory:\n  %s\nspec %s\nworld %s\nKubernetes: %s\nostset:     %s",
+			d.what, strings.Join(w.trace, "\n  "), w.sp, w.state(), d.kube, d.ostset)
+	}
+	return stop
+}
+
+// TestOracle runs random histories of spec changes and replica events; after
+// each, both controllers act until quiet on the same observed state, and
+// every pass's steps, then the status and the claims, must agree or be a
+// documented difference (allowances).
+func TestOracle(t *testing.T) {
+	gates(t)
+	rapid.Check(t, func(t *rapid.T) {
+		w := newWorld(drawSpec(t))
+		w.logf("start: %s", w.sp)
+		maxVersion := 1
+		if check(t, w, w.settle()) {
+			return
+		}
+		for range rapid.IntRange(1, 8).Draw(t, "events") {
+			w.event(t, &maxVersion)
+			if check(t, w, w.settle()) {
+				return
+			}
+		}
+	})
+	acceptedMu.Lock()
+	defer acceptedMu.Unlock()
+	for _, rule := range slices.Sorted(maps.Keys(accepted)) {
+		t.Logf("divergences accepted as known (%q): %d", rule, accepted[rule])
+	}
+}
