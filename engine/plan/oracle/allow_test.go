@@ -11,7 +11,7 @@ import (
 // there; a divergence none of them accepts fails the oracle.
 var allowances = []allowance{
 	{
-		Rule: "status.replicas is the desired count",
+		Rule: desiredReplicasRule,
 		Doc:  "status.replicas counts the desired replicas",
 		Match: func(d *divergence) bool {
 			return d.what == "status.replicas" && d.ostset == fmt.Sprint(d.before.sp.replicas)
@@ -52,6 +52,26 @@ func init() {
 				lower = lower || outside && ord < s.ord && !o.ready
 			}
 			return !s.create && ok && !inRange && !r.ready && lower
+		},
+	})
+}
+
+const desiredReplicasRule = "status.replicas is the desired count"
+
+func init() {
+	allowances = append(allowances, allowance{
+		Rule: "a not-ready replica at an abandoned revision is replaced at once",
+		Doc:  "A replica stuck at an abandoned revision is replaced",
+		Match: func(d *divergence) bool {
+			w, sp := d.before, d.before.sp
+			if d.what != "steps" || sp.onDelete {
+				return false
+			}
+			return all(differing(d), func(s step) bool {
+				r, ok := w.replicas[s.ord]
+				return !s.create && !slices.Contains(d.kubeSteps, s) && ok && r.state == running && !r.ready &&
+					r.version != sp.version && rev(r.version) != w.current && s.ord >= sp.partition
+			})
 		},
 	})
 }

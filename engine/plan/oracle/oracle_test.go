@@ -82,7 +82,12 @@ func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p
 		kube = append(kube, step{create: true, ord: ordinalOf(pod.Name), version: w.kube.version(podRevision(pod))})
 	}
 	for _, pod := range w.kube.deleted {
-		kube = append(kube, step{ord: ordinalOf(pod.Name)})
+		// One pass may delete a pod twice (a failed pod at an old revision
+		// in Parallel: once as failed, once for the update); the second
+		// delete of a pod already being deleted changes nothing.
+		if s := (step{ord: ordinalOf(pod.Name)}); !slices.Contains(kube, s) {
+			kube = append(kube, s)
+		}
 	}
 	for _, a := range p.Actions {
 		switch a.Kind {
@@ -116,7 +121,8 @@ func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p
 	}
 	for _, pod := range w.kube.created {
 		ord := ordinalOf(pod.Name)
-		w.replicas[ord] = &replica{ord: ord, version: w.kube.version(podRevision(pod)), state: running, created: w.now, pod: pod}
+		v := w.kube.version(podRevision(pod))
+		w.replicas[ord] = &replica{ord: ord, version: v, state: running, created: w.now, pod: pod, sick: w.broken[v]}
 		w.volumes[ord] = true
 	}
 	for _, ord := range volumeDeletes {
@@ -224,6 +230,11 @@ func (w *world) event(t *rapid.T, maxVersion *int) {
 	case 1:
 		*maxVersion++
 		w.sp.version = *maxVersion
+		if rapid.IntRange(0, 2).Draw(t, "broken") == 0 {
+			w.broken[w.sp.version] = true
+			w.logf("event: template changed to v%d, whose replicas never become ready", w.sp.version)
+			break
+		}
 		w.logf("event: template changed to v%d", w.sp.version)
 	case 2:
 		w.sp.version = rapid.IntRange(1, *maxVersion).Draw(t, "undo to")
@@ -246,7 +257,7 @@ func (w *world) event(t *rapid.T, maxVersion *int) {
 		}
 	case 7:
 		for _, r := range w.replicas {
-			r.sick = false
+			r.sick = w.broken[r.version]
 		}
 		w.logf("event: every replica's probe passes again")
 	case 8:
@@ -291,7 +302,7 @@ func drawSpec(t *rapid.T) spec {
 // check reports divergences: allowed ones are counted, any other fails the
 // test with the history that led to it. It reports whether the history ends
 // (the steps diverged).
-func check(t *rapid.T, w *world, ds []*divergence) (stop bool) {
+func check(t fataler, w *world, ds []*divergence) (stop bool) {
 	for _, d := range ds {
 		if a := allowed(d); a != nil {
 			acceptedMu.Lock()
@@ -304,6 +315,11 @@ func check(t *rapid.T, w *world, ds []*divergence) (stop bool) {
 			d.what, strings.Join(w.trace, "\n  "), w.sp, w.state(), d.kube, d.ostset)
 	}
 	return stop
+}
+
+// fataler is a *testing.T or a *rapid.T.
+type fataler interface {
+	Fatalf(format string, args ...any)
 }
 
 // TestOracle runs random histories of spec changes and replica events; after

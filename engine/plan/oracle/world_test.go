@@ -111,10 +111,12 @@ type world struct {
 	condemned []int
 	kube      *kube
 	trace     []string
+	// broken are the template versions whose replicas never become ready.
+	broken map[int]bool
 }
 
 func newWorld(sp spec) *world {
-	return &world{sp: sp, now: t0, replicas: map[int]*replica{}, volumes: map[int]bool{}, kube: newKube()}
+	return &world{sp: sp, now: t0, replicas: map[int]*replica{}, volumes: map[int]bool{}, kube: newKube(), broken: map[int]bool{}}
 }
 
 func (w *world) logf(format string, args ...any) {
