@@ -2,7 +2,10 @@ package oracle
 
 import (
 	"fmt"
+	"os"
 	"slices"
+	"strings"
+	"testing"
 )
 
 // allowances are the documented differences between ostset's planner and
@@ -123,4 +126,23 @@ func all(ss []step, f func(step) bool) bool {
 		}
 	}
 	return len(ss) > 0
+}
+
+// TestAllowancesDocumented: every accepted difference has its paragraph in
+// docs/kubernetes.md.
+func TestAllowancesDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../../docs/kubernetes.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := strings.Index(string(doc), "## Where ostset differs from Kubernetes, and why")
+	if at < 0 {
+		t.Fatal(`docs/kubernetes.md has no section "Where ostset differs from Kubernetes, and why"`)
+	}
+	section := string(doc)[at:]
+	for _, a := range slices.Concat(allowances, knownDefects) {
+		if !strings.Contains(section, "### "+a.Doc+"\n") {
+			t.Errorf("%q: docs/kubernetes.md has no section %q under \"Where ostset differs from Kubernetes, and why\"", a.Rule, a.Doc)
+		}
+	}
 }

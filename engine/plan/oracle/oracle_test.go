@@ -335,7 +335,7 @@ func TestOracle(t *testing.T) {
 		if check(t, w, w.settle()) {
 			return
 		}
-		for range rapid.IntRange(1, 8).Draw(t, "events") {
+		for range rapid.IntRange(1, 12).Draw(t, "events") {
 			w.event(t, &maxVersion)
 			if check(t, w, w.settle()) {
 				return
