@@ -51,6 +51,15 @@ type divergence struct {
 	before       *world // the world the pass saw (steps)
 	kubeSteps    []step
 	ostsetSteps  []step
+	// seen is the world the pass saw, for a difference of status.
+	seen string
+	// countsRemoving: ostset's count is Kubernetes' plus the replicas
+	// being removed.
+	countsRemoving bool
+	// condemnedLeft: the pass saw replicas outside the desired range;
+	// ostsetCurrent is ostset's current revision after it.
+	condemnedLeft bool
+	ostsetCurrent int
 }
 
 // pass has both controllers look at the world once and compares what they
@@ -109,6 +118,9 @@ func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p
 	if !slices.Equal(kube, ost) {
 		return false, &divergence{what: "steps", kube: stepsString(kube), ostset: stepsString(ost), before: w, kubeSteps: kube, ostsetSteps: ost}, ks, p
 	}
+	if ds := w.compareStatus(ks, p, false); len(ds) > 0 {
+		w.passDiffs = append(w.passDiffs, ds...)
+	}
 	if len(kube) > 0 || len(volumeDeletes) > 0 {
 		w.logf("%s %s: %s", w.sp, w.state(), stepsString(kube))
 	}
@@ -153,7 +165,9 @@ func (w *world) settle() []*divergence {
 			return []*divergence{d}
 		}
 		if changing := w.tick(); quiet && !changing {
-			return w.compareQuiet(ks, p)
+			ds := append(w.passDiffs, w.compareQuiet(ks, p)...)
+			w.passDiffs = nil
+			return ds
 		}
 	}
 	return []*divergence{{what: "convergence", kube: "still acting after 100 passes", ostset: "still acting after 100 passes", before: w}}
@@ -162,6 +176,19 @@ func (w *world) settle() []*divergence {
 // compareQuiet compares, field by field, the status both controllers report
 // on a quiet world, and the claims left.
 func (w *world) compareQuiet(ks *apps.StatefulSetStatus, p plan.Plan) []*divergence {
+	out := w.compareStatus(ks, p, true)
+	kc := fmt.Sprint(slices.Sorted(maps.Keys(w.kube.claimOrdinals())))
+	oc := fmt.Sprint(slices.Sorted(maps.Keys(w.volumes)))
+	if kc != oc {
+		out = append(out, &divergence{what: "claims", kube: "claims of ordinals " + kc, ostset: "volumes of ordinals " + oc, before: w})
+	}
+	return out
+}
+
+// compareStatus compares the status of one pass field by field. Within a
+// pass that acts, Kubernetes has taken its update deletes off
+// currentReplicas; the others count the replicas the pass saw, as ostset's.
+func (w *world) compareStatus(ks *apps.StatefulSetStatus, p plan.Plan, quiet bool) []*divergence {
 	s := p.Status
 	fields := []struct {
 		name         string
@@ -175,16 +202,30 @@ func (w *world) compareQuiet(ks *apps.StatefulSetStatus, p plan.Plan) []*diverge
 		{"currentRevision", w.kube.version(ks.CurrentRevision), unrev(s.CurrentRevision)},
 		{"updateRevision", w.kube.version(ks.UpdateRevision), unrev(s.UpdateRevision)},
 	}
-	var out []*divergence
-	for _, f := range fields {
-		if f.kube != f.ostset {
-			out = append(out, &divergence{what: "status." + f.name, kube: fmt.Sprint(f.kube), ostset: fmt.Sprint(f.ostset), before: w})
+	// Replicas being removed, by revision.
+	removing := map[string]int{}
+	for _, r := range w.replicas {
+		if r.state == terminating {
+			removing[rev(r.version)]++
 		}
 	}
-	kc := fmt.Sprint(slices.Sorted(maps.Keys(w.kube.claimOrdinals())))
-	oc := fmt.Sprint(slices.Sorted(maps.Keys(w.volumes)))
-	if kc != oc {
-		out = append(out, &divergence{what: "claims", kube: "claims of ordinals " + kc, ostset: "volumes of ordinals " + oc, before: w})
+	condemnedLeft := false
+	for ord := range w.replicas {
+		condemnedLeft = condemnedLeft || ord < w.sp.start || ord >= w.sp.start+w.sp.replicas
+	}
+	var out []*divergence
+	for _, f := range fields {
+		if f.kube != f.ostset && (quiet || f.name != "currentReplicas") {
+			d := &divergence{what: "status." + f.name, kube: fmt.Sprint(f.kube), ostset: fmt.Sprint(f.ostset), before: w, seen: w.state(),
+				condemnedLeft: condemnedLeft, ostsetCurrent: unrev(s.CurrentRevision)}
+			switch f.name {
+			case "currentReplicas":
+				d.countsRemoving = f.ostset-removing[s.CurrentRevision] == f.kube
+			case "updatedReplicas":
+				d.countsRemoving = f.ostset-removing[s.UpdateRevision] == f.kube
+			}
+			out = append(out, d)
+		}
 	}
 	return out
 }
@@ -311,8 +352,12 @@ func check(t fataler, w *world, ds []*divergence) (stop bool) {
 			stop = stop || d.what == "steps"
 			continue
 		}
+		seen := w.state()
+		if d.seen != "" {
+			seen = d.seen
+		}
 		t.Fatalf("the planner and Kubernetes' StatefulSet controller differ (%s)\nhistory:\n  %s\nspec %s\nworld %s\nKubernetes: %s\nostset:     %s",
-			d.what, strings.Join(w.trace, "\n  "), w.sp, w.state(), d.kube, d.ostset)
+			d.what, strings.Join(w.trace, "\n  "), w.sp, seen, d.kube, d.ostset)
 	}
 	return stop
 }

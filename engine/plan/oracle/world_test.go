@@ -111,6 +111,8 @@ type world struct {
 	condemned []int
 	kube      *kube
 	trace     []string
+	// passDiffs are the status differences of the passes of one settling.
+	passDiffs []*divergence
 	// broken are the template versions whose replicas never become ready.
 	broken map[int]bool
 }
