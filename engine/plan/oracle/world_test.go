@@ -284,3 +284,8 @@ func (w *world) remove(ord int) {
 	delete(w.replicas, ord)
 	w.kube.removePod(r.pod.Name)
 }
+
+// available: ready for minReadySeconds.
+func (w *world) available(r *replica) bool {
+	return r.state == running && r.ready && w.now.Sub(r.readySince) >= time.Duration(w.sp.minReady)*time.Second
+}
