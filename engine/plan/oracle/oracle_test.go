@@ -110,7 +110,7 @@ func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p
 		case plan.ActDeleteVolume:
 			volumeDeletes = append(volumeDeletes, a.Ordinal)
 		default:
-			ost = append(ost, step{ord: -1 - a.Ordinal}) // a kind Kubernetes has no counterpart of
+			ost = append(ost, step{ord: a.Ordinal, other: a.Kind.String()}) // no counterpart in Kubernetes
 		}
 	}
 	sortSteps(kube)

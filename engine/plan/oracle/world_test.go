@@ -201,9 +201,14 @@ type step struct {
 	create  bool
 	ord     int
 	version int
+	// other names a kind of step Kubernetes has no counterpart of (start).
+	other string
 }
 
 func (s step) String() string {
+	if s.other != "" {
+		return fmt.Sprintf("%s %s-%d", s.other, setName, s.ord)
+	}
 	if s.create {
 		return fmt.Sprintf("create %s-%d at v%d", setName, s.ord, s.version)
 	}
