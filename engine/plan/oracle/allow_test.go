@@ -94,17 +94,23 @@ func init() {
 // until the planner is fixed; then the entry goes, and the oracle keeps the fix.
 var knownDefects = []allowance{
 	{
-		Rule: "a condemned volume is removed a pass after its replica, under the policy of then",
+		Rule: "a condemned volume is removed a pass after its replica, under the policy and range of then",
 		Doc:  "Not matched yet",
 		Match: func(d *divergence) bool {
-			return d.what == "claims" && !d.before.sp.scaledDelete && keepsCondemnedVolumes(d)
+			sp := d.before.sp
+			return d.what == "claims" && keepsVolumes(d, func(ord int) bool {
+				return d.releasedLastPass[ord] && (!sp.scaledDelete || ord >= sp.start && ord < sp.start+sp.replicas)
+			})
 		},
 	},
 	{
-		Rule: "a replica already being removed when a scale-down condemns it keeps its volumes",
+		Rule: "a condemned replica removed otherwise than by the scale-down keeps its volumes",
 		Doc:  "Not matched yet",
 		Match: func(d *divergence) bool {
-			return d.what == "claims" && d.before.sp.scaledDelete && keepsCondemnedVolumes(d)
+			sp := d.before.sp
+			return d.what == "claims" && sp.scaledDelete && keepsVolumes(d, func(ord int) bool {
+				return d.removedOutsideScaleDown[ord] && (ord < sp.start || ord >= sp.start+sp.replicas)
+			})
 		},
 	},
 	{
@@ -134,17 +140,16 @@ var knownDefects = []allowance{
 	},
 }
 
-// keepsCondemnedVolumes: ostset keeps, outside the desired range, volumes
-// whose claims Kubernetes deleted, and nothing else differs.
-func keepsCondemnedVolumes(d *divergence) bool {
-	sp := d.before.sp
+// keepsVolumes: ostset keeps volumes whose claims Kubernetes deleted, each
+// of an ordinal extra accepts, and nothing else differs.
+func keepsVolumes(d *divergence, extra func(ord int) bool) bool {
 	for ord := range d.kubeClaims {
 		if !d.ostsetVolumes[ord] {
 			return false
 		}
 	}
 	for ord := range d.ostsetVolumes {
-		if !d.kubeClaims[ord] && ord >= sp.start && ord < sp.start+sp.replicas {
+		if !d.kubeClaims[ord] && !extra(ord) {
 			return false
 		}
 	}

@@ -60,12 +60,22 @@ type divergence struct {
 	condemnedLeft bool
 	// The ordinals with claims, and with volumes (claims).
 	kubeClaims, ostsetVolumes map[int]bool
+	// releasedLastPass: the previous pass removed the ordinal's replica
+	// outside the range; removedOutsideScaleDown: its replica, outside the
+	// range, was removed otherwise (by hand, or already being removed).
+	releasedLastPass, removedOutsideScaleDown map[int]bool
 }
 
 // pass has both controllers look at the world once and compares what they
 // ask for. When they agree it carries the steps out and reports whether
 // there were none; otherwise it returns the divergence and leaves the world.
 func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p plan.Plan) {
+	w.passes++
+	for ord, r := range w.replicas {
+		if r.state == terminating && (ord < w.sp.start || ord >= w.sp.start+w.sp.replicas) {
+			w.removedOutsideScaleDown[ord] = true
+		}
+	}
 	in := w.input()
 	p = plan.MakePlan(in)
 	// In OrderedReady a pass that removes volumes does nothing else; the
@@ -82,6 +92,7 @@ func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p
 		in = w.input()
 		p = plan.MakePlan(in)
 	}
+	claims := w.kube.claimOrdinals() // as the pass finds them
 	ks, err := w.kube.pass(w.sp, w.pods(), w.now)
 	if err != nil {
 		panic(fmt.Sprintf("Kubernetes' controller: %v", err))
@@ -118,8 +129,9 @@ func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p
 	if !slices.Equal(kube, ost) {
 		return false, &divergence{what: "steps", kube: stepsString(kube), ostset: stepsString(ost), before: w, kubeSteps: kube, ostsetSteps: ost}, ks, p
 	}
-	if ds := w.compareStatus(ks, p, false); len(ds) > 0 {
-		w.passDiffs = append(w.passDiffs, ds...)
+	w.passDiffs = append(w.passDiffs, w.compareStatus(ks, p, false)...)
+	if d := w.compareClaims(claims, volumeDeletes); d != nil {
+		w.passDiffs = append(w.passDiffs, d)
 	}
 	if len(kube) > 0 || len(volumeDeletes) > 0 {
 		w.logf("%s %s: %s", w.sp, w.state(), stepsString(kube))
@@ -128,6 +140,9 @@ func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p
 	for _, s := range kube {
 		if s.create {
 			continue
+		}
+		if s.ord < w.sp.start || s.ord >= w.sp.start+w.sp.replicas {
+			w.released[s.ord] = w.passes
 		}
 		w.remove(s.ord)
 	}
@@ -154,8 +169,8 @@ func onlyVolumes(p plan.Plan) bool {
 }
 
 // settle lets both controllers act, and time pass, until neither asks for
-// anything and nothing changes by time alone; then it compares the status
-// and the claims. A divergence of steps ends the settling (the controllers
+// anything and nothing changes by time alone; then it compares the status.
+// Every pass compares the status and the claims too. A divergence of steps ends the settling (the controllers
 // would go on from different worlds); differences of status or claims leave
 // the world as it is.
 func (w *world) settle() []*divergence { return w.settleFor(0) }
@@ -185,14 +200,30 @@ func (w *world) settleFor(limit int) []*divergence {
 // compareQuiet compares, field by field, the status both controllers report
 // on a quiet world, and the claims left.
 func (w *world) compareQuiet(ks *apps.StatefulSetStatus, p plan.Plan) []*divergence {
-	out := w.compareStatus(ks, p, true)
-	kc := fmt.Sprint(slices.Sorted(maps.Keys(w.kube.claimOrdinals())))
-	oc := fmt.Sprint(slices.Sorted(maps.Keys(w.volumes)))
-	if kc != oc {
-		out = append(out, &divergence{what: "claims", kube: "claims of ordinals " + kc, ostset: "volumes of ordinals " + oc, before: w,
-			kubeClaims: w.kube.claimOrdinals(), ostsetVolumes: maps.Clone(w.volumes)})
+	return w.compareStatus(ks, p, true)
+}
+
+// compareClaims compares, before a pass's steps are carried out, the claims
+// Kubernetes has with ostset's volumes, but for those the pass removes:
+// Kubernetes' garbage collector deletes a condemned pod's claims as the pod
+// goes, ostset removes the volumes on its next pass.
+func (w *world) compareClaims(claims map[int]bool, removing []int) *divergence {
+	vols := maps.Clone(w.volumes)
+	for _, ord := range removing {
+		delete(vols, ord)
 	}
-	return out
+	kc := fmt.Sprint(slices.Sorted(maps.Keys(claims)))
+	oc := fmt.Sprint(slices.Sorted(maps.Keys(vols)))
+	if kc == oc {
+		return nil
+	}
+	d := &divergence{what: "claims", kube: "claims of ordinals " + kc, ostset: "volumes of ordinals " + oc, before: w,
+		seen: w.state(), kubeClaims: claims, ostsetVolumes: vols, releasedLastPass: map[int]bool{},
+		removedOutsideScaleDown: maps.Clone(w.removedOutsideScaleDown)}
+	for ord, at := range w.released {
+		d.releasedLastPass[ord] = at == w.passes-1
+	}
+	return d
 }
 
 // compareStatus compares the status of one pass field by field. Within a
@@ -313,6 +344,9 @@ func (w *world) event(t *rapid.T, maxVersion *int) {
 		w.logf("event: every replica's probe passes again")
 	case 8:
 		if r, ok := pick(); ok && r.state != terminating {
+			if r.ord < w.sp.start || r.ord >= w.sp.start+w.sp.replicas {
+				w.removedOutsideScaleDown[r.ord] = true
+			}
 			w.remove(r.ord)
 			w.logf("event: %s-%d deleted by hand", setName, r.ord)
 		}
@@ -354,15 +388,18 @@ func drawSpec(t *rapid.T) spec {
 // test with the history that led to it. It reports whether the history ends
 // (the steps diverged).
 func check(t fataler, w *world, ds []*divergence) (stop bool) {
-	for _, d := range ds {
+	for _, d := range ds { // in the order of the passes
+		if stop {
+			break // consequences of an accepted divergence
+		}
 		if a := allowed(d); a != nil {
 			acceptedMu.Lock()
 			accepted[a.Rule]++
 			acceptedMu.Unlock()
-			// After different steps, or a different current revision (which
+			// After different steps, claims, or a different current revision (which
 			// each keeps for its next pass), the two go on from different
 			// states: what follows would be consequences.
-			stop = stop || d.what == "steps" || d.what == "status.currentRevision"
+			stop = stop || d.what == "steps" || d.what == "status.currentRevision" || d.what == "claims"
 			continue
 		}
 		seen := w.state()

@@ -111,6 +111,13 @@ type world struct {
 	condemned []int
 	kube      *kube
 	trace     []string
+	// passes counts the passes; released holds, per ordinal, the pass that
+	// removed its replica outside the range, and removedOutsideScaleDown the
+	// ordinals whose replica, outside the range, was removed otherwise (by
+	// hand, or already being removed when it fell out of the range).
+	passes                int
+	released              map[int]int
+	removedOutsideScaleDown map[int]bool
 	// passDiffs are the status differences of the passes of one settling.
 	passDiffs []*divergence
 	// broken are the template versions whose replicas never become ready.
@@ -118,7 +125,8 @@ type world struct {
 }
 
 func newWorld(sp spec) *world {
-	return &world{sp: sp, now: t0, replicas: map[int]*replica{}, volumes: map[int]bool{}, kube: newKube(), broken: map[int]bool{}}
+	return &world{sp: sp, now: t0, replicas: map[int]*replica{}, volumes: map[int]bool{}, kube: newKube(), broken: map[int]bool{},
+		released: map[int]int{}, removedOutsideScaleDown: map[int]bool{}}
 }
 
 func (w *world) logf(format string, args ...any) {
