@@ -115,8 +115,8 @@ type world struct {
 	// removed its replica outside the range, and removedOutsideScaleDown the
 	// ordinals whose replica, outside the range, was removed otherwise (by
 	// hand, or already being removed when it fell out of the range).
-	passes                int
-	released              map[int]int
+	passes                  int
+	released                map[int]int
 	removedOutsideScaleDown map[int]bool
 	// passDiffs are the status differences of the passes of one settling.
 	passDiffs []*divergence
