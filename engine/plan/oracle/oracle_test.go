@@ -272,11 +272,15 @@ func (w *world) compareStatus(ks *apps.StatefulSetStatus, p plan.Plan, quiet boo
 }
 
 // allowance accepts a known, documented difference: Rule names the planning
-// rule, Doc the section of docs/kubernetes.md that explains it.
+// rule, Doc the section of docs/kubernetes.md that explains it. Match
+// accepts a difference of status or claims; Step explains one step that one
+// controller takes and the other does not: a divergence of steps is accepted
+// when each such step is explained by an allowance.
 type allowance struct {
 	Rule  string
 	Doc   string
 	Match func(d *divergence) bool
+	Step  func(d *divergence, s step) bool
 }
 
 var (
@@ -284,16 +288,33 @@ var (
 	accepted   = map[string]int{}
 )
 
-// allowed returns the allowance that accepts d, if any.
-func allowed(d *divergence) *allowance {
+// allowed returns the allowances that accept d, none if d is new.
+func allowed(d *divergence) []*allowance {
+	var all []*allowance
 	for _, list := range [][]allowance{allowances, knownDefects} {
 		for i := range list {
-			if list[i].Match(d) {
-				return &list[i]
-			}
+			all = append(all, &list[i])
 		}
 	}
-	return nil
+	if d.what != "steps" {
+		for _, a := range all {
+			if a.Match != nil && a.Match(d) {
+				return []*allowance{a}
+			}
+		}
+		return nil
+	}
+	var used []*allowance
+	for _, s := range differing(d) {
+		i := slices.IndexFunc(all, func(a *allowance) bool { return a.Step != nil && a.Step(d, s) })
+		if i < 0 {
+			return nil
+		}
+		if !slices.Contains(used, all[i]) {
+			used = append(used, all[i])
+		}
+	}
+	return used
 }
 
 // event changes the spec or the world as a person or the machine would.
@@ -392,9 +413,11 @@ func check(t fataler, w *world, ds []*divergence) (stop bool) {
 		if stop {
 			break // consequences of an accepted divergence
 		}
-		if a := allowed(d); a != nil {
+		if as := allowed(d); len(as) > 0 {
 			acceptedMu.Lock()
-			accepted[a.Rule]++
+			for _, a := range as {
+				accepted[a.Rule]++
+			}
 			acceptedMu.Unlock()
 			// After different steps, claims, or a different current revision (which
 			// each keeps for its next pass), the two go on from different
