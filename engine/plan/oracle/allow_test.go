@@ -91,10 +91,10 @@ var knownDefects = []allowance{
 		Rule: "a condemned replica removed otherwise than by the scale-down keeps its volumes",
 		Doc:  "Not matched yet",
 		Match: func(d *divergence) bool {
-			// Also when the ordinal is back in the range: Kubernetes'
-			// garbage collector has deleted the claim, ostset reuses the
-			// volume.
-			return d.what == "claims" && d.before.sp.scaledDelete && keepsVolumes(d, func(ord int) bool {
+			// Also when the ordinal is back in the range, or whenScaled
+			// turned to Retain since: Kubernetes' garbage collector has
+			// deleted the claim, ostset keeps the volume.
+			return d.what == "claims" && keepsVolumes(d, func(ord int) bool {
 				return d.removedOutsideScaleDown[ord]
 			})
 		},

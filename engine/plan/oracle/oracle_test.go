@@ -62,7 +62,8 @@ type divergence struct {
 	kubeClaims, ostsetVolumes map[int]bool
 	// releasedLastPass: the previous pass removed the ordinal's replica
 	// outside the range; removedOutsideScaleDown: its replica, outside the
-	// range, was removed otherwise (by hand, or already being removed).
+	// range under whenScaled: Delete, was removed otherwise (by hand, or
+	// already being removed).
 	releasedLastPass, removedOutsideScaleDown map[int]bool
 }
 
@@ -72,7 +73,7 @@ type divergence struct {
 func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p plan.Plan) {
 	w.passes++
 	for ord, r := range w.replicas {
-		if r.state == terminating && (ord < w.sp.start || ord >= w.sp.start+w.sp.replicas) {
+		if r.state == terminating && w.sp.scaledDelete && (ord < w.sp.start || ord >= w.sp.start+w.sp.replicas) {
 			w.removedOutsideScaleDown[ord] = true
 		}
 	}
@@ -365,7 +366,7 @@ func (w *world) event(t *rapid.T, maxVersion *int) {
 		w.logf("event: every replica's probe passes again")
 	case 8:
 		if r, ok := pick(); ok && r.state != terminating {
-			if r.ord < w.sp.start || r.ord >= w.sp.start+w.sp.replicas {
+			if w.sp.scaledDelete && (r.ord < w.sp.start || r.ord >= w.sp.start+w.sp.replicas) {
 				w.removedOutsideScaleDown[r.ord] = true
 			}
 			w.remove(r.ord)

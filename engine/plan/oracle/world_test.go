@@ -113,8 +113,9 @@ type world struct {
 	trace     []string
 	// passes counts the passes; released holds, per ordinal, the pass that
 	// removed its replica outside the range, and removedOutsideScaleDown the
-	// ordinals whose replica, outside the range, was removed otherwise (by
-	// hand, or already being removed when it fell out of the range).
+	// ordinals whose replica, outside the range under whenScaled: Delete,
+	// was removed otherwise (by hand, or already being removed when it fell
+	// out of the range).
 	passes                  int
 	released                map[int]int
 	removedOutsideScaleDown map[int]bool
