@@ -80,24 +80,18 @@ var knownDefects = []allowance{
 	{
 		Rule: "a condemned volume is removed a pass after its replica, under the policy and range of then",
 		Doc:  "Not matched yet",
-		Match: func(d *divergence) bool {
+		Volume: func(d *divergence, ord int) bool {
 			sp := d.before.sp
-			return d.what == "claims" && keepsVolumes(d, func(ord int) bool {
-				return d.releasedLastPass[ord] && (!sp.scaledDelete || ord >= sp.start && ord < sp.start+sp.replicas)
-			})
+			return d.releasedLastPass[ord] && (!sp.scaledDelete || ord >= sp.start && ord < sp.start+sp.replicas)
 		},
 	},
 	{
 		Rule: "a condemned replica removed otherwise than by the scale-down keeps its volumes",
 		Doc:  "Not matched yet",
-		Match: func(d *divergence) bool {
-			// Also when the ordinal is back in the range, or whenScaled
-			// turned to Retain since: Kubernetes' garbage collector has
-			// deleted the claim, ostset keeps the volume.
-			return d.what == "claims" && keepsVolumes(d, func(ord int) bool {
-				return d.removedOutsideScaleDown[ord]
-			})
-		},
+		// Also when the ordinal is back in the range, or whenScaled turned
+		// to Retain since: Kubernetes' garbage collector has deleted the
+		// claim, ostset keeps the volume.
+		Volume: func(d *divergence, ord int) bool { return d.removedOutsideScaleDown[ord] },
 	},
 	{
 		Rule: "a replica being removed counts as current and updated",
@@ -118,22 +112,6 @@ var knownDefects = []allowance{
 				r.version != sp.version && s.ord-sp.start >= sp.partition
 		},
 	},
-}
-
-// keepsVolumes: ostset keeps volumes whose claims Kubernetes deleted, each
-// of an ordinal extra accepts, and nothing else differs.
-func keepsVolumes(d *divergence, extra func(ord int) bool) bool {
-	for ord := range d.kubeClaims {
-		if !d.ostsetVolumes[ord] {
-			return false
-		}
-	}
-	for ord := range d.ostsetVolumes {
-		if !d.kubeClaims[ord] && !extra(ord) {
-			return false
-		}
-	}
-	return true
 }
 
 // differing are the steps one controller takes and the other does not.

@@ -276,12 +276,15 @@ func (w *world) compareStatus(ks *apps.StatefulSetStatus, p plan.Plan, quiet boo
 // rule, Doc the section of docs/kubernetes.md that explains it. Match
 // accepts a difference of status or claims; Step explains one step that one
 // controller takes and the other does not: a divergence of steps is accepted
-// when each such step is explained by an allowance.
+// when each such step is explained by an allowance; Volume likewise explains
+// one volume of a divergence of claims.
 type allowance struct {
 	Rule  string
 	Doc   string
 	Match func(d *divergence) bool
 	Step  func(d *divergence, s step) bool
+	// Volume explains a volume ostset keeps whose claim Kubernetes deleted.
+	Volume func(d *divergence, ord int) bool
 }
 
 var (
@@ -297,6 +300,9 @@ func allowed(d *divergence) []*allowance {
 			all = append(all, &list[i])
 		}
 	}
+	if d.what == "claims" {
+		return explainVolumes(d, all)
+	}
 	if d.what != "steps" {
 		for _, a := range all {
 			if a.Match != nil && a.Match(d) {
@@ -308,6 +314,30 @@ func allowed(d *divergence) []*allowance {
 	var used []*allowance
 	for _, s := range differing(d) {
 		i := slices.IndexFunc(all, func(a *allowance) bool { return a.Step != nil && a.Step(d, s) })
+		if i < 0 {
+			return nil
+		}
+		if !slices.Contains(used, all[i]) {
+			used = append(used, all[i])
+		}
+	}
+	return used
+}
+
+// explainVolumes accepts a divergence of claims where ostset keeps volumes
+// whose claims Kubernetes deleted, each explained by an allowance.
+func explainVolumes(d *divergence, all []*allowance) []*allowance {
+	var used []*allowance
+	for ord := range d.kubeClaims {
+		if !d.ostsetVolumes[ord] {
+			return nil
+		}
+	}
+	for _, ord := range slices.Sorted(maps.Keys(d.ostsetVolumes)) {
+		if d.kubeClaims[ord] {
+			continue
+		}
+		i := slices.IndexFunc(all, func(a *allowance) bool { return a.Volume != nil && a.Volume(d, ord) })
 		if i < 0 {
 			return nil
 		}
