@@ -51,6 +51,18 @@ var allowances = []allowance{
 		},
 	},
 	{
+		Rule: "an ordinal back in the range keeps its volume",
+		Doc:  "An ordinal back in the range keeps its volume",
+		// Kubernetes marked the claim for deletion with its pod when the
+		// pod was condemned, and does not unmark it before the pod is
+		// ready again: a pod back in the range that fails or is deleted
+		// first takes its claim along.
+		Volume: func(d *divergence, ord int) bool {
+			sp := d.before.sp
+			return d.condemnedUnderDelete[ord] && !outside(sp, ord)
+		},
+	},
+	{
 		Rule: "a rollout completes on the desired ordinals, whatever is condemned",
 		Doc:  "A rollout completes when the desired replicas are updated and ready",
 		Match: func(d *divergence) bool {

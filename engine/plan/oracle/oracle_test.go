@@ -65,6 +65,9 @@ type divergence struct {
 	// range under whenScaled: Delete, was removed otherwise (by hand, or
 	// already being removed).
 	releasedLastPass, removedOutsideScaleDown map[int]bool
+	// condemnedUnderDelete: the ordinal's replica was outside the range
+	// under whenScaled: Delete at some pass.
+	condemnedUnderDelete map[int]bool
 }
 
 // pass has both controllers look at the world once and compares what they
@@ -73,6 +76,9 @@ type divergence struct {
 func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p plan.Plan) {
 	w.passes++
 	for ord, r := range w.replicas {
+		if w.sp.scaledDelete && outside(w.sp, ord) {
+			w.condemnedUnderDelete[ord] = true
+		}
 		if r.state == terminating && w.sp.scaledDelete && (ord < w.sp.start || ord >= w.sp.start+w.sp.replicas) {
 			w.removedOutsideScaleDown[ord] = true
 		}
@@ -151,6 +157,7 @@ func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p
 		ord := ordinalOf(pod.Name)
 		v := w.kube.version(podRevision(pod))
 		w.replicas[ord] = &replica{ord: ord, version: v, state: running, created: w.now, pod: pod, sick: w.broken[v]}
+		delete(w.condemnedUnderDelete, ord)
 		w.volumes[ord] = true
 	}
 	for _, ord := range volumeDeletes {
@@ -220,7 +227,7 @@ func (w *world) compareClaims(claims map[int]bool, removing []int) *divergence {
 	}
 	d := &divergence{what: "claims", kube: "claims of ordinals " + kc, ostset: "volumes of ordinals " + oc, before: w,
 		seen: w.state(), kubeClaims: claims, ostsetVolumes: vols, releasedLastPass: map[int]bool{},
-		removedOutsideScaleDown: maps.Clone(w.removedOutsideScaleDown)}
+		removedOutsideScaleDown: maps.Clone(w.removedOutsideScaleDown), condemnedUnderDelete: maps.Clone(w.condemnedUnderDelete)}
 	for ord, at := range w.released {
 		d.releasedLastPass[ord] = at == w.passes-1
 	}

@@ -119,6 +119,9 @@ type world struct {
 	passes                  int
 	released                map[int]int
 	removedOutsideScaleDown map[int]bool
+	// condemnedUnderDelete are the ordinals whose replica (since created)
+	// was outside the range under whenScaled: Delete at some pass.
+	condemnedUnderDelete map[int]bool
 	// passDiffs are the status differences of the passes of one settling.
 	passDiffs []*divergence
 	// broken are the template versions whose replicas never become ready.
@@ -127,7 +130,7 @@ type world struct {
 
 func newWorld(sp spec) *world {
 	return &world{sp: sp, now: t0, replicas: map[int]*replica{}, volumes: map[int]bool{}, kube: newKube(), broken: map[int]bool{},
-		released: map[int]int{}, removedOutsideScaleDown: map[int]bool{}}
+		released: map[int]int{}, removedOutsideScaleDown: map[int]bool{}, condemnedUnderDelete: map[int]bool{}}
 }
 
 func (w *world) logf(format string, args ...any) {
