@@ -10,7 +10,7 @@ GOLANGCI_VERSION := v2.15.0
 export TESTCONTAINERS_RYUK_DISABLED ?= true
 export TESTCONTAINERS_HOST_OVERRIDE ?= 127.0.0.1
 
-.PHONY: help probes build build-all install docs demo-image test-images db-images engine-image demo demo-etcd demo-redis demo-postgres test test-unit test-kubevalidate test-integration lint bench clean
+.PHONY: help probes build build-all install docs demo-image test-images db-images engine-image demo demo-etcd demo-redis demo-postgres test test-unit test-kubevalidate test-oracle test-integration lint bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -85,6 +85,11 @@ test-unit: ## unit tests (no Docker needed)
 
 test-kubevalidate: ## check Kubernetes exports with the API server's own validation (kube/kubevalidate, a module of its own that needs k8s.io/kubernetes)
 	cd kube/kubevalidate && $(GO) test -count=1 ./...
+
+ORACLE_HISTORIES ?= 2000
+
+test-oracle: ## compare the planner with Kubernetes' own StatefulSet controller on ORACLE_HISTORIES random histories (engine/plan/oracle, a module of its own that needs k8s.io/kubernetes)
+	cd engine/plan/oracle && ORACLE_HISTORIES=$(ORACLE_HISTORIES) $(GO) test -count=1 -timeout 30m ./...
 
 test-integration: build test-images engine-image ## integration tests on the real Docker engine
 	$(GO) test -race -count=1 -tags integration -timeout 35m ./docker/ ./integration/

@@ -1,0 +1,508 @@
+package oracle
+
+import (
+	"flag"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	apps "k8s.io/api/apps/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/features"
+	"pgregory.net/rapid"
+
+	"github.com/ostset/ostset/engine/plan"
+)
+
+// TestMain takes the number of random histories from ORACLE_HISTORIES (the
+// -rapid.checks flag otherwise) and keeps the controller's logging quiet.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if n := os.Getenv("ORACLE_HISTORIES"); n != "" {
+		if err := flag.Set("rapid.checks", n); err != nil {
+			fmt.Fprintln(os.Stderr, "ORACLE_HISTORIES:", err)
+			os.Exit(2)
+		}
+	}
+	klog.SetOutput(nopWriter{})
+	klog.LogToStderr(false)
+	os.Exit(m.Run())
+}
+
+type nopWriter struct{}
+
+func (nopWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// gates turns on what Kubernetes 1.37 has on by default for StatefulSets.
+func gates(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.MaxUnavailableStatefulSet, true)
+}
+
+// divergence is a pass, or a quiet state, where the controllers disagree.
+type divergence struct {
+	what         string // "steps", "status" or "claims"
+	kube, ostset string
+	before       *world // the world the pass saw (steps)
+	kubeSteps    []step
+	ostsetSteps  []step
+	// seen is the world the pass saw, for a difference of status.
+	seen string
+	// countsRemoving: ostset's count is Kubernetes' plus the replicas
+	// being removed.
+	countsRemoving bool
+	// condemnedLeft: the pass saw replicas outside the desired range.
+	condemnedLeft bool
+	// The ordinals with claims, and with volumes (claims).
+	kubeClaims, ostsetVolumes map[int]bool
+	// releasedLastPass: the previous pass removed the ordinal's replica
+	// outside the range; removedOutsideScaleDown: its replica, outside the
+	// range under whenScaled: Delete, was removed otherwise (by hand, or
+	// already being removed).
+	releasedLastPass, removedOutsideScaleDown map[int]bool
+	// condemnedUnderDelete: the ordinal's replica was outside the range
+	// under whenScaled: Delete at some pass.
+	condemnedUnderDelete map[int]bool
+}
+
+// pass has both controllers look at the world once and compares what they
+// ask for. When they agree it carries the steps out and reports whether
+// there were none; otherwise it returns the divergence and leaves the world.
+func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p plan.Plan) {
+	w.passes++
+	for ord, r := range w.replicas {
+		if w.sp.scaledDelete && outside(w.sp, ord) {
+			w.condemnedUnderDelete[ord] = true
+		}
+		if r.state == terminating && w.sp.scaledDelete && (ord < w.sp.start || ord >= w.sp.start+w.sp.replicas) {
+			w.removedOutsideScaleDown[ord] = true
+		}
+	}
+	in := w.input()
+	p = plan.MakePlan(in)
+	// In OrderedReady a pass that removes volumes does nothing else; the
+	// controller's next pass follows at once. Kubernetes' garbage collector
+	// removes claims beside the controller: the volumes are compared once
+	// quiet.
+	var volumeDeletes []int
+	for onlyVolumes(p) {
+		w.condemned, _ = plan.Condemn(in.Set, w.condemned, p.Actions)
+		for _, a := range p.Actions {
+			volumeDeletes = append(volumeDeletes, a.Ordinal)
+			delete(w.volumes, a.Ordinal)
+		}
+		in = w.input()
+		p = plan.MakePlan(in)
+	}
+	claims := w.kube.claimOrdinals() // as the pass finds them
+	ks, err := w.kube.pass(w.sp, w.pods(), w.now)
+	if err != nil {
+		panic(fmt.Sprintf("Kubernetes' controller: %v", err))
+	}
+	var kube, ost []step
+	for _, pod := range w.kube.created {
+		kube = append(kube, step{create: true, ord: ordinalOf(pod.Name), version: w.kube.version(podRevision(pod))})
+	}
+	for _, pod := range w.kube.deleted {
+		// One pass may delete a pod twice (a failed pod at an old revision
+		// in Parallel: once as failed, once for the update); the second
+		// delete of a pod already being deleted changes nothing.
+		if s := (step{ord: ordinalOf(pod.Name)}); !slices.Contains(kube, s) {
+			kube = append(kube, s)
+		}
+	}
+	for _, a := range p.Actions {
+		switch a.Kind {
+		case plan.ActCreate:
+			ost = append(ost, step{create: true, ord: a.Ordinal, version: unrev(a.Revision)})
+		case plan.ActDelete:
+			// A delete with Recreate also creates the replacement in the
+			// same pass; Kubernetes creates it on the next. Both end with the
+			// same replacement at the same revision: it is compared then.
+			ost = append(ost, step{ord: a.Ordinal})
+		case plan.ActDeleteVolume:
+			volumeDeletes = append(volumeDeletes, a.Ordinal)
+		default:
+			ost = append(ost, step{ord: a.Ordinal, other: a.Kind.String()}) // no counterpart in Kubernetes
+		}
+	}
+	sortSteps(kube)
+	sortSteps(ost)
+	if !slices.Equal(kube, ost) {
+		return false, &divergence{what: "steps", kube: stepsString(kube), ostset: stepsString(ost), before: w, kubeSteps: kube, ostsetSteps: ost}, ks, p
+	}
+	w.passDiffs = append(w.passDiffs, w.compareStatus(ks, p, false)...)
+	if d := w.compareClaims(claims, volumeDeletes); d != nil {
+		w.passDiffs = append(w.passDiffs, d)
+	}
+	if len(kube) > 0 || len(volumeDeletes) > 0 {
+		w.logf("%s %s: %s", w.sp, w.state(), stepsString(kube))
+	}
+	w.condemned, _ = plan.Condemn(in.Set, w.condemned, p.Actions)
+	for _, s := range kube {
+		if s.create {
+			continue
+		}
+		if s.ord < w.sp.start || s.ord >= w.sp.start+w.sp.replicas {
+			w.released[s.ord] = w.passes
+		}
+		w.remove(s.ord)
+	}
+	for _, pod := range w.kube.created {
+		ord := ordinalOf(pod.Name)
+		v := w.kube.version(podRevision(pod))
+		w.replicas[ord] = &replica{ord: ord, version: v, state: running, created: w.now, pod: pod, sick: w.broken[v]}
+		delete(w.condemnedUnderDelete, ord)
+		w.volumes[ord] = true
+	}
+	for _, ord := range volumeDeletes {
+		delete(w.volumes, ord)
+	}
+	w.current = p.Status.CurrentRevision
+	return len(kube) == 0 && len(volumeDeletes) == 0, nil, ks, p
+}
+
+func onlyVolumes(p plan.Plan) bool {
+	for _, a := range p.Actions {
+		if a.Kind != plan.ActDeleteVolume {
+			return false
+		}
+	}
+	return len(p.Actions) > 0
+}
+
+// settle lets both controllers act, and time pass, until neither asks for
+// anything and nothing changes by time alone; then it compares the status.
+// Every pass compares the status and the claims too. A divergence of steps ends the settling (the controllers
+// would go on from different worlds); differences of status or claims leave
+// the world as it is.
+func (w *world) settle() []*divergence { return w.settleFor(0) }
+
+// settleFor is settle, cut short after limit passes when limit > 0 (the
+// next event comes while the controllers are still acting).
+func (w *world) settleFor(limit int) []*divergence {
+	for i := range 100 {
+		if limit > 0 && i == limit {
+			ds := w.passDiffs
+			w.passDiffs = nil
+			return ds
+		}
+		quiet, d, ks, p := w.pass()
+		if d != nil {
+			return []*divergence{d}
+		}
+		if changing := w.tick(); quiet && !changing {
+			ds := append(w.passDiffs, w.compareQuiet(ks, p)...)
+			w.passDiffs = nil
+			return ds
+		}
+	}
+	return []*divergence{{what: "convergence", kube: "still acting after 100 passes", ostset: "still acting after 100 passes", before: w}}
+}
+
+// compareQuiet compares, field by field, the status both controllers report
+// on a quiet world, and the claims left.
+func (w *world) compareQuiet(ks *apps.StatefulSetStatus, p plan.Plan) []*divergence {
+	return w.compareStatus(ks, p, true)
+}
+
+// compareClaims compares, before a pass's steps are carried out, the claims
+// Kubernetes has with ostset's volumes, but for those the pass removes:
+// Kubernetes' garbage collector deletes a condemned pod's claims as the pod
+// goes, ostset removes the volumes on its next pass.
+func (w *world) compareClaims(claims map[int]bool, removing []int) *divergence {
+	vols := maps.Clone(w.volumes)
+	for _, ord := range removing {
+		delete(vols, ord)
+	}
+	kc := fmt.Sprint(slices.Sorted(maps.Keys(claims)))
+	oc := fmt.Sprint(slices.Sorted(maps.Keys(vols)))
+	if kc == oc {
+		return nil
+	}
+	d := &divergence{what: "claims", kube: "claims of ordinals " + kc, ostset: "volumes of ordinals " + oc, before: w,
+		seen: w.state(), kubeClaims: claims, ostsetVolumes: vols, releasedLastPass: map[int]bool{},
+		removedOutsideScaleDown: maps.Clone(w.removedOutsideScaleDown), condemnedUnderDelete: maps.Clone(w.condemnedUnderDelete)}
+	for ord, at := range w.released {
+		d.releasedLastPass[ord] = at == w.passes-1
+	}
+	return d
+}
+
+// compareStatus compares the status of one pass field by field. Within a
+// pass that acts, Kubernetes has taken its update deletes off
+// currentReplicas; the others count the replicas the pass saw, as ostset's.
+func (w *world) compareStatus(ks *apps.StatefulSetStatus, p plan.Plan, quiet bool) []*divergence {
+	s := p.Status
+	fields := []struct {
+		name         string
+		kube, ostset int
+	}{
+		{"replicas", int(ks.Replicas), s.Replicas},
+		{"readyReplicas", int(ks.ReadyReplicas), s.ReadyReplicas},
+		{"availableReplicas", int(ks.AvailableReplicas), s.AvailableReplicas},
+		{"currentReplicas", int(ks.CurrentReplicas), s.CurrentReplicas},
+		{"updatedReplicas", int(ks.UpdatedReplicas), s.UpdatedReplicas},
+		{"currentRevision", w.kube.version(ks.CurrentRevision), unrev(s.CurrentRevision)},
+		{"updateRevision", w.kube.version(ks.UpdateRevision), unrev(s.UpdateRevision)},
+	}
+	// Replicas being removed, by revision.
+	removing := map[string]int{}
+	for _, r := range w.replicas {
+		if r.state == terminating {
+			removing[rev(r.version)]++
+		}
+	}
+	condemnedLeft := false
+	for ord := range w.replicas {
+		condemnedLeft = condemnedLeft || ord < w.sp.start || ord >= w.sp.start+w.sp.replicas
+	}
+	var out []*divergence
+	for _, f := range fields {
+		if f.kube != f.ostset && (quiet || f.name != "currentReplicas") {
+			d := &divergence{what: "status." + f.name, kube: fmt.Sprint(f.kube), ostset: fmt.Sprint(f.ostset), before: w, seen: w.state(),
+				condemnedLeft: condemnedLeft}
+			switch f.name {
+			case "currentReplicas":
+				d.countsRemoving = f.ostset-removing[s.CurrentRevision] == f.kube
+			case "updatedReplicas":
+				d.countsRemoving = f.ostset-removing[s.UpdateRevision] == f.kube
+			}
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// allowance accepts a known, documented difference: Rule names the planning
+// rule, Doc the section of docs/kubernetes.md that explains it. Match
+// accepts a difference of status or claims; Step explains one step that one
+// controller takes and the other does not: a divergence of steps is accepted
+// when each such step is explained by an allowance; Volume likewise explains
+// one volume of a divergence of claims.
+type allowance struct {
+	Rule  string
+	Doc   string
+	Match func(d *divergence) bool
+	Step  func(d *divergence, s step) bool
+	// Volume explains a volume ostset keeps whose claim Kubernetes deleted.
+	Volume func(d *divergence, ord int) bool
+}
+
+var (
+	acceptedMu sync.Mutex
+	accepted   = map[string]int{}
+)
+
+// allowed returns the allowances that accept d, none if d is new.
+func allowed(d *divergence) []*allowance {
+	var all []*allowance
+	for _, list := range [][]allowance{allowances, knownDefects} {
+		for i := range list {
+			all = append(all, &list[i])
+		}
+	}
+	if d.what == "claims" {
+		return explainVolumes(d, all)
+	}
+	if d.what != "steps" {
+		for _, a := range all {
+			if a.Match != nil && a.Match(d) {
+				return []*allowance{a}
+			}
+		}
+		return nil
+	}
+	var used []*allowance
+	for _, s := range differing(d) {
+		i := slices.IndexFunc(all, func(a *allowance) bool { return a.Step != nil && a.Step(d, s) })
+		if i < 0 {
+			return nil
+		}
+		if !slices.Contains(used, all[i]) {
+			used = append(used, all[i])
+		}
+	}
+	return used
+}
+
+// explainVolumes accepts a divergence of claims where ostset keeps volumes
+// whose claims Kubernetes deleted, each explained by an allowance.
+func explainVolumes(d *divergence, all []*allowance) []*allowance {
+	var used []*allowance
+	for ord := range d.kubeClaims {
+		if !d.ostsetVolumes[ord] {
+			return nil
+		}
+	}
+	for _, ord := range slices.Sorted(maps.Keys(d.ostsetVolumes)) {
+		if d.kubeClaims[ord] {
+			continue
+		}
+		i := slices.IndexFunc(all, func(a *allowance) bool { return a.Volume != nil && a.Volume(d, ord) })
+		if i < 0 {
+			return nil
+		}
+		if !slices.Contains(used, all[i]) {
+			used = append(used, all[i])
+		}
+	}
+	return used
+}
+
+// event changes the spec or the world as a person or the machine would.
+func (w *world) event(t *rapid.T, maxVersion *int) {
+	ords := w.ords()
+	pick := func() (*replica, bool) {
+		if len(ords) == 0 {
+			return nil, false
+		}
+		return w.replicas[rapid.SampledFrom(ords).Draw(t, "ordinal")], true
+	}
+	switch ev := rapid.IntRange(0, 13).Draw(t, "event"); ev {
+	case 0:
+		w.sp.replicas = rapid.IntRange(0, 5).Draw(t, "replicas")
+		w.logf("event: scale to %d", w.sp.replicas)
+	case 1:
+		*maxVersion++
+		w.sp.version = *maxVersion
+		if rapid.IntRange(0, 2).Draw(t, "broken") == 0 {
+			w.broken[w.sp.version] = true
+			w.logf("event: template changed to v%d, whose replicas never become ready", w.sp.version)
+			break
+		}
+		w.logf("event: template changed to v%d", w.sp.version)
+	case 2:
+		w.sp.version = rapid.IntRange(1, *maxVersion).Draw(t, "undo to")
+		w.logf("event: template set back to v%d", w.sp.version)
+	case 3:
+		w.sp.partition = rapid.IntRange(0, 4).Draw(t, "partition")
+		w.logf("event: partition %d", w.sp.partition)
+	case 4:
+		w.sp.maxUnavailable = rapid.SampledFrom([]string{"1", "2", "50%"}).Draw(t, "maxUnavailable")
+		w.logf("event: maxUnavailable %s", w.sp.maxUnavailable)
+	case 5:
+		if r, ok := pick(); ok && r.state == running {
+			r.state, r.ready = failed, false
+			w.logf("event: %s-%d fails (exits; pod phase Failed)", setName, r.ord)
+		}
+	case 6:
+		if r, ok := pick(); ok && r.state == running {
+			r.sick, r.ready = true, false
+			w.logf("event: %s-%d becomes unready", setName, r.ord)
+		}
+	case 7:
+		for _, r := range w.replicas {
+			r.sick = w.broken[r.version]
+		}
+		w.logf("event: every replica's probe passes again")
+	case 8:
+		if r, ok := pick(); ok && r.state != terminating {
+			if w.sp.scaledDelete && (r.ord < w.sp.start || r.ord >= w.sp.start+w.sp.replicas) {
+				w.removedOutsideScaleDown[r.ord] = true
+			}
+			w.remove(r.ord)
+			w.logf("event: %s-%d deleted by hand", setName, r.ord)
+		}
+	case 9:
+		if r, ok := pick(); ok && r.state != terminating {
+			r.state, r.ready, r.termTicks = terminating, false, 3
+			w.logf("event: %s-%d deleted by hand, takes 3s to terminate", setName, r.ord)
+		}
+	case 10:
+		w.sp.minReady = rapid.IntRange(0, 3).Draw(t, "minReadySeconds")
+		w.logf("event: minReadySeconds %d", w.sp.minReady)
+	case 11:
+		w.sp.scaledDelete = !w.sp.scaledDelete
+		w.logf("event: whenScaled %v", map[bool]string{true: "Delete", false: "Retain"}[w.sp.scaledDelete])
+	case 12:
+		w.sp.onDelete = !w.sp.onDelete
+		w.logf("event: updateStrategy %v", map[bool]string{true: "OnDelete", false: "RollingUpdate"}[w.sp.onDelete])
+	case 13:
+		w.sp.start = rapid.IntRange(0, 2).Draw(t, "ordinals.start")
+		w.logf("event: ordinals.start %d", w.sp.start)
+	}
+}
+
+func drawSpec(t *rapid.T) spec {
+	return spec{
+		replicas:       rapid.IntRange(0, 5).Draw(t, "replicas"),
+		start:          rapid.IntRange(0, 2).Draw(t, "start"),
+		parallel:       rapid.Bool().Draw(t, "parallel"),
+		onDelete:       rapid.IntRange(0, 3).Draw(t, "strategy") == 0,
+		partition:      rapid.IntRange(0, 4).Draw(t, "partition"),
+		maxUnavailable: rapid.SampledFrom([]string{"1", "2", "50%"}).Draw(t, "maxUnavailable"),
+		minReady:       rapid.IntRange(0, 3).Draw(t, "minReadySeconds"),
+		scaledDelete:   rapid.Bool().Draw(t, "whenScaled Delete"),
+		version:        1,
+	}
+}
+
+// check reports divergences: allowed ones are counted, any other fails the
+// test with the history that led to it. It reports whether the history ends
+// (the steps diverged).
+func check(t fataler, w *world, ds []*divergence) (stop bool) {
+	for _, d := range ds { // in the order of the passes
+		if stop {
+			break // consequences of an accepted divergence
+		}
+		if as := allowed(d); len(as) > 0 {
+			acceptedMu.Lock()
+			for _, a := range as {
+				accepted[a.Rule]++
+			}
+			acceptedMu.Unlock()
+			// After different steps, claims, or a different current revision (which
+			// each keeps for its next pass), the two go on from different
+			// states: what follows would be consequences.
+			stop = stop || d.what == "steps" || d.what == "status.currentRevision" || d.what == "claims"
+			continue
+		}
+		seen := w.state()
+		if d.seen != "" {
+			seen = d.seen
+		}
+		t.Fatalf("the planner and Kubernetes' StatefulSet controller differ (%s)\nhistory:\n  %s\nspec %s\nworld %s\nKubernetes: %s\nostset:     %s",
+			d.what, strings.Join(w.trace, "\n  "), w.sp, seen, d.kube, d.ostset)
+	}
+	return stop
+}
+
+// fataler is a *testing.T or a *rapid.T.
+type fataler interface {
+	Fatalf(format string, args ...any)
+}
+
+// TestOracle runs random histories of spec changes and replica events; after
+// each, both controllers act until quiet on the same observed state, and
+// every pass's steps, then the status and the claims, must agree or be a
+// documented difference (allowances).
+func TestOracle(t *testing.T) {
+	gates(t)
+	rapid.Check(t, func(t *rapid.T) {
+		w := newWorld(drawSpec(t))
+		w.logf("start: %s", w.sp)
+		maxVersion := 1
+		if check(t, w, w.settle()) {
+			return
+		}
+		for range rapid.IntRange(1, 12).Draw(t, "events") {
+			w.event(t, &maxVersion)
+			// 0: the next event waits until both are quiet.
+			if check(t, w, w.settleFor(rapid.IntRange(0, 4).Draw(t, "passes before the next event"))) {
+				return
+			}
+		}
+		check(t, w, w.settle())
+	})
+	acceptedMu.Lock()
+	defer acceptedMu.Unlock()
+	for _, rule := range slices.Sorted(maps.Keys(accepted)) {
+		t.Logf("divergences accepted as known (%q): %d", rule, accepted[rule])
+	}
+}

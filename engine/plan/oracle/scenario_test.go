@@ -1,0 +1,211 @@
+package oracle
+
+import (
+	"maps"
+	"slices"
+	"testing"
+)
+
+// Scenarios of Kubernetes' own stateful_set_control_test.go, run through the
+// same comparison as the random histories: each event is followed by both
+// controllers acting until quiet.
+
+// event is one scripted change of the spec or of the world.
+type event struct {
+	name string
+	do   func(w *world)
+}
+
+func scale(n int) event {
+	return event{"scale", func(w *world) { w.sp.replicas = n }}
+}
+
+func template(v int) event {
+	return event{"template", func(w *world) { w.sp.version = v }}
+}
+
+// brokenTemplate is a template whose replicas never become ready.
+func brokenTemplate(v int) event {
+	return event{"broken template", func(w *world) { w.sp.version, w.broken[v] = v, true }}
+}
+
+func partition(n int) event {
+	return event{"partition", func(w *world) { w.sp.partition = n }}
+}
+
+func fail(ord int) event {
+	return event{"fail", func(w *world) {
+		r := w.replicas[ord]
+		r.state, r.ready = failed, false
+	}}
+}
+
+func sicken(ord int) event {
+	return event{"sicken", func(w *world) {
+		r := w.replicas[ord]
+		r.sick, r.ready = true, false
+	}}
+}
+
+func heal() event {
+	return event{"heal", func(w *world) {
+		for _, r := range w.replicas {
+			r.sick = w.broken[r.version]
+		}
+	}}
+}
+
+func deleteByHand(ord int) event {
+	return event{"delete", func(w *world) { w.remove(ord) }}
+}
+
+// scenario runs sp through the events and returns the rules of the known
+// differences it met (a divergence of steps ends it); any other divergence
+// fails t.
+func scenario(t *testing.T, sp spec, events ...event) []string {
+	t.Helper()
+	gates(t)
+	acceptedMu.Lock()
+	before := maps.Clone(accepted)
+	acceptedMu.Unlock()
+	w := newWorld(sp)
+	w.logf("start: %s", sp)
+	run := func() bool { return check(t, w, w.settle()) }
+	if !run() {
+		for _, e := range events {
+			e.do(w)
+			w.logf("event: %s", e.name)
+			if run() {
+				break
+			}
+		}
+	}
+	acceptedMu.Lock()
+	defer acceptedMu.Unlock()
+	var met []string
+	for rule, n := range accepted {
+		if n > before[rule] {
+			met = append(met, rule)
+		}
+	}
+	slices.Sort(met)
+	return met
+}
+
+func base(replicas int) spec {
+	return spec{replicas: replicas, maxUnavailable: "1", version: 1}
+}
+
+func parallel(sp spec) spec { sp.parallel = true; return sp }
+
+// withoutStatus leaves out the known differences of status.replicas, which
+// every scale-up meets while it is under way.
+func withoutStatus(met []string) []string {
+	return slices.DeleteFunc(met, func(r string) bool { return r == desiredReplicasRule })
+}
+
+func expectNone(t *testing.T, met []string) {
+	t.Helper()
+	met = withoutStatus(met)
+	if len(met) > 0 {
+		t.Fatalf("known differences met: %v; want none", met)
+	}
+}
+
+// CreatePods, ScalesUp, ScalesDown, ReplacesPods, RecreatesFailedPod.
+func TestScenarioScale(t *testing.T) {
+	for _, sp := range []spec{base(3), parallel(base(3))} {
+		expectNone(t, scenario(t, sp, scale(5), scale(0), scale(3)))
+	}
+}
+
+func TestScenarioReplacesPods(t *testing.T) {
+	for _, sp := range []spec{base(5), parallel(base(5))} {
+		expectNone(t, scenario(t, sp, deleteByHand(0), deleteByHand(2), deleteByHand(4)))
+	}
+}
+
+func TestScenarioRecreatesFailedPod(t *testing.T) {
+	for _, sp := range []spec{base(3), parallel(base(3))} {
+		expectNone(t, scenario(t, sp, fail(0), fail(2)))
+	}
+}
+
+// Scale-up and scale-down halt on an unhealthy replica in OrderedReady, not
+// in Parallel (burst).
+func TestScenarioScaleWithUnhealthy(t *testing.T) {
+	for _, sp := range []spec{base(3), parallel(base(3))} {
+		expectNone(t, scenario(t, sp, sicken(1), scale(5), heal(), sicken(4), scale(2), heal()))
+	}
+}
+
+// TestStatefulSetControlRollingUpdate, ...WithPartition, ...WithMaxUnavailable.
+func TestScenarioRollingUpdate(t *testing.T) {
+	for _, sp := range []spec{base(5), parallel(base(5))} {
+		expectNone(t, scenario(t, sp, template(2)))
+	}
+}
+
+func TestScenarioRollingUpdateWithPartition(t *testing.T) {
+	sp := base(5)
+	sp.partition = 2
+	expectNone(t, scenario(t, sp, template(2), partition(0)))
+	sp.partition = 4
+	expectNone(t, scenario(t, parallel(sp), template(2), partition(1), partition(0)))
+}
+
+func TestScenarioRollingUpdateWithMaxUnavailable(t *testing.T) {
+	sp := base(5)
+	sp.maxUnavailable = "2"
+	expectNone(t, scenario(t, sp, template(2)))
+	sp.maxUnavailable = "50%"
+	expectNone(t, scenario(t, parallel(sp), template(2)))
+}
+
+// TestStatefulSetControlRollingUpdateWithMaxUnavailableAndUnavailableStalePod:
+// in Parallel, Kubernetes replaces an old-revision replica that is already
+// unavailable without counting it against maxUnavailable; ostset counts it.
+func TestScenarioParallelUnavailableStalePod(t *testing.T) {
+	sp := parallel(base(3))
+	met := withoutStatus(scenario(t, sp, sicken(0), template(2)))
+	if !slices.Equal(met, []string{"Parallel rollout: replacing an unavailable old replica does not spend maxUnavailable"}) {
+		t.Fatalf("met %v", met)
+	}
+}
+
+// TestStatefulSetOnDeleteStrategyIgnoresMinReadySeconds, and OnDelete
+// replacing only what is deleted by hand.
+func TestScenarioOnDelete(t *testing.T) {
+	sp := base(3)
+	sp.onDelete, sp.minReady = true, 2
+	expectNone(t, scenario(t, sp, template(2), deleteByHand(1), deleteByHand(0)))
+}
+
+// TestStatefulSetRollingUpdateRespectsMinReadySeconds,
+// TestStatefulSetScaleDownRespectsMinReadySeconds.
+func TestScenarioMinReadySeconds(t *testing.T) {
+	sp := base(3)
+	sp.minReady = 3
+	expectNone(t, scenario(t, sp, template(2), scale(1)))
+}
+
+// Claims: whenScaled Delete removes the claims of the ordinals a scale-down
+// condemns, and only those.
+func TestScenarioClaims(t *testing.T) {
+	sp := base(4)
+	sp.scaledDelete = true
+	expectNone(t, scenario(t, sp, deleteByHand(3), scale(2), scale(4)))
+	sp.scaledDelete = false
+	expectNone(t, scenario(t, parallel(sp), scale(1), scale(3)))
+}
+
+// Kubernetes issue 67250: a rollout to a template whose replicas never
+// become ready, then set back. Kubernetes waits on the broken replica until
+// it is deleted by hand; ostset replaces it at once.
+func TestScenarioAbandonedRevision(t *testing.T) {
+	sp := base(3)
+	met := withoutStatus(scenario(t, sp, brokenTemplate(2), template(1)))
+	if !slices.Equal(met, []string{"a not-ready replica at an abandoned revision is replaced at once"}) {
+		t.Fatalf("met %v", met)
+	}
+}
