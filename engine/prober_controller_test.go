@@ -22,6 +22,7 @@ func probedSet(t *testing.T, n int, hc *config.Healthcheck) (*engine.Controller,
 	rt.Starting = map[string]bool{"sha256:v1": true}
 	c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}, Poll: time.Hour}
 	c.Prober = prober.New(rt)
+	c.Prober.WhileStarting = true
 	t.Cleanup(c.Prober.Close)
 	s := config.Set{Name: "web", Replicas: &n, Template: config.Template{Image: "v1", Healthcheck: hc}}
 	s.ApplyDefaults()
@@ -109,6 +110,7 @@ func TestNoProbeWithoutAHealthcheck(t *testing.T) {
 	rt := enginetest.New()
 	c, _ := newController(t, rt, 2, "v1")
 	c.Prober = prober.New(rt)
+	c.Prober.WhileStarting = true
 	defer c.Prober.Close()
 	converge(t, c)
 	if n, _ := rt.Probes("web-0"); n != 0 || c.Prober.InFlight() != 0 {
@@ -194,6 +196,7 @@ func TestAnotherProcessKeepsTheProbesVerdicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := &engine.Controller{Runtime: rt, Store: c.Store, Poll: time.Hour, Prober: prober.New(rt)}
+	other.Prober.WhileStarting = true
 	defer other.Prober.Close()
 	for _, n := range []string{"web-0", "web-1"} {
 		rt.SetPassing(n, false) // a new probe would fail now

@@ -41,6 +41,7 @@ type proberStatus struct {
 // those Docker still calls starting came from ostset's probe.
 func TestProberOrderedReadyAheadOfDockersHealthcheck(t *testing.T) {
 	h := newHarness(t)
+	h.env = append(h.env, "OSTSET_PROBE_STARTING=true")
 	spec := h.writeSpec(proberSpec, imageV1, "{ENV}", "{START_DELAY: 2s}")
 	stop := h.recordEvents()
 	h.mustOstset("up", "-f", spec)
@@ -79,6 +80,7 @@ func TestProberOrderedReadyAheadOfDockersHealthcheck(t *testing.T) {
 // check, and the next ordinal is not created.
 func TestProberNeverPassingHealthcheckHoldsTheRollout(t *testing.T) {
 	h := newHarness(t)
+	h.env = append(h.env, "OSTSET_PROBE_STARTING=true")
 	spec := h.writeSpec(proberSpec, imageV1, "{ENV}", "{UNHEALTHY: \"1\"}")
 	r := h.ostset("up", "-f", spec, "--timeout", "4s")
 	if r.code != 3 {

@@ -103,6 +103,7 @@ mark=io.ostset.bench  # label on what the floor, compose and docker run create: 
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ostset-bench.XXXXXX")
 export OSTSET_STATE_DIR=$tmp/state # the set's desired spec and history live here only
+export OSTSET_PROBE_STARTING=true # readiness as soon as the healthcheck first passes (docs/set-file.md, Readiness)
 setfile=$tmp/set.yaml
 composefile=$tmp/compose.yaml
 log=$tmp/log

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -78,7 +79,9 @@ func (a *app) runDaemon(ctx context.Context, log *slog.Logger, metricsAddr strin
 	// format: a raw line would break a JSON log.
 	store.Waiting = func(msg string) { log.Info(msg) }
 	release, err := store.HoldDaemon()
-	if err != nil {
+	if unwritten := (*state.PidUnwrittenError)(nil); errors.As(err, &unwritten) {
+		log.Warn(err.Error())
+	} else if err != nil {
 		return err
 	}
 	defer release()
@@ -93,6 +96,7 @@ func (a *app) runDaemon(ctx context.Context, log *slog.Logger, metricsAddr strin
 		Prober: prober.New(rt),
 	}
 	defer c.Prober.Close()
+	c.Prober.WhileStarting = a.v.GetBool("probe-starting")
 	d := &daemon.Daemon{Controller: c, Events: rt, Resync: resync}
 	if metricsAddr != "" {
 		m := metrics.New()

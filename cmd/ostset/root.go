@@ -172,6 +172,7 @@ func (a *app) controller() (*engine.Controller, error) {
 	}
 	if ex, ok := rt.(prober.Exec); ok {
 		c.Prober = prober.New(ex) // its goroutines end with the command
+		c.Prober.WhileStarting = a.v.GetBool("probe-starting")
 	}
 	if a.live != nil {
 		c.OnPlan = a.live.Plan

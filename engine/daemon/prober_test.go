@@ -23,6 +23,7 @@ func TestDaemonPassesOnTheProbersVerdict(t *testing.T) {
 	}
 	c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}, Poll: time.Hour}
 	c.Prober = prober.New(rt)
+	c.Prober.WhileStarting = true
 	defer c.Prober.Close()
 	d := &daemon.Daemon{Controller: c, Resync: time.Hour}
 	ctx, cancel := context.WithCancel(context.Background())

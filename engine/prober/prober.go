@@ -46,6 +46,12 @@ type Prober struct {
 	// container's verdict changes, with its set: the daemon queues a pass.
 	OnChange func(set string)
 	Log      *slog.Logger
+	// WhileStarting probes starting replicas also on an engine that runs
+	// healthchecks itself (Docker), so that a replica is ready as soon as
+	// its healthcheck first passes rather than one interval after it
+	// started. Off, the prober runs only where the engine runs no
+	// healthchecks (Podman without systemd), where it is the readiness.
+	WhileStarting bool
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -95,6 +101,9 @@ func (p *Prober) Sync(set string, replicas []plan.Replica, passed map[string]tim
 		if health.ProbeWanted(r.State, r.Health, r.Healthcheck != nil) {
 			want[r.ID] = r
 		}
+	}
+	if !p.WhileStarting && len(want) > 0 && p.exec.EngineRunsHealthchecks(p.ctx) {
+		want = nil // the engine's own healthcheck decides
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

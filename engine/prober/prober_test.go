@@ -12,8 +12,9 @@ import (
 )
 
 type fakeExec struct {
-	probes atomic.Int32
-	pass   atomic.Bool
+	probes   atomic.Int32
+	pass     atomic.Bool
+	noChecks bool // the engine runs no healthchecks (Podman without systemd)
 }
 
 func (f *fakeExec) ProbeHealth(context.Context, string, string, plan.Healthcheck) (bool, string, error) {
@@ -21,7 +22,7 @@ func (f *fakeExec) ProbeHealth(context.Context, string, string, plan.Healthcheck
 	return f.pass.Load(), "", nil
 }
 
-func (f *fakeExec) EngineRunsHealthchecks(context.Context) bool { return true }
+func (f *fakeExec) EngineRunsHealthchecks(context.Context) bool { return !f.noChecks }
 
 var check = &plan.Healthcheck{Test: []string{"CMD", "x"}, Interval: time.Second}
 
@@ -31,6 +32,7 @@ var check = &plan.Healthcheck{Test: []string{"CMD", "x"}, Interval: time.Second}
 func TestSyncProbesOnlyStartingReplicasWithAHealthcheck(t *testing.T) {
 	f := &fakeExec{}
 	p := New(f)
+	p.WhileStarting = true
 	defer p.Close()
 	rs := []plan.Replica{
 		{ID: "a", State: plan.StateRunning, Health: plan.HealthStarting, Healthcheck: check},
@@ -96,6 +98,7 @@ func (f *slowExec) EngineRunsHealthchecks(context.Context) bool { return true }
 func TestProbesInFlightAreBounded(t *testing.T) {
 	f := &slowExec{}
 	p := New(f)
+	p.WhileStarting = true
 	var rs []plan.Replica
 	for i := range 12 {
 		rs = append(rs, plan.Replica{ID: fmt.Sprint(i), State: plan.StateRunning, Health: plan.HealthStarting, Healthcheck: check})
@@ -114,5 +117,24 @@ func TestProbesInFlightAreBounded(t *testing.T) {
 	p.Close()
 	if f.most > MaxInFlight || f.most < 2 {
 		t.Fatalf("%d probes at once, want 2..%d", f.most, MaxInFlight)
+	}
+}
+
+// Off, WhileStarting leaves a starting replica to the engine's own
+// healthcheck where the engine runs one, and probes it where it runs none.
+func TestWhileStartingOffProbesOnlyWhereTheEngineRunsNoChecks(t *testing.T) {
+	rs := []plan.Replica{{ID: "a", State: plan.StateRunning, Health: plan.HealthStarting, Healthcheck: check}}
+	for _, noChecks := range []bool{false, true} {
+		f := &fakeExec{noChecks: noChecks}
+		p := New(f)
+		p.Sync("web", rs, nil)
+		want := 0
+		if noChecks {
+			want = 1
+		}
+		if n := p.InFlight(); n != want {
+			t.Errorf("engine runs no checks %v: %d probers, want %d", noChecks, n, want)
+		}
+		p.Close()
 	}
 }

@@ -37,15 +37,34 @@ func (s Store) HoldDaemon() (release func(), err error) {
 		}
 		return nil, fmt.Errorf("daemon lock: %w", err)
 	}
+	release = func() {
+		_ = f.Truncate(0)
+		_ = f.Close()
+	}
 	if err := writePid(f); err != nil {
+		if full := s.writeFailed("daemon lock: write pid", err); IsStateDirFull(full) {
+			// The daemon runs, holding the lock, and says so: commands see
+			// the lock held with no pid and drive sets themselves, the
+			// set locks keeping their passes apart, as while a daemon
+			// starts. A full state directory stops no daemon.
+			return release, &PidUnwrittenError{Err: full}
+		}
 		_ = f.Close() // unlocks: a daemon the CLI cannot see must not run
 		return nil, fmt.Errorf("daemon lock: write pid: %w (%s)", err, s.daemonFile())
 	}
-	return func() {
-		_ = f.Truncate(0)
-		_ = f.Close()
-	}, nil
+	return release, nil
 }
+
+// PidUnwrittenError is HoldDaemon's word that it holds the daemon lock but
+// could not record the daemon's pid for lack of space: the daemon may run,
+// and should say so.
+type PidUnwrittenError struct{ Err error }
+
+func (e *PidUnwrittenError) Error() string {
+	return e.Err.Error() + ": commands will not see the daemon and drive the sets themselves until it is restarted with space"
+}
+
+func (e *PidUnwrittenError) Unwrap() error { return e.Err }
 
 // DaemonRunning says whether a daemon holds the state directory, and its pid.
 // It takes no lock that a daemon could wait for.
