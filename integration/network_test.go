@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -133,10 +134,19 @@ func TestDaemonRecreatesReplicasOfARemovedNetwork(t *testing.T) {
 	h.awaitReady(2)
 	old := h.ids()
 	oldNet := h.docker("network", "inspect", "-f", "{{.Id}}", h.network)
+	// The daemon answers a disconnect at once (it would put a replica back
+	// before the network is gone, and the removal would find an endpoint):
+	// it is held still while the network goes, and hears of it all after.
+	if err := d.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
 	for ord := range 2 {
 		h.docker("network", "disconnect", "-f", h.network, h.name(ord))
 	}
 	h.docker("network", "rm", h.network)
+	if err := d.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
 	began := time.Now()
 	for deadline := began.Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 		back := 0
