@@ -114,6 +114,8 @@ type hashTemplate struct {
 	// InitContainers came after v2; omitted when there are none, so that
 	// specs without them keep their hash.
 	InitContainers []hashInit `json:"initContainers,omitempty"`
+	// Lifecycle came after v2: absent without hooks (hashLifecycle).
+	Lifecycle *Lifecycle `json:"lifecycle,omitempty"`
 }
 
 type hashInit struct {
@@ -155,6 +157,10 @@ type hashHealthcheck struct {
 type hashNetwork struct {
 	Name    string   `json:"name"`
 	Aliases []string `json:"aliases,omitempty"`
+	// Fixed addresses and pools came after v2.
+	IPv4Address string     `json:"ipv4Address,omitempty"`
+	IPv6Address string     `json:"ipv6Address,omitempty"`
+	IPAM        []IPAMPool `json:"ipam,omitempty"`
 }
 
 type hashMount struct {
@@ -228,6 +234,7 @@ func (r RevisionSpec) canonical() hashSpec {
 		h.Template.Reservations = &Resources{CPUs: canonicalQuantity(rv.CPUs, ParseCPUs), Memory: canonicalQuantity(rv.Memory, ParseMemory)}
 	}
 	hashSettings(&h.Template, t)
+	h.Template.Lifecycle = hashLifecycle(t.Lifecycle)
 	for _, c := range t.InitContainers {
 		h.Template.InitContainers = append(h.Template.InitContainers, r.canonicalInit(c))
 	}

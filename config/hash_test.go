@@ -275,12 +275,12 @@ func TestHashCoversEveryField(t *testing.T) {
 	}
 	hashed := map[reflect.Type][]string{
 		reflect.TypeFor[Template](): {"Image", "Command", "Args", "Env", "EnvRefs", "WorkingDir", "User", "Labels", "Ports", "Healthcheck", "VolumeMounts", "Resources", "RestartPolicy",
-			"StopSignal", "ShmSize", "Ulimits", "Sysctls", "Tmpfs", "CapAdd", "CapDrop", "Init", "ExtraHosts", "InitContainers"},
+			"StopSignal", "ShmSize", "Ulimits", "Sysctls", "Tmpfs", "CapAdd", "CapDrop", "Init", "ExtraHosts", "InitContainers", "Lifecycle"},
 		reflect.TypeFor[InitContainer]():       {"Name", "Image", "Command", "Args", "Env", "EnvRefs", "WorkingDir", "User", "VolumeMounts", "Resources"},
 		reflect.TypeFor[Ulimit]():              {"Soft", "Hard"},
 		reflect.TypeFor[Healthcheck]():         {"Test", "Interval", "Timeout", "Retries", "StartPeriod", "StartInterval"},
 		reflect.TypeFor[Resources]():           {"CPUs", "Memory", "Reservations"},
-		reflect.TypeFor[NetworkAttachment]():   {"Name", "Aliases"},
+		reflect.TypeFor[NetworkAttachment]():   {"Name", "Aliases", "IPv4Address", "IPv6Address", "IPAM"},
 		reflect.TypeFor[Port]():                {"ContainerPort", "HostPort", "HostIP", "Protocol"},
 		reflect.TypeFor[VolumeMount]():         {"Source", "Target", "ReadOnly"},
 		reflect.TypeFor[VolumeClaimTemplate](): {"Name", "MountPath", "Driver", "DriverOpts", "Owner", "NoCopy"},

@@ -81,8 +81,20 @@ func TestInvalidInputs(t *testing.T) {
 			`set.yaml:1: name: "` + long62 + `" is too long: replica name "` + long62 + `-9" must be at most 63 characters`}},
 		{"service name not DNS-1123", one(base + "serviceName: web.svc\n"), []string{
 			`set.yaml:4: serviceName: "web.svc" must consist of lowercase letters, digits and '-', and start and end with a letter or digit`}},
-		{"predefined network", one(base + "network: host\n"), []string{
-			`set.yaml:4: network: "host" is a predefined Docker network; use a user-defined network such as "ostset"`}},
+		{"predefined network", one(base + "network: bridge\n"), []string{
+			`set.yaml:4: network: "bridge" is a predefined Docker network; use a user-defined network such as "ostset"`}},
+		{"host network for several replicas", one(base + "network: host\nreplicas: 2\n"), []string{
+			`set.yaml:4: network: host networking takes one replica: 2 replicas would share the host's ports`}},
+		{"host network with another", one(base + "networks: [host, front]\n"), []string{
+			`set.yaml:4: networks[0]: "host" is the container's network mode: it stands alone, with no other network, alias or address`}},
+		{"fixed address for several replicas", one(base + "replicas: 2\nnetworks:\n  - {name: front, ipv4Address: 10.9.0.5, ipam: [{subnet: 10.9.0.0/24}]}\n"), []string{
+			`set.yaml:6: networks[0].ipv4Address: a fixed address names one container: the set has 2 replicas`}},
+		{"fixed address outside the subnet", one(base + "networks:\n  - {name: front, ipv4Address: 10.8.0.5, ipv6Address: 10.9.0.6, ipam: [{subnet: 10.9.0.0/24, gateway: 10.7.0.1}]}\n"), []string{
+			`set.yaml:5: networks[0].ipam[0].gateway: "10.7.0.1" is not an address in 10.9.0.0/24`,
+			`set.yaml:5: networks[0].ipv4Address: 10.8.0.5 is in no subnet of ipam`,
+			`set.yaml:5: networks[0].ipv6Address: "10.9.0.6" is not an IPv6 address`}},
+		{"hook without a command", one(base + "  lifecycle: {preStop: [{user: root}]}\n"), []string{
+			`set.yaml:4: template.lifecycle.preStop[0].command: a hook runs a command: give one`}},
 		{"claim name not DNS-1123", one(base + "volumeClaimTemplates: [{name: Data, mountPath: /data}]\n"), []string{
 			`set.yaml:4: volumeClaimTemplates[0].name: "Data" must consist of lowercase letters, digits and '-', and start and end with a letter or digit`}},
 		{"duplicate claim names", one(base + "volumeClaimTemplates:\n- {name: data, mountPath: /a}\n- {name: data, mountPath: /b}\n"), []string{

@@ -2,18 +2,39 @@ package config
 
 import (
 	"fmt"
+	"net/netip"
 	"slices"
 
 	"go.yaml.in/yaml/v3"
 )
 
 // NetworkAttachment is a network a set joins, written as its name or as
-// {name, aliases}: the aliases are DNS names every replica answers to on that
-// network only.
+// {name, aliases, ...}: the aliases are DNS names every replica answers to on
+// that network only. IPv4Address and IPv6Address are the fixed addresses of
+// the one replica of a set of one; IPAM are the address pools ostset creates
+// the network with when it is missing (a fixed address needs one).
 type NetworkAttachment struct {
-	Name    string   `yaml:"name" json:"name"`
-	Aliases []string `yaml:"aliases,omitempty" json:"aliases,omitempty"`
+	Name        string     `yaml:"name" json:"name"`
+	Aliases     []string   `yaml:"aliases,omitempty" json:"aliases,omitempty"`
+	IPv4Address string     `yaml:"ipv4Address,omitempty" json:"ipv4Address,omitempty"`
+	IPv6Address string     `yaml:"ipv6Address,omitempty" json:"ipv6Address,omitempty"`
+	IPAM        []IPAMPool `yaml:"ipam,omitempty" json:"ipam,omitempty"`
 }
+
+// IPAMPool is an address pool of a network ostset creates.
+type IPAMPool struct {
+	Subnet  string `yaml:"subnet" json:"subnet"`
+	IPRange string `yaml:"ipRange,omitempty" json:"ipRange,omitempty"`
+	Gateway string `yaml:"gateway,omitempty" json:"gateway,omitempty"`
+}
+
+// Predefined network modes a set may name as its network: HostNetwork (the
+// host's own network stack, for a set of one: its ports are the host's) and
+// NoNetwork (a loopback interface only).
+const (
+	HostNetwork = "host"
+	NoNetwork   = "none"
+)
 
 // UnmarshalYAML takes "front" or {name: front, aliases: [...]}, refusing
 // other keys.
@@ -26,8 +47,8 @@ func (n *NetworkAttachment) UnmarshalYAML(node *yaml.Node) error {
 		return fmt.Errorf("expected a network name or a mapping with name and aliases")
 	}
 	for i := 0; i+1 < len(node.Content); i += 2 {
-		if k := node.Content[i].Value; k != "name" && k != "aliases" {
-			return fmt.Errorf("unknown field %q (a network has name and aliases)", k)
+		if k := node.Content[i].Value; !slices.Contains([]string{"name", "aliases", "ipv4Address", "ipv6Address", "ipam"}, k) {
+			return fmt.Errorf("unknown field %q (a network has name, aliases, ipv4Address, ipv6Address and ipam)", k)
 		}
 	}
 	type plain NetworkAttachment
@@ -55,6 +76,7 @@ func cloneNetworks(nets []NetworkAttachment) []NetworkAttachment {
 	nets = slices.Clone(nets)
 	for i := range nets {
 		nets[i].Aliases = slices.Clone(nets[i].Aliases)
+		nets[i].IPAM = slices.Clone(nets[i].IPAM)
 	}
 	return nets
 }
@@ -63,7 +85,7 @@ func cloneNetworks(nets []NetworkAttachment) []NetworkAttachment {
 // says no more than Network does, so that `networks: [front]` and `network:
 // front` are the same revision, and a set file from before Networks keeps its hash.
 func hashNetworks(nets []NetworkAttachment) []hashNetwork {
-	if len(nets) == 1 && len(nets[0].Aliases) == 0 {
+	if len(nets) == 1 && len(nets[0].Aliases) == 0 && nets[0].IPv4Address == "" && nets[0].IPv6Address == "" && len(nets[0].IPAM) == 0 {
 		return nil
 	}
 	out := make([]hashNetwork, len(nets))
@@ -86,17 +108,73 @@ func (v *validator) networks(s Set) {
 				v.add(p, "%q is listed twice", n.Name)
 			}
 		}
+		mode := n.Name == HostNetwork || n.Name == NoNetwork
 		switch {
 		case !dockerNameRe.MatchString(n.Name):
 			v.add(p, "%q is not a valid Docker network name (letters, digits, '_', '.', '-')", n.Name)
-		case n.Name == "bridge" || n.Name == "host" || n.Name == "none":
+		case mode && n.Name == s.Network && len(s.Networks) <= 1 && len(n.Aliases) == 0 && n.IPv4Address == "" && n.IPv6Address == "" && len(n.IPAM) == 0:
+			if i > 0 {
+				break // the same network as network: checked once
+			}
+			if n.Name == HostNetwork && *s.Replicas > 1 {
+				v.add(p, "host networking takes one replica: %d replicas would share the host's ports", *s.Replicas)
+			}
+			for j, port := range s.Template.Ports {
+				if port.HostPort != 0 {
+					v.add(fmt.Sprintf("template.ports[%d].hostPort", j), "a replica on network %q publishes no port", n.Name)
+				}
+			}
+		case n.Name == "bridge":
 			// Only user-defined networks give replicas DNS names.
 			v.add(p, "%q is a predefined Docker network; use a user-defined network such as %q", n.Name, DefaultNetwork)
+		case mode && i == 0 && len(s.Networks) > 0 && s.Networks[0].Name == n.Name:
+			// reported at networks[0]
+		case mode:
+			v.add(p, "%q is the container's network mode: it stands alone, with no other network, alias or address", n.Name)
 		}
+		v.addresses(p, n, *s.Replicas)
 		for j, a := range n.Aliases {
 			if !hostnameRe.MatchString(a) {
 				v.add(fmt.Sprintf("%s.aliases[%d]", p, j), "%q is not a DNS name (letters, digits, '.', '_', '-')", a)
 			}
+		}
+	}
+}
+
+// addresses checks a network's fixed addresses and address pools.
+func (v *validator) addresses(p string, n NetworkAttachment, replicas int) {
+	var subnets []netip.Prefix
+	for j, pool := range n.IPAM {
+		q := fmt.Sprintf("%s.ipam[%d]", p, j)
+		sub, err := netip.ParsePrefix(pool.Subnet)
+		if err != nil {
+			v.add(q+".subnet", "%q is not a subnet (CIDR): %v", pool.Subnet, err)
+			continue
+		}
+		subnets = append(subnets, sub)
+		if r, err := netip.ParsePrefix(pool.IPRange); pool.IPRange != "" && (err != nil || !sub.Contains(r.Addr()) || r.Bits() < sub.Bits()) {
+			v.add(q+".ipRange", "%q is not a range (CIDR) inside %s", pool.IPRange, pool.Subnet)
+		}
+		if g, err := netip.ParseAddr(pool.Gateway); pool.Gateway != "" && (err != nil || !sub.Contains(g)) {
+			v.add(q+".gateway", "%q is not an address in %s", pool.Gateway, pool.Subnet)
+		}
+	}
+	for _, a := range []struct {
+		field, value string
+		v4           bool
+	}{{"ipv4Address", n.IPv4Address, true}, {"ipv6Address", n.IPv6Address, false}} {
+		if a.value == "" {
+			continue
+		}
+		q := p + "." + a.field
+		ip, err := netip.ParseAddr(a.value)
+		switch {
+		case err != nil || ip.Is4() != a.v4:
+			v.add(q, "%q is not an IPv%s address", a.value, map[bool]string{true: "4", false: "6"}[a.v4])
+		case replicas > 1:
+			v.add(q, "a fixed address names one container: the set has %d replicas", replicas)
+		case len(subnets) > 0 && !slices.ContainsFunc(subnets, func(s netip.Prefix) bool { return s.Contains(ip) }):
+			v.add(q, "%s is in no subnet of ipam", a.value)
 		}
 	}
 }

@@ -34,7 +34,7 @@ func TestNetworksInvalid(t *testing.T) {
 		{"networks: [{name: back, alias: [x]}]", `set.yaml:3: networks[0]: unknown field "alias"`},
 		{"network: a\nnetworks: [b]", `network: "a" is not the first of networks ("b")`},
 		{"networks: [a, b, a]", `networks[2]: "a" is listed twice`},
-		{"networks: [a, host]", `networks[1]: "host" is a predefined Docker network`},
+		{"networks: [a, host]", `networks[1]: "host" is the container's network mode`},
 		{"networks: [{name: a, aliases: ['x y']}]", `networks[0].aliases[0]: "x y" is not a DNS name`},
 	} {
 		_, err := Parse("set.yaml", []byte("name: db\ntemplate: {image: redis:7}\n"+tc.doc+"\n"), nil)

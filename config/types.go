@@ -138,6 +138,9 @@ type Template struct {
 	// InitContainers run in order, each to completion, before every new replica
 	// container starts (see InitContainer).
 	InitContainers []InitContainer `yaml:"initContainers" json:"initContainers,omitempty"`
+	// Lifecycle are the commands run in the container after it starts and
+	// before it stops (see Lifecycle).
+	Lifecycle *Lifecycle `yaml:"lifecycle" json:"lifecycle,omitempty"`
 }
 
 // Port publishes containerPort on hostPort+ordinal-offset.

@@ -85,6 +85,7 @@ func (s Set) validate() []FieldError {
 		v.dnsLabel("serviceName", s.ServiceName)
 	}
 	v.networks(s)
+	v.lifecycle(s.Template.Lifecycle)
 	v.nonNegative("replicas", replicas)
 	v.atMost("replicas", replicas, MaxReplicas)
 	v.oneOf("podManagementPolicy", s.PodManagementPolicy, OrderedReady, Parallel)
