@@ -106,7 +106,7 @@ func (t Template) clone() Template {
 	t.Ports = slices.Clone(t.Ports)
 	t.VolumeMounts = slices.Clone(t.VolumeMounts)
 	t.InitContainers = cloneInits(t.InitContainers)
-	t.Lifecycle = t.Lifecycle.clone()
+	t.Lifecycle = t.Lifecycle.Clone()
 	if r := t.Resources.Reservations; r != nil {
 		c := *r // one level: a reservation has no reservations (validate)
 		t.Resources.Reservations = &c

@@ -234,7 +234,7 @@ func (r RevisionSpec) canonical() hashSpec {
 		h.Template.Reservations = &Resources{CPUs: canonicalQuantity(rv.CPUs, ParseCPUs), Memory: canonicalQuantity(rv.Memory, ParseMemory)}
 	}
 	hashSettings(&h.Template, t)
-	h.Template.Lifecycle = hashLifecycle(t.Lifecycle)
+	h.Template.Lifecycle = t.Lifecycle.Hashed()
 	for _, c := range t.InitContainers {
 		h.Template.InitContainers = append(h.Template.InitContainers, r.canonicalInit(c))
 	}

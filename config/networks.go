@@ -2,10 +2,11 @@ package config
 
 import (
 	"fmt"
-	"net/netip"
 	"slices"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ostset/ostset/config/ipam"
 )
 
 // NetworkAttachment is a network a set joins, written as its name or as
@@ -21,12 +22,8 @@ type NetworkAttachment struct {
 	IPAM        []IPAMPool `yaml:"ipam,omitempty" json:"ipam,omitempty"`
 }
 
-// IPAMPool is an address pool of a network ostset creates.
-type IPAMPool struct {
-	Subnet  string `yaml:"subnet" json:"subnet"`
-	IPRange string `yaml:"ipRange,omitempty" json:"ipRange,omitempty"`
-	Gateway string `yaml:"gateway,omitempty" json:"gateway,omitempty"`
-}
+// IPAMPool is an address pool of a network ostset creates (see package ipam).
+type IPAMPool = ipam.Pool
 
 // Predefined network modes a set may name as its network: HostNetwork (the
 // host's own network stack, for a set of one: its ports are the host's) and
@@ -143,38 +140,7 @@ func (v *validator) networks(s Set) {
 
 // addresses checks a network's fixed addresses and address pools.
 func (v *validator) addresses(p string, n NetworkAttachment, replicas int) {
-	var subnets []netip.Prefix
-	for j, pool := range n.IPAM {
-		q := fmt.Sprintf("%s.ipam[%d]", p, j)
-		sub, err := netip.ParsePrefix(pool.Subnet)
-		if err != nil {
-			v.add(q+".subnet", "%q is not a subnet (CIDR): %v", pool.Subnet, err)
-			continue
-		}
-		subnets = append(subnets, sub)
-		if r, err := netip.ParsePrefix(pool.IPRange); pool.IPRange != "" && (err != nil || !sub.Contains(r.Addr()) || r.Bits() < sub.Bits()) {
-			v.add(q+".ipRange", "%q is not a range (CIDR) inside %s", pool.IPRange, pool.Subnet)
-		}
-		if g, err := netip.ParseAddr(pool.Gateway); pool.Gateway != "" && (err != nil || !sub.Contains(g)) {
-			v.add(q+".gateway", "%q is not an address in %s", pool.Gateway, pool.Subnet)
-		}
-	}
-	for _, a := range []struct {
-		field, value string
-		v4           bool
-	}{{"ipv4Address", n.IPv4Address, true}, {"ipv6Address", n.IPv6Address, false}} {
-		if a.value == "" {
-			continue
-		}
-		q := p + "." + a.field
-		ip, err := netip.ParseAddr(a.value)
-		switch {
-		case err != nil || ip.Is4() != a.v4:
-			v.add(q, "%q is not an IPv%s address", a.value, map[bool]string{true: "4", false: "6"}[a.v4])
-		case replicas > 1:
-			v.add(q, "a fixed address names one container: the set has %d replicas", replicas)
-		case len(subnets) > 0 && !slices.ContainsFunc(subnets, func(s netip.Prefix) bool { return s.Contains(ip) }):
-			v.add(q, "%s is in no subnet of ipam", a.value)
-		}
+	for _, pr := range ipam.Check(p, n.IPv4Address, n.IPv6Address, n.IPAM, replicas) {
+		v.add(pr.Path, "%s", pr.Message)
 	}
 }

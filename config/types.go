@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ostset/ostset/config/envref"
+	"github.com/ostset/ostset/config/lifecycle"
 )
 
 // Pod management policies.
@@ -142,6 +143,12 @@ type Template struct {
 	// before it stops (see Lifecycle).
 	Lifecycle *Lifecycle `yaml:"lifecycle" json:"lifecycle,omitempty"`
 }
+
+// Lifecycle are a replica's hooks (see package lifecycle), and Hook one of them.
+type (
+	Lifecycle = lifecycle.Lifecycle
+	Hook      = lifecycle.Hook
+)
 
 // Port publishes containerPort on hostPort+ordinal-offset.
 type Port struct {

@@ -85,7 +85,9 @@ func (s Set) validate() []FieldError {
 		v.dnsLabel("serviceName", s.ServiceName)
 	}
 	v.networks(s)
-	v.lifecycle(s.Template.Lifecycle)
+	for _, pr := range s.Template.Lifecycle.Check("template.lifecycle") {
+		v.add(pr.Path, "%s", pr.Message)
+	}
 	v.nonNegative("replicas", replicas)
 	v.atMost("replicas", replicas, MaxReplicas)
 	v.oneOf("podManagementPolicy", s.PodManagementPolicy, OrderedReady, Parallel)

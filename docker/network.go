@@ -11,6 +11,7 @@ import (
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 
+	"github.com/ostset/ostset/docker/containerspec"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
 )
@@ -28,6 +29,9 @@ import (
 // next create or start with its ID fail, which drops the cached ID (see
 // forgetNetwork), so the retry finds or makes the network again.
 func (r *Runtime) EnsureNetwork(ctx context.Context, name string, labels map[string]string) (string, error) {
+	if plan.NetworkMode(name) {
+		return name, nil // host, none: a mode of the container, not a network to make
+	}
 	if id, ok := r.networks.Load(name); ok {
 		return id.(string), nil
 	}
@@ -59,10 +63,15 @@ func (r *Runtime) ensureNetwork(ctx context.Context, name string, labels map[str
 	if err != nil || found {
 		return n.ID, err
 	}
-	res, err := r.cli.NetworkCreate(ctx, name, client.NetworkCreateOptions{
-		Driver: "bridge",
-		Labels: withManaged(labels),
-	})
+	ipam, v6, err := containerspec.IPAM(labels[plan.LabelIPAM])
+	if err != nil {
+		return "", fmt.Errorf("create network %s: %w", name, err)
+	}
+	opts := client.NetworkCreateOptions{Driver: "bridge", Labels: withManaged(labels), IPAM: ipam}
+	if v6 {
+		opts.EnableIPv6 = &v6
+	}
+	res, err := r.cli.NetworkCreate(ctx, name, opts)
 	if err != nil {
 		return "", classifyNetworkCreate(name, fmt.Errorf("create network %s: %w", name, err))
 	}

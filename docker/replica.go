@@ -12,15 +12,19 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/api/types/container"
-	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 
+	"github.com/ostset/ostset/docker/containerspec"
+	"github.com/ostset/ostset/docker/hookexec"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
 )
 
 // cleanupTimeout bounds the removal of a container whose start failed.
 const cleanupTimeout = 30 * time.Second
+
+// minStopGrace is the least grace a stop gets after pre_stop hooks.
+const minStopGrace = 2 * time.Second
 
 // CreateReplica ensures the spec's volumes and network, creates the container,
 // gives new volumes their owner (see ownVolumes), copies the spec's files
@@ -71,11 +75,19 @@ func (r *Runtime) createReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 	// A failure from here on leaves the volumes it made: the caller records
 	// them as the replica's, so that the retry's reuse of them is no news.
 	failed := engine.CreateResult{CreatedVolumes: slices.Sorted(maps.Keys(fresh))}
-	netID, err := r.EnsureNetwork(ctx, spec.Network, plan.NetworkLabels(spec.Labels))
-	if err != nil {
-		return failed, fmt.Errorf("%s: %w", spec.Name, err)
+	if plan.NetworkMode(spec.Network) {
+		containerspec.NetworkMode(&opts, spec.Network)
+	} else {
+		netID, err := r.EnsureNetwork(ctx, spec.Network, withIPAM(plan.NetworkLabels(spec.Labels), spec.IPAM))
+		if err != nil {
+			return failed, fmt.Errorf("%s: %w", spec.Name, err)
+		}
+		endpoint, err := containerspec.Endpoint(spec.Aliases, spec.IPv4Address, spec.IPv6Address)
+		if err != nil {
+			return failed, &engine.PermanentError{Replica: spec.Name, Err: fmt.Errorf("%s: %w", spec.Name, err)}
+		}
+		attach(&opts, netID, endpoint)
 	}
-	attach(&opts, netID, spec.Aliases)
 	created, err := r.cli.ContainerCreate(ctx, opts)
 	if cerrdefs.IsConflict(err) {
 		id, started, adoptErr := r.adoptCreated(ctx, spec, err)
@@ -111,7 +123,27 @@ func (r *Runtime) createReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 		}
 		return failed, r.explainPort(ctx, classifyStart(spec.Name, r.discard(ctx, spec.Name, created.ID, err)))
 	}
-	return engine.CreateResult{ID: created.ID, ReusedVolumes: reused}, nil
+	res := engine.CreateResult{ID: created.ID, ReusedVolumes: reused}
+	if err := hookexec.Run(ctx, r.cli, created.ID, spec.Name, "post_start", spec.Hooks.PostStart); err != nil {
+		// As docker compose: the container runs on, and the command that
+		// waits for it stops with the hook's failure.
+		failed.ID = created.ID
+		return failed, &engine.PermanentError{Replica: spec.Name, Err: err}
+	}
+	return res, nil
+}
+
+// withIPAM is labels with the network's pools (plan.LabelIPAM), if any.
+func withIPAM(labels map[string]string, ipam string) map[string]string {
+	if ipam == "" {
+		return labels
+	}
+	out := maps.Clone(labels)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out[plan.LabelIPAM] = ipam
+	return out
 }
 
 // joinNetworks connects a container (called name) to the networks joins,
@@ -120,11 +152,15 @@ func (r *Runtime) createReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 // it is.
 func (r *Runtime) joinNetworks(ctx context.Context, id, name string, labels map[string]string, joins []plan.NetworkJoin) error {
 	for _, n := range joins {
-		netID, err := r.EnsureNetwork(ctx, n.Name, labels)
+		netID, err := r.EnsureNetwork(ctx, n.Name, withIPAM(labels, n.IPAM))
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		_, err = r.cli.NetworkConnect(ctx, netID, client.NetworkConnectOptions{Container: id, EndpointConfig: &network.EndpointSettings{Aliases: n.Aliases}})
+		endpoint, err := containerspec.Endpoint(n.Aliases, n.IPv4Address, n.IPv6Address)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		_, err = r.cli.NetworkConnect(ctx, netID, client.NetworkConnectOptions{Container: id, EndpointConfig: endpoint})
 		if err != nil && !strings.Contains(err.Error(), "already exists in network") {
 			if cerrdefs.IsNotFound(err) {
 				r.forgetNetwork(n.Name)
@@ -246,6 +282,23 @@ func (r *Runtime) StartReplica(ctx context.Context, set, id string) error {
 		}
 		return r.explainPort(ctx, classifyStart(name, err))
 	}
+	return r.runHooks(ctx, c, containerName(c, id), false)
+}
+
+// runHooks runs the post_start (or, with stop, the pre_stop) hooks a
+// container was created with (plan.LabelHooks). A post_start hook that fails
+// is a *engine.PermanentError, as at its create.
+func (r *Runtime) runHooks(ctx context.Context, c container.InspectResponse, name string, stop bool) error {
+	hooks, err := plan.ParseHooks(c.Config.Labels[plan.LabelHooks])
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if stop {
+		return hookexec.Run(ctx, r.cli, c.ID, name, "pre_stop", hooks.PreStop)
+	}
+	if err := hookexec.Run(ctx, r.cli, c.ID, name, "post_start", hooks.PostStart); err != nil {
+		return &engine.PermanentError{Replica: name, Err: err}
+	}
 	return nil
 }
 
@@ -274,6 +327,18 @@ func (r *Runtime) RemoveReplica(ctx context.Context, set, id string, grace time.
 		return err
 	}
 	name := containerName(c, id)
+	var hookErr error
+	if st := c.State; st != nil && st.Running && !st.Paused && grace > 0 {
+		// pre_stop within the grace period; the stop has what is left, and
+		// at least minStopGrace, as the kubelet gives a preStop hook.
+		began := time.Now()
+		hctx, hcancel := context.WithTimeout(ctx, grace)
+		if err := r.runHooks(hctx, c, name, true); err != nil {
+			hookErr = &plan.PreStopError{Err: err}
+		}
+		hcancel()
+		grace = max(grace-time.Since(began), minStopGrace)
+	}
 	if st := c.State; st != nil && (st.Running || st.Restarting || st.Paused) {
 		t := seconds(grace)
 		_, err := r.cli.ContainerStop(ctx, c.ID, client.ContainerStopOptions{Timeout: &t})
@@ -288,7 +353,7 @@ func (r *Runtime) RemoveReplica(ctx context.Context, set, id string, grace time.
 	if err != nil && !cerrdefs.IsNotFound(err) {
 		return fmt.Errorf("remove container %s: %w", name, err)
 	}
-	return nil
+	return hookErr // a *plan.PreStopError: removed all the same
 }
 
 // ownContainer inspects a container and refuses it unless it carries the set's

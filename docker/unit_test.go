@@ -14,6 +14,7 @@ import (
 	"github.com/moby/moby/api/types/volume"
 
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/docker/containerspec"
 	"github.com/ostset/ostset/engine/plan"
 )
 
@@ -175,7 +176,11 @@ func TestCreateOptionsLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	attach(&opts, "netid", []string{"web-2"})
+	ep, err := containerspec.Endpoint([]string{"web-2"}, "", "")
+	if err != nil || ep.IPAMConfig != nil {
+		t.Fatalf("endpoint %+v, %v", ep, err)
+	}
+	attach(&opts, "netid", ep)
 	l := opts.Config.Labels
 	if l[plan.LabelSet] != "web" || l[plan.LabelOrdinal] != "2" || l[plan.LabelRevision] != "web-9f" || l["app"] != "x" {
 		t.Errorf("labels %v", l)
@@ -304,7 +309,8 @@ func TestCreateOptionsInit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	attach(&opts, "netid", nil)
+	ep, _ := containerspec.Endpoint(nil, "", "")
+	attach(&opts, "netid", ep)
 	if opts.Name != "web-2-init-clone" || opts.Config.Hostname != "web-2" || opts.Config.Labels[plan.LabelInit] != "clone" ||
 		opts.HostConfig.RestartPolicy.Name != container.RestartPolicyDisabled || opts.Config.Healthcheck.Test[0] != "NONE" {
 		t.Errorf("options %+v %+v %+v", opts.Config, opts.HostConfig.RestartPolicy, opts.Name)

@@ -214,7 +214,7 @@ func (c *Controller) finishRemovals(ctx context.Context, st *state.State, replic
 			continue
 		}
 		r := replicas[i]
-		if err := c.Runtime.RemoveReplica(ctx, st.Spec.Name, id, st.Spec.GracePeriod()); err != nil {
+		if err := c.removeReplica(ctx, st.Spec.Name, r.Name, id, st.Spec.GracePeriod()); err != nil {
 			return finished, err
 		}
 		c.emit(st.Spec.Name, r.Name, "%s removed (its removal was interrupted)", r.Name)

@@ -39,7 +39,7 @@ func (c *Controller) execute(ctx context.Context, st *state.State, actions []pla
 		return nil
 	}
 	for _, name := range createNetworks(*st, actions) {
-		if err := c.ensureNetwork(ctx, name, plan.NetworkLabels(st.Spec.Template.Labels)); err != nil {
+		if err := c.ensureNetwork(ctx, name, plan.NetworkCreateLabels(plan.NetworkLabels(st.Spec.Template.Labels), st.Spec.Networks, name)); err != nil {
 			return err
 		}
 	}
@@ -136,7 +136,7 @@ func (c *Controller) apply(ctx context.Context, st *state.State, mu *sync.Mutex,
 		if a.Exited {
 			c.keepPrevious(ctx, set, a)
 		}
-		if err := c.Runtime.RemoveReplica(ctx, set, a.ID, st.Spec.GracePeriod()); err != nil {
+		if err := c.removeReplica(ctx, set, a.Name, a.ID, st.Spec.GracePeriod()); err != nil {
 			return err
 		}
 		mu.Lock()
@@ -249,7 +249,7 @@ func (c *Controller) removeSet(ctx context.Context, st state.State, obs plan.Obs
 		}
 	}
 	for _, r := range replicas {
-		if err := c.Runtime.RemoveReplica(ctx, spec.Name, r.ID, spec.GracePeriod()); err != nil {
+		if err := c.removeReplica(ctx, spec.Name, r.Name, r.ID, spec.GracePeriod()); err != nil {
 			return err
 		}
 		c.emit(spec.Name, r.Name, "%s removed", r.Name)
@@ -481,4 +481,15 @@ func (c *Controller) keepPrevious(ctx context.Context, set string, a plan.Action
 	if err != nil {
 		c.logger().Warn("could not keep the logs of a failed replica", "replica", a.Name, "err", err)
 	}
+}
+
+// removeReplica removes a replica (Runtime.RemoveReplica); a pre_stop hook
+// that failed is an event, and the replica is removed all the same.
+func (c *Controller) removeReplica(ctx context.Context, set, name, id string, grace time.Duration) error {
+	err := c.Runtime.RemoveReplica(ctx, set, id, grace)
+	if pe := (*plan.PreStopError)(nil); errors.As(err, &pe) {
+		c.emit(set, name, "%v (stopped all the same)", pe)
+		return nil
+	}
+	return err
 }

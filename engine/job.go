@@ -84,7 +84,7 @@ func (c *Controller) RunJob(ctx context.Context, job config.Set) error {
 		return err
 	}
 	for _, n := range rs.NetworkNames() {
-		if err := c.ensureNetwork(ctx, n, plan.NetworkLabels(spec.Labels)); err != nil {
+		if err := c.ensureNetwork(ctx, n, plan.NetworkCreateLabels(plan.NetworkLabels(spec.Labels), rs.Networks, n)); err != nil {
 			return err
 		}
 	}

@@ -38,6 +38,9 @@ func CreateOptions(spec plan.ReplicaSpec) (client.ContainerCreateOptions, error)
 	if err != nil {
 		return client.ContainerCreateOptions{}, err
 	}
+	if hooks := plan.HooksLabel(&spec.Hooks); hooks != "" {
+		labels[plan.LabelHooks] = hooks // what its stop runs (the docker runtime's RemoveReplica)
+	}
 	exposed, bindings, err := PortMaps(spec.Ports)
 	if err != nil {
 		return client.ContainerCreateOptions{}, err
@@ -92,12 +95,12 @@ func CreateOptions(spec plan.ReplicaSpec) (client.ContainerCreateOptions, error)
 }
 
 // Attach joins the container to the network by ID (a name can be ambiguous at API
-// 1.41) with the aliases. The endpoint config keyed by the ID is stored by the
-// engine under the network's name, as inspect shows.
-func Attach(opts *client.ContainerCreateOptions, networkID string, aliases []string) {
+// 1.41) with the endpoint (see Endpoint). The endpoint config keyed by the ID is
+// stored by the engine under the network's name, as inspect shows.
+func Attach(opts *client.ContainerCreateOptions, networkID string, endpoint *network.EndpointSettings) {
 	opts.HostConfig.NetworkMode = container.NetworkMode(networkID)
 	opts.NetworkingConfig = &network.NetworkingConfig{EndpointsConfig: map[string]*network.EndpointSettings{
-		networkID: {Aliases: aliases},
+		networkID: endpoint,
 	}}
 }
 

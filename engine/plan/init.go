@@ -134,7 +134,11 @@ func RenderInit(set config.Set, revision string, spec config.RevisionSpec, ordin
 	}
 	_, r.Domainname = clusterNames(set, spec, replica) // a pod's init containers share its hostname
 	for _, n := range spec.NetworkNames()[1:] {        // on all the replica's networks, with no DNS names
-		r.OtherNetworks = append(r.OtherNetworks, NetworkJoin{Name: n})
+		r.OtherNetworks = append(r.OtherNetworks, NetworkJoin{Name: n, IPAM: NetworkCreateLabels(nil, spec.Networks, n)[LabelIPAM]})
+	}
+	r.IPAM = NetworkCreateLabels(nil, spec.Networks, r.Network)[LabelIPAM] // no fixed address: the replica's
+	if NetworkMode(r.Network) {
+		r.Domainname = ""
 	}
 	for _, claim := range spec.VolumeClaimTemplates {
 		vol := volumes.Name(claim.Name, set.Name, ordinal)

@@ -45,6 +45,10 @@ func Render(set config.Set, revision string, spec config.RevisionSpec, ordinal i
 	cluster, domain := clusterNames(set, spec, name)
 	r.Domainname = domain
 	r.Aliases, r.OtherNetworks = networkJoins(spec, append(aliases(name, spec.ServiceName, t.Labels, ordinal), cluster...))
+	addresses(&r, spec)
+	if t.Lifecycle != nil {
+		r.Hooks = *t.Lifecycle
+	}
 	for _, c := range spec.VolumeClaimTemplates {
 		vol := volumes.Name(c.Name, set.Name, ordinal)
 		owner, err := volumes.RootOwner(c)

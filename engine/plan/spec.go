@@ -3,6 +3,7 @@ package plan
 import (
 	"time"
 
+	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/config/envref"
 	"github.com/ostset/ostset/volumes"
 )
@@ -30,8 +31,14 @@ type ReplicaSpec struct {
 	WorkingDir string
 	User       string
 	Labels     map[string]string // user labels plus the io.ostset.* labels
-	Network    string            // network name: the container is created on it
+	Network    string            // network name: the container is created on it (or a network mode, see NetworkMode)
 	Aliases    []string
+	// IPv4Address and IPv6Address are the container's fixed addresses on
+	// Network, and IPAM the network's pools (a LabelIPAM value) for its create.
+	IPv4Address, IPv6Address, IPAM string
+	// Hooks are the lifecycle hooks run in the container after its start and
+	// before its stop (also in its LabelHooks, for the stop).
+	Hooks config.Lifecycle
 	// OtherNetworks are joined after the create and before the start (the
 	// engine's create takes one network at API 1.41).
 	OtherNetworks []NetworkJoin
@@ -59,6 +66,8 @@ type ReplicaSpec struct {
 type NetworkJoin struct {
 	Name    string
 	Aliases []string
+	// Fixed addresses and the network's pools, as ReplicaSpec's for Network.
+	IPv4Address, IPv6Address, IPAM string
 }
 
 // PortBinding publishes one container port.
