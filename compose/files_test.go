@@ -198,7 +198,7 @@ services:
 
 // A pre_start hook is an init container: per replica, or on a one-replica
 // service; it inherits what it does not write from its service. post_start
-// and pre_stop are listed.
+// is the template's lifecycle hook.
 func TestPreStartHooks(t *testing.T) {
 	p := mustLoad(t, `
 name: demo
@@ -237,8 +237,11 @@ volumes:
 		t.Errorf("web init containers %+v", web.Template.InitContainers)
 	}
 	got := strings.Join(p.Unmapped, "\n")
-	if len(p.Unmapped) != 2 || !strings.Contains(got, "services.web.pre_start.1: runs once for the 2 replicas") || !strings.Contains(got, "services.web.post_start: not applied") {
+	if len(p.Unmapped) != 1 || !strings.Contains(got, "services.web.pre_start.1: runs once for the 2 replicas") {
 		t.Errorf("unmapped:\n%s", got)
+	}
+	if l := web.Template.Lifecycle; l == nil || len(l.PostStart) != 1 || l.PostStart[0].Command[0] != "warm" || len(l.PreStop) != 0 {
+		t.Errorf("web lifecycle %+v", l)
 	}
 }
 

@@ -506,10 +506,9 @@ func TestFixtures(t *testing.T) {
 			if b.String() != string(want) {
 				t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 			}
-			// A public file loads without --lenient, unless its LENIENT file
-			// says why what it lists cannot be mapped.
-			if _, err := os.Stat(filepath.Join(dir, "LENIENT")); strings.Contains(dir, "public") && len(p.Unmapped) > 0 && err != nil {
-				t.Errorf("loads only with --lenient, and has no LENIENT file saying why:\n%s", strings.Join(p.Unmapped, "\n"))
+			// Every public file loads without --lenient.
+			if strings.Contains(dir, "public") && len(p.Unmapped) > 0 {
+				t.Errorf("loads only with --lenient:\n%s", strings.Join(p.Unmapped, "\n"))
 			}
 		})
 	}
@@ -616,8 +615,8 @@ networks:
 		"compose.yaml:10: services.a.networks.back.driver_opts: an endpoint's driver options",
 		"compose.yaml:11: services.a.networks.back.gw_priority: the engine API has it from 1.48",
 		"compose.yaml:12: services.a.networks.back.interface_name: not a setting ostset gives a replica",
-		"compose.yaml:13: services.a.networks.back.ipv4_address: a fixed address",
-		"compose.yaml:7: services.a.networks.back: the network's internal, labels (networks.back): ostset creates a plain bridge",
+		"compose.yaml:13: services.a.networks.back.ipv4_address: a fixed address needs a subnet: the network has no ipam.config",
+		"compose.yaml:7: services.a.networks.back: the network's internal, labels (networks.back): ostset creates a bridge with address pools and no more",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("unmapped:\n%s\nwant a line %q", got, want)
@@ -625,5 +624,104 @@ networks:
 	}
 	if len(p.Unmapped) != 5 {
 		t.Errorf("%d unmapped, want 5:\n%s", len(p.Unmapped), got)
+	}
+}
+
+// network_mode host and none are the replica's network mode (host for one
+// replica: more are listed at the line); another container's namespace is
+// listed; post_start and pre_stop are the template's hooks.
+func TestNetworkModeAndHooks(t *testing.T) {
+	p := mustLoad(t, `
+name: demo
+services:
+  one:
+    image: x
+    network_mode: host
+    ports: ["8080:80"]
+    post_start:
+      - command: ["sh", "-c", "echo hi > /data/hi"]
+        user: root
+        privileged: true
+        working_dir: /data
+        environment: {A: "1"}
+    pre_stop:
+      - command: echo bye
+  many:
+    image: x
+    deploy: {replicas: 2}
+    network_mode: host
+  alone:
+    image: x
+    deploy: {replicas: 3}
+    network_mode: none
+  beside:
+    image: x
+    network_mode: "service:one"
+`)
+	one := setByName(t, p, "demo-one")
+	if one.Network != "host" || len(one.Networks) != 0 || one.Template.Ports[0].HostPort != 0 || one.Validate() != nil {
+		t.Errorf("one: network %q %+v, ports %+v, %v", one.Network, one.Networks, one.Template.Ports, one.Validate())
+	}
+	want := &config.Lifecycle{
+		PostStart: []config.Hook{{Command: []string{"sh", "-c", "echo hi > /data/hi"}, User: "root", Privileged: true, WorkingDir: "/data", Env: map[string]string{"A": "1"}}},
+		PreStop:   []config.Hook{{Command: []string{"echo", "bye"}}},
+	}
+	if !reflect.DeepEqual(one.Template.Lifecycle, want) {
+		t.Errorf("lifecycle\n got %+v\nwant %+v", one.Template.Lifecycle, want)
+	}
+	if n := setByName(t, p, "demo-alone").Network; n != "none" {
+		t.Errorf("alone: network %q", n)
+	}
+	if n := setByName(t, p, "demo-many").Network; n != "demo_default" {
+		t.Errorf("many: network %q, want the project's", n)
+	}
+	got := strings.Join(p.Unmapped, "\n")
+	for _, line := range []string{
+		"compose.yaml:19: services.many.network_mode: host networking takes one replica: 2 replicas would share the host's ports",
+		`compose.yaml:26: services.beside.network_mode: network_mode "service:one": a replica has a network namespace of its own`,
+	} {
+		if !strings.Contains(got, line) {
+			t.Errorf("unmapped:\n%s\nwant a line %q", got, line)
+		}
+	}
+	if len(p.Unmapped) != 2 {
+		t.Errorf("%d unmapped, want 2:\n%s", len(p.Unmapped), got)
+	}
+}
+
+// A fixed address on a network with pools maps for one replica, and the
+// network's pools come with it; several replicas are listed.
+func TestFixedAddress(t *testing.T) {
+	p := mustLoad(t, `
+name: demo
+services:
+  dns:
+    image: x
+    networks:
+      net: {ipv4_address: 172.20.0.2, ipv6_address: "fd00::2"}
+  many:
+    image: x
+    deploy: {replicas: 2}
+    networks:
+      net: {ipv4_address: 172.20.0.3}
+networks:
+  net:
+    enable_ipv6: true
+    ipam:
+      config:
+        - {subnet: 172.20.0.0/24, gateway: 172.20.0.1, ip_range: 172.20.0.128/25}
+        - {subnet: "fd00::/64"}
+`)
+	dns := setByName(t, p, "demo-dns")
+	want := []config.NetworkAttachment{{Name: "demo_net", IPv4Address: "172.20.0.2", IPv6Address: "fd00::2",
+		IPAM: []config.IPAMPool{{Subnet: "172.20.0.0/24", Gateway: "172.20.0.1", IPRange: "172.20.0.128/25"}, {Subnet: "fd00::/64"}}}}
+	if !reflect.DeepEqual(dns.Networks, want) || dns.Network != "demo_net" || dns.Validate() != nil {
+		t.Errorf("dns networks\n got %+v\nwant %+v\n%v", dns.Networks, want, dns.Validate())
+	}
+	if many := setByName(t, p, "demo-many"); many.Networks[0].IPv4Address != "" || len(many.Networks[0].IPAM) != 2 {
+		t.Errorf("many networks %+v", many.Networks)
+	}
+	if len(p.Unmapped) != 1 || !strings.Contains(p.Unmapped[0], "compose.yaml:12: services.many.networks.net.ipv4_address: a fixed address names one container: the service has 2 replicas") {
+		t.Errorf("unmapped:\n%s", strings.Join(p.Unmapped, "\n"))
 	}
 }

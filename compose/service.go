@@ -29,7 +29,7 @@ var mapped = map[string]bool{
 	"build": true, "scale": true, "pull_policy": true, "profiles": true,
 	"secrets": true, "configs": true,
 	"container_name": true, "hostname": true, "develop": true,
-	"network_mode": true, "pre_start": true, "runtime": true, "platform": true, "stdin_open": true, "tty": true, "pid": true,
+	"network_mode": true, "pre_start": true, "post_start": true, "pre_stop": true, "runtime": true, "platform": true, "stdin_open": true, "tty": true, "pid": true,
 	"#extensions": true,
 }
 
@@ -81,6 +81,7 @@ func (m *mapper) mapSet() config.Set {
 	m.dependsOn()
 	m.buildImage()
 	m.preStart()
+	m.hooks()
 	m.unmappedFields()
 	if m.svc.Develop != nil {
 		m.warn("develop: a note for docker compose watch, not applied: ostset does not watch files (rebuild with up --build)")
@@ -476,8 +477,8 @@ func (m *mapper) resources() {
 // network, and its aliases in a label, so that its revision stays the same.
 func (m *mapper) network() {
 	svc := m.svc
-	if svc.NetworkMode != "" {
-		m.unmap(fmt.Sprintf("network_mode %q: a set's replicas are on a bridge network of their own, with their DNS names", svc.NetworkMode), "network_mode")
+	if m.networkMode() {
+		return
 	}
 	keys := slices.Sorted(maps.Keys(svc.Networks))
 	slices.SortStableFunc(keys, func(a, b string) int { return prio(svc.Networks[b]) - prio(svc.Networks[a]) })
@@ -490,8 +491,9 @@ func (m *mapper) network() {
 		if pn, ok := m.p.Networks[key]; ok && pn.Name != "" {
 			n.Name = pn.Name
 			if fields := networkFields(pn); len(fields) > 0 {
-				m.unmap(fmt.Sprintf("the network's %s (networks.%s): ostset creates a plain bridge", strings.Join(fields, ", "), key), "networks", key)
+				m.unmap(fmt.Sprintf("the network's %s (networks.%s): ostset creates a bridge with address pools and no more", strings.Join(fields, ", "), key), "networks", key)
 			}
+			n.IPAM = pools(pn.Ipam)
 		}
 		if c := svc.Networks[key]; c != nil {
 			for _, a := range c.Aliases {
@@ -500,12 +502,12 @@ func (m *mapper) network() {
 				}
 			}
 			n.Aliases = c.Aliases
-			m.endpointFields(key, c)
+			m.endpointFields(key, c, &n)
 		}
 		nets = append(nets, n)
 	}
 	m.set.Network = nets[0].Name
-	if len(nets) == 1 {
+	if len(nets) == 1 && nets[0].IPv4Address == "" && nets[0].IPv6Address == "" && len(nets[0].IPAM) == 0 {
 		m.aliases = nets[0].Aliases
 	} else {
 		m.set.Networks = nets
@@ -545,12 +547,14 @@ func networkFields(n types.NetworkConfig) []string {
 	for field, set := range map[string]bool{
 		"driver":      n.Driver != "" && n.Driver != "bridge",
 		"driver_opts": len(n.DriverOpts) > 0,
-		"ipam":        n.Ipam.Driver != "" || len(n.Ipam.Config) > 0 || len(n.Ipam.Options) > 0,
+		"ipam.driver":  n.Ipam.Driver != "" && n.Ipam.Driver != "default",
+		"ipam.options": len(n.Ipam.Options) > 0,
+		"ipam.config.aux_addresses": slices.ContainsFunc(n.Ipam.Config, func(p *types.IPAMPool) bool { return p != nil && len(p.AuxiliaryAddresses) > 0 }),
 		"internal":    n.Internal,
 		"attachable":  n.Attachable,
 		"labels":      len(n.Labels) > 0,
 		"enable_ipv4": n.EnableIPv4 != nil && !*n.EnableIPv4,
-		"enable_ipv6": n.EnableIPv6 != nil && *n.EnableIPv6,
+		"enable_ipv6": n.EnableIPv6 != nil && *n.EnableIPv6 && !slices.ContainsFunc(n.Ipam.Config, func(p *types.IPAMPool) bool { return p != nil && strings.Contains(p.Subnet, ":") }),
 	} {
 		if set {
 			out = append(out, field)
@@ -563,11 +567,15 @@ func networkFields(n types.NetworkConfig) []string {
 // endpointFields lists what a service asks of its endpoint on a network
 // beyond its aliases and priority, one line per field, every field of the
 // loader's that is set (a field a later loader adds is listed too).
-func (m *mapper) endpointFields(key string, c *types.ServiceNetworkConfig) {
+func (m *mapper) endpointFields(key string, c *types.ServiceNetworkConfig, n *config.NetworkAttachment) {
 	v := reflect.ValueOf(*c)
 	for i := range v.NumField() {
 		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ",")
 		if name == "aliases" || name == "priority" || name == "#extensions" || v.Field(i).IsZero() {
+			continue
+		}
+		if name == "ipv4_address" || name == "ipv6_address" {
+			m.fixedAddress(n, name, v.Field(i).String(), key)
 			continue
 		}
 		why, ok := endpointWhy[name]
@@ -579,8 +587,6 @@ func (m *mapper) endpointFields(key string, c *types.ServiceNetworkConfig) {
 }
 
 var endpointWhy = map[string]string{
-	"ipv4_address":   "a fixed address: each replica needs its own",
-	"ipv6_address":   "a fixed address: each replica needs its own",
 	"mac_address":    "a fixed address: each replica needs its own",
 	"link_local_ips": "fixed addresses: each replica needs its own",
 	"driver_opts":    "an endpoint's driver options are not part of a set's network attachment",
@@ -730,8 +736,6 @@ func unmappedWhy(field string) string {
 		return "not a setting ostset gives a replica"
 	case "logging", "log_driver", "log_opt":
 		return "replicas log with the engine's default driver ('ostset logs' reads it)"
-	case "post_start", "pre_stop":
-		return "not applied: ostset runs no command in a running replica; run it in the entrypoint, or before the start with pre_start (an init container)"
 	case "links", "external_links":
 		return "replicas reach each other by DNS name on the project's network"
 	}
