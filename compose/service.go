@@ -545,16 +545,16 @@ func (m *mapper) identityNames() {
 func networkFields(n types.NetworkConfig) []string {
 	var out []string
 	for field, set := range map[string]bool{
-		"driver":      n.Driver != "" && n.Driver != "bridge",
-		"driver_opts": len(n.DriverOpts) > 0,
-		"ipam.driver":  n.Ipam.Driver != "" && n.Ipam.Driver != "default",
-		"ipam.options": len(n.Ipam.Options) > 0,
+		"driver":                    n.Driver != "" && n.Driver != "bridge",
+		"driver_opts":               len(n.DriverOpts) > 0,
+		"ipam.driver":               n.Ipam.Driver != "" && n.Ipam.Driver != "default",
+		"ipam.options":              len(n.Ipam.Options) > 0,
 		"ipam.config.aux_addresses": slices.ContainsFunc(n.Ipam.Config, func(p *types.IPAMPool) bool { return p != nil && len(p.AuxiliaryAddresses) > 0 }),
-		"internal":    n.Internal,
-		"attachable":  n.Attachable,
-		"labels":      len(n.Labels) > 0,
-		"enable_ipv4": n.EnableIPv4 != nil && !*n.EnableIPv4,
-		"enable_ipv6": n.EnableIPv6 != nil && *n.EnableIPv6 && !slices.ContainsFunc(n.Ipam.Config, func(p *types.IPAMPool) bool { return p != nil && strings.Contains(p.Subnet, ":") }),
+		"internal":                  n.Internal,
+		"attachable":                n.Attachable,
+		"labels":                    len(n.Labels) > 0,
+		"enable_ipv4":               n.EnableIPv4 != nil && !*n.EnableIPv4,
+		"enable_ipv6":               n.EnableIPv6 != nil && *n.EnableIPv6 && !slices.ContainsFunc(n.Ipam.Config, func(p *types.IPAMPool) bool { return p != nil && strings.Contains(p.Subnet, ":") }),
 	} {
 		if set {
 			out = append(out, field)

@@ -13,8 +13,8 @@ import (
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/api/types/volume"
 
-	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/docker/containerspec"
+	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
 )
 
