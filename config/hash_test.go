@@ -430,3 +430,27 @@ func TestHashChangesWithAReferencedValue(t *testing.T) {
 		t.Error("the same value hashed differently")
 	}
 }
+
+// Hooks are part of the revision; a template without any keeps its hash, as
+// do networks without addresses or pools.
+func TestHashLifecycleAndAddresses(t *testing.T) {
+	s := validSet()
+	before := s.RevisionSpec(testImageID).Hash()
+	s.Template.Lifecycle = &Lifecycle{}
+	if h := s.RevisionSpec(testImageID).Hash(); h != before {
+		t.Errorf("an empty lifecycle changed the hash: %s, was %s", h, before)
+	}
+	s.Template.Lifecycle.PostStart = []Hook{{Command: []string{"warm"}}}
+	withHook := s.RevisionSpec(testImageID).Hash()
+	if withHook == before {
+		t.Error("a post_start hook did not change the hash")
+	}
+	s.Networks = []NetworkAttachment{{Name: s.Network}}
+	if h := s.RevisionSpec(testImageID).Hash(); h != withHook {
+		t.Errorf("networks: [%s] changed the hash", s.Network)
+	}
+	s.Networks[0].IPv4Address = "10.0.0.2"
+	if h := s.RevisionSpec(testImageID).Hash(); h == withHook {
+		t.Error("a fixed address did not change the hash")
+	}
+}
