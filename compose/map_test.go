@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/compose-spec/compose-go/v2/types"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -724,4 +725,30 @@ networks:
 	if len(p.Unmapped) != 1 || !strings.Contains(p.Unmapped[0], "compose.yaml:12: services.many.networks.net.ipv4_address: a fixed address names one container: the service has 2 replicas") {
 		t.Errorf("unmapped:\n%s", strings.Join(p.Unmapped, "\n"))
 	}
+}
+
+// docs/compose.md names every field of a compose service, as applied, noted
+// or refused.
+func TestDocsNameEveryServiceField(t *testing.T) {
+	doc, err := os.ReadFile("../docs/compose.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var walk func(rt reflect.Type)
+	walk = func(rt reflect.Type) {
+		for f := range rt.Fields() {
+			name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			if strings.Contains(opts, "inline") && f.Type.Kind() == reflect.Struct {
+				walk(f.Type)
+				continue
+			}
+			if name == "" || name == "-" || name == "#extensions" {
+				continue
+			}
+			if !strings.Contains(string(doc), "`"+name+"`") && !strings.Contains(string(doc), "`"+name+".") && !strings.Contains(string(doc), "`"+name+":") {
+				t.Errorf("docs/compose.md does not name the service field %s", name)
+			}
+		}
+	}
+	walk(reflect.TypeFor[types.ServiceConfig]())
 }

@@ -29,7 +29,7 @@ var mapped = map[string]bool{
 	"build": true, "scale": true, "pull_policy": true, "profiles": true,
 	"secrets": true, "configs": true,
 	"container_name": true, "hostname": true, "develop": true,
-	"network_mode": true, "pre_start": true, "post_start": true, "pre_stop": true, "runtime": true, "platform": true, "stdin_open": true, "tty": true, "pid": true,
+	"network_mode": true, "pre_start": true, "post_start": true, "pre_stop": true, "label_file": true, "runtime": true, "platform": true, "stdin_open": true, "tty": true, "pid": true,
 	"#extensions": true,
 }
 
@@ -587,8 +587,8 @@ func (m *mapper) endpointFields(key string, c *types.ServiceNetworkConfig, n *co
 }
 
 var endpointWhy = map[string]string{
-	"mac_address":    "a fixed address: each replica needs its own",
-	"link_local_ips": "fixed addresses: each replica needs its own",
+	"mac_address":    "not a setting ostset gives a replica's endpoint",
+	"link_local_ips": "not a setting ostset gives a replica's endpoint",
 	"driver_opts":    "an endpoint's driver options are not part of a set's network attachment",
 	"gw_priority":    "the engine API has it from 1.48 (Docker 28); ostset speaks 1.41",
 	"interface_name": "not a setting ostset gives a replica: its interfaces are eth0, eth1, … in the order of its networks",
@@ -732,8 +732,22 @@ func unmappedWhy(field string) string {
 		return "replicas are named <set>-<ordinal>"
 	case "hostname":
 		return "each replica's hostname is its name, <set>-<ordinal>"
-	case "privileged", "devices", "ipc", "userns_mode", "security_opt":
+	case "privileged", "devices", "ipc", "userns_mode", "security_opt", "group_add", "read_only", "uts", "credential_spec",
+		"umask", "use_api_socket", "annotations", "mac_address", "domainname", "storage_opt", "device_cgroup_rules", "cgroup", "cgroup_parent":
 		return "not a setting ostset gives a replica"
+	case "cpu_count", "cpu_percent", "cpu_period", "cpu_quota", "cpu_rt_period", "cpu_rt_runtime", "cpuset", "cpu_shares",
+		"mem_reservation", "memswap_limit", "mem_swappiness", "oom_kill_disable", "oom_score_adj", "pids_limit", "blkio_config", "gpus":
+		return "a resource setting the set has no field for: it limits cpus and memory (deploy.resources.limits, cpus, mem_limit)"
+	case "dns", "dns_opt", "dns_search":
+		return "a replica resolves through the engine's DNS on its networks, which answers with the set's names"
+	case "volumes_from", "volume_driver":
+		return "a replica's volumes are its own mounts and per-ordinal volumes"
+	case "attach":
+		return "a setting of docker compose up's output: 'ostset logs' reads any replica"
+	case "provider", "models":
+		return "not a container: ostset runs containers only"
+	case "net":
+		return "the old name of network_mode: write network_mode"
 	case "logging", "log_driver", "log_opt":
 		return "replicas log with the engine's default driver ('ostset logs' reads it)"
 	case "links", "external_links":
