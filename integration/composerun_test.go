@@ -32,7 +32,7 @@ func freePort(t *testing.T) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	defer func() { _ = ln.Close() }()
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
@@ -61,7 +61,7 @@ services:
 		t.Fatalf("the replica does not answer on the host's port %d: %v", port, err)
 	}
 	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	if !strings.Contains(string(body), name) {
 		t.Errorf("GET / on port %d: %q, want %s's page", port, body, name)
 	}
