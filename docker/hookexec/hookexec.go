@@ -66,8 +66,10 @@ func run(ctx context.Context, api API, id string, h config.Hook) error {
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		att.Close() // ends the copy, whose error says no more than ctx's
-		_ = <-done
+		att.Close() // ends the copy
+		if err := <-done; err != nil && ctx.Err() == nil {
+			return err
+		}
 		return ctx.Err()
 	}
 	att.Close()
