@@ -695,3 +695,23 @@ func TestCrashLoopOfAnOrdinalScaledAwayIsForgotten(t *testing.T) {
 		t.Errorf("a replica scaled back in inherited the back-off of the one scaled away: plan\n%s", p)
 	}
 }
+
+// A replica whose pre_stop hook fails is removed all the same, as the
+// kubelet stops a container whose preStop hook failed: the failure is an
+// event, and a scale-down completes.
+func TestFailedPreStopRemovesTheReplica(t *testing.T) {
+	rt := enginetest.New()
+	c, events := newController(t, rt, 3, "v1")
+	converge(t, c)
+	rt.FailPreStop = map[string]bool{"web-2": true}
+	apply(t, c.Store, 1, "v1")
+	converge(t, c)
+	if got := rt.Replicas(); !slices.Equal(got, []string{"web-0"}) {
+		t.Errorf("replicas after the scale-down: %v, want web-0", got)
+	}
+	if !slices.ContainsFunc(*events, func(e string) bool {
+		return strings.Contains(e, "web-2: pre_stop hook 0 (drain): exited with status 1 (stopped all the same)")
+	}) {
+		t.Errorf("events %q: want the pre_stop failure", *events)
+	}
+}

@@ -50,6 +50,9 @@ type Runtime struct {
 	ImagePortsOf map[string][]string
 	// FailRemove makes removing the named container fail once.
 	FailRemove string
+	// FailPreStop makes removing the named containers report a pre_stop hook
+	// that failed (*plan.PreStopError), once each is removed.
+	FailPreStop map[string]bool
 	// OnRemove, when set, is called with the name of each replica removed.
 	OnRemove func(name string)
 	// FailCreate makes the n-th CreateReplica call fail (1-based; 0: never).
@@ -350,6 +353,9 @@ func (r *Runtime) RemoveReplica(ctx context.Context, _, id string, _ time.Durati
 			r.record("remove %s", name)
 			if r.OnRemove != nil {
 				r.OnRemove(name)
+			}
+			if r.FailPreStop[name] {
+				return &plan.PreStopError{Err: fmt.Errorf("%s: pre_stop hook 0 (drain): exited with status 1", name)}
 			}
 		}
 	}
