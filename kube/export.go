@@ -720,6 +720,7 @@ func (e *exporter) settings(c *kubeContainer) {
 		{"sysctls", len(t.Sysctls) > 0, t.Sysctls, "set them in the pod's securityContext.sysctls if the cluster allows them"},
 		{"init", t.Init != nil, t.Init, "a pod has no init process option (shareProcessNamespace comes closest)"},
 		{"extraHosts", len(t.ExtraHosts) > 0, t.ExtraHosts, "use the pod's hostAliases"},
+		{"lifecycle", !t.Lifecycle.Empty(), t.Lifecycle, "hooks run through docker exec; a container's lifecycle handlers take one command each, with no user, environment or working directory"},
 	}
 	for _, d := range docker {
 		if d.set {
