@@ -39,6 +39,11 @@ type KubernetesNames struct {
 	// (their storage requests at least): a cluster does not let a
 	// StatefulSet's claims change, so an export writes them as they were.
 	Claims []KubernetesClaim `yaml:"claims" json:"claims,omitempty"`
+	// Written are the objects an export writes back (the StatefulSet, its
+	// Services, its PodDisruptionBudgets) as the manifest wrote them, in the
+	// manifest's order ("Kind/namespace/name" as Path): an export gives them
+	// back in that order and form (kube/roundtrip).
+	Written []KubernetesCarried `yaml:"written" json:"written,omitempty"`
 }
 
 // KubernetesCarried is one piece of a manifest, kept as it was written.
@@ -88,7 +93,7 @@ func (k *KubernetesNames) clone() *KubernetesNames {
 	c.Annotations = maps.Clone(k.Annotations)
 	c.Selector = maps.Clone(k.Selector)
 	c.Ports, c.Services, c.Carried = slices.Clone(k.Ports), slices.Clone(k.Services), slices.Clone(k.Carried)
-	c.Claims = slices.Clone(k.Claims)
+	c.Claims, c.Written = slices.Clone(k.Claims), slices.Clone(k.Written)
 	for i := range c.Claims {
 		cl := &c.Claims[i]
 		cl.Labels, cl.Annotations, cl.AccessModes = maps.Clone(cl.Labels), maps.Clone(cl.Annotations), slices.Clone(cl.AccessModes)

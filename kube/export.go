@@ -2,7 +2,6 @@ package kube
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"regexp"
@@ -14,21 +13,22 @@ import (
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/config/envref"
+	"github.com/ostset/ostset/kube/roundtrip"
 )
 
 // NameLabel is the label that ties an exported StatefulSet, its pods and its
 // headless Service together (the selector).
 const NameLabel = "app.kubernetes.io/name"
 
-// ExportAnnotation is the StatefulSet annotation in which an export keeps,
-// verbatim, the set-file fields its manifest does not say exactly: what
-// Kubernetes cannot express (host ports, bind mounts, Docker-only settings,
-// templates that are more than one replica variable) and what the manifest
-// says in translation (templates written as $(OSTSET_ORDINAL), $ escaped,
-// the healthcheck as a probe). Its value is a set-file fragment in JSON;
-// OverlayExport lays it over a set read from the manifest, so that importing
-// an export gives back the set it came from, with the same revision.
-const ExportAnnotation = "ostset.io/set-fields"
+// ExportAnnotation is the one annotation an export adds to the StatefulSet,
+// and only when its manifest cannot say a field of the set exactly (what
+// Kubernetes cannot express, templates that are more than one replica
+// variable, a healthcheck a probe cannot say): that field, verbatim, in a
+// set-file fragment in JSON, with the digests of what the manifest says
+// there (roundtrip.Annotation). OverlayExport lays it over a set read from
+// the manifest, so that importing an export gives back the set it came
+// from, with the same revision.
+const ExportAnnotation = roundtrip.Annotation
 
 // RestartedAtAnnotation is the pod template annotation kubectl rollout restart
 // sets; export writes ostset's restart stamp under it.
@@ -66,7 +66,7 @@ func ExportKubernetes(s config.Set, opt ExportOptions) ([]byte, []Unexpressed, e
 	if opt.Storage == "" {
 		opt.Storage = DefaultStorage
 	}
-	e := &exporter{set: s, opt: opt, overlay: map[string]any{}}
+	e := &exporter{set: s, opt: opt}
 	sts, svc := e.statefulSet(), e.service()
 	if k := s.Kubernetes; k != nil && len(k.Annotations) > 0 {
 		sts.Metadata.Annotations = maps.Clone(k.Annotations)
@@ -74,49 +74,41 @@ func ExportKubernetes(s config.Set, opt ExportOptions) ([]byte, []Unexpressed, e
 	if e.err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", s.Name, e.err)
 	}
-	encodeObjects := func(objs ...kubeObject) ([]byte, error) { return encodeObjects(objs, e.objects) }
-	if len(e.overlay) == 0 {
-		out, err := encodeObjects(sts, svc)
-		return out, e.lost, err
+	var docs []*yaml.Node
+	for _, obj := range []kubeObject{sts, svc} {
+		var n yaml.Node
+		if err := n.Encode(obj); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
+		}
+		docs = append(docs, &n)
 	}
-	b, err := json.Marshal(e.overlay)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
-	}
-	if sts.Metadata.Annotations == nil {
-		sts.Metadata.Annotations = map[string]string{}
-	}
-	sts.Metadata.Annotations[ExportAnnotation] = string(b)
-	// The digests of what the manifest says where the annotation replaces
-	// it, so that an import can tell a field edited since.
-	out, err := encodeObjects(sts, svc)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
-	}
-	digests, err := manifestDigests(out, e.kept)
+	stsID := roundtrip.Identity(docs[0])
+	docs = restore(s.Kubernetes, append(docs, e.objects...))
+	fields, digests, err := e.needed(docs)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: reading the export back: %w", s.Name, err)
 	}
-	b, err = json.Marshal(digests)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
+	if len(fields) > 0 {
+		v, err := roundtrip.Encode(fields, digests)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
+		}
+		for _, d := range docs {
+			if roundtrip.Identity(d) == stsID {
+				roundtrip.SetAnnotation(d, ExportAnnotation, v)
+			}
+		}
 	}
-	sts.Metadata.Annotations[DigestAnnotation] = string(b)
-	out, err = encodeObjects(sts, svc)
+	out, err := encodeNodes(docs)
 	return out, e.lost, err
 }
 
-// encodeObjects writes the objects, then those an import kept as written.
-func encodeObjects(objs []kubeObject, kept []*yaml.Node) ([]byte, error) {
+// encodeNodes writes the objects as YAML documents.
+func encodeNodes(docs []*yaml.Node) ([]byte, error) {
 	var out bytes.Buffer
 	enc := yaml.NewEncoder(&out)
 	enc.SetIndent(2)
-	for _, obj := range objs {
-		if err := enc.Encode(obj); err != nil {
-			return nil, err
-		}
-	}
-	for _, n := range kept {
+	for _, n := range docs {
 		if err := enc.Encode(n); err != nil {
 			return nil, err
 		}
@@ -133,9 +125,8 @@ type exporter struct {
 	set     config.Set
 	opt     ExportOptions
 	lost    []Unexpressed
-	overlay map[string]any // set-file fragment: field name -> value or nested map
-	kept    [][]string     // the paths put into overlay
-	objects []*yaml.Node   // an import's other objects, as written
+	kept    []keptField  // for the annotation, where the manifest does not say them
+	objects []*yaml.Node // an import's other objects, as written
 	err     error
 }
 
@@ -154,18 +145,14 @@ func (e *exporter) keep(v any, path ...string) {
 	if err != nil {
 		panic("config: a set-file value does not marshal: " + err.Error()) // strings, ints, plain structs
 	}
-	e.kept = append(e.kept, slices.Clone(path))
-	m := e.overlay
-	keys := path
-	for _, k := range keys[:len(keys)-1] {
-		next, ok := m[k].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			m[k] = next
-		}
-		m = next
-	}
-	m[keys[len(keys)-1]] = generic
+	e.kept = append(e.kept, keptField{slices.Clone(path), generic})
+}
+
+// keptField is a set-file field the annotation keeps, if the manifest does
+// not say it as the set has it.
+type keptField struct {
+	path  []string
+	value any
 }
 
 // selector selects the set's pods: the one the imported manifest had (it
@@ -906,9 +893,9 @@ func intOrName(s string) any {
 // replaced one by one. An annotation that is not a set-file fragment is an
 // error naming it.
 func OverlayExport(s *config.Set, annotations map[string]string) error {
-	frag, ok := annotations[ExportAnnotation]
-	if !ok {
-		return nil
+	frag, _, err := roundtrip.Split(annotations)
+	if err != nil || frag == "" {
+		return err
 	}
 	dec := yaml.NewDecoder(strings.NewReader(frag))
 	dec.KnownFields(true)
