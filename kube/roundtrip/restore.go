@@ -29,7 +29,7 @@ func Identity(n *yaml.Node) string {
 // scalar as written, a default left out) is kept only when same still holds,
 // one at a time, so the result imports as generated does.
 func Restore(written, generated []*yaml.Node, same Same) []*yaml.Node {
-	r := &restorer{swapped: map[*yaml.Node]*yaml.Node{}, removed: map[*yaml.Node]bool{}}
+	r := &restorer{swapped: map[*yaml.Node]*yaml.Node{}, removed: map[*yaml.Node]bool{}, dropped: map[*yaml.Node]bool{}}
 	byID := map[string]*yaml.Node{}
 	for _, g := range generated {
 		byID[Identity(g)] = g
@@ -65,6 +65,7 @@ func Restore(written, generated []*yaml.Node, same Same) []*yaml.Node {
 type restorer struct {
 	swapped map[*yaml.Node]*yaml.Node
 	removed map[*yaml.Node]bool // key nodes
+	dropped map[*yaml.Node]bool // list items
 	choices []func(toWritten bool)
 }
 
@@ -100,6 +101,9 @@ func (r *restorer) merge(w, g *yaml.Node) *yaml.Node {
 				continue
 			}
 			out.Content = append(out.Content, k, g.Content[i+1])
+			if required[k.Value] {
+				continue
+			}
 			r.choices = append(r.choices, func(on bool) {
 				if on {
 					r.removed[k] = true
@@ -116,6 +120,12 @@ func (r *restorer) merge(w, g *yaml.Node) *yaml.Node {
 	}
 	return g
 }
+
+// required are the keys a cluster needs (a selector, the pod template's
+// labels, a claim's access modes and request, a container's name and image):
+// an export adds them where the manifest left them out.
+var required = map[string]bool{"selector": true, "labels": true, "accessModes": true, "resources": true,
+	"name": true, "image": true, "containers": true, "containerPort": true, "port": true}
 
 // itemKeys name a list item: a container, variable, volume or port by its
 // name, a port without one by its number, a mount by its path.
@@ -160,6 +170,7 @@ func (r *restorer) mergeItems(w, g []*yaml.Node) []*yaml.Node {
 	for n, gi := range g {
 		if !used[n] {
 			out = append(out, gi)
+			r.choices = append(r.choices, func(on bool) { r.dropped[gi] = on })
 		}
 	}
 	return out
@@ -183,6 +194,9 @@ func (r *restorer) copy(n *yaml.Node) *yaml.Node {
 	for i := 0; i < len(n.Content); i++ {
 		if n.Kind == yaml.MappingNode && i+1 < len(n.Content) && r.removed[n.Content[i]] {
 			i++
+			continue
+		}
+		if n.Kind == yaml.SequenceNode && r.dropped[n.Content[i]] {
 			continue
 		}
 		c.Content = append(c.Content, r.copy(n.Content[i]))
