@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ostset/ostset/config"
 )
 
 // inputDifferences are, for each Kubernetes fixture, every way its export
@@ -155,4 +157,51 @@ func join(path, key string) string {
 		return key
 	}
 	return path + "." + key
+}
+
+// A manifest exported by an earlier ostset, with the digests in an
+// annotation of their own beside ostset.io/set-fields, is read as before:
+// the fields are laid over the set, and an edit where they replace the
+// manifest is reported.
+func TestImportReadsTheEarlierTwoAnnotations(t *testing.T) {
+	manifest := `apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: web
+  annotations:
+    ostset.io/manifest-digests: '{"template.ports":"000000000000"}'
+    ostset.io/set-fields: '{"template":{"ports":[{"containerPort":8080,"hostPort":18080,"protocol":"tcp"}]}}'
+spec:
+  serviceName: web
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1
+        ports: [{containerPort: 8081}]
+`
+	var warnings []string
+	sets, err := (config.Loader{Manifests: Manifests{}, Warn: func(m string) { warnings = append(warnings, m) }}).Parse("old.yaml", []byte(manifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := sets[0].Template.Ports; len(p) != 1 || p[0].HostPort != 18080 || p[0].ContainerPort != 8080 {
+		t.Errorf("ports %+v, want the annotation's", p)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "template.ports: changed since ostset export wrote it") {
+		t.Errorf("warnings %q, want the edit of template.ports", warnings)
+	}
+	if a := sets[0].Kubernetes.Annotations; len(a) != 0 {
+		t.Errorf("annotations kept %v, want none of ostset's", a)
+	}
+	// Its export writes one annotation.
+	out, _, err := ExportKubernetes(sets[0], ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(string(out), ExportAnnotation+": ") != 1 || strings.Contains(string(out), DigestAnnotation+": ") {
+		t.Errorf("want the one annotation %s, with the digests in it:\n%s", ExportAnnotation, out)
+	}
 }
