@@ -13,6 +13,7 @@ import (
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/config/envref"
+	"github.com/ostset/ostset/kube/kuberefs"
 	"github.com/ostset/ostset/kube/roundtrip"
 )
 
@@ -29,6 +30,16 @@ const NameLabel = "app.kubernetes.io/name"
 // the manifest, so that importing an export gives back the set it came
 // from, with the same revision.
 const ExportAnnotation = roundtrip.Annotation
+
+// The variables ostset sets in every replica, and the pod label of the
+// ordinal (see kuberefs).
+const (
+	PodIndexLabel = kuberefs.PodIndexLabel
+	EnvSet        = kuberefs.EnvSet
+	EnvOrdinal    = kuberefs.EnvOrdinal
+	EnvName       = kuberefs.EnvName
+	EnvService    = kuberefs.EnvService
+)
 
 // RestartedAtAnnotation is the pod template annotation kubectl rollout restart
 // sets; export writes ostset's restart stamp under it.
@@ -206,7 +217,7 @@ func (e *exporter) statefulSet() kubeObject {
 	return kubeObject{
 		APIVersion: "apps/v1",
 		Kind:       "StatefulSet",
-		Metadata:   e.meta(s.Name, maps.Clone(keptLabels(s.Kubernetes)), s.Kubernetes != nil),
+		Metadata:   e.meta(s.Name, maps.Clone(keptLabels(s.Kubernetes)), fromManifest(s.Kubernetes)),
 		Spec:       spec,
 	}
 }
@@ -276,6 +287,7 @@ func (e *exporter) podTemplate() kubePodTemplate {
 			c.VolumeMounts = append(c.VolumeMounts, kubeVolumeMount{Name: v.Name, MountPath: target})
 		}
 	}
+	tmpl.Spec.Volumes = append(tmpl.Spec.Volumes, e.fileVolumes(&tmpl.Spec.Containers[0])...)
 	tmpl.Spec.InitContainers = e.initContainers()
 	if gid := e.fsGroup(); gid != nil {
 		tmpl.Spec.SecurityContext = &kubePodSecurity{FSGroup: gid}
@@ -283,7 +295,7 @@ func (e *exporter) podTemplate() kubePodTemplate {
 	if k := s.Kubernetes; k != nil && k.PodUser {
 		podUser(&tmpl.Spec)
 	}
-	if s.Kubernetes != nil {
+	if fromManifest(s.Kubernetes) {
 		unusedRuntimeEnv(&tmpl.Spec)
 	}
 	return tmpl
@@ -347,7 +359,7 @@ func (e *exporter) container(name, image, pull string, p containerParts, keep bo
 		var out []string
 		same := true
 		for i, v := range in {
-			w, ok := e.say(fmt.Sprintf("%s.%s[%d]", p.path, field, i), v, kubeRefs)
+			w, ok := e.say(fmt.Sprintf("%s.%s[%d]", p.path, field, i), v, kuberefs.KubeRefs)
 			same = same && ok
 			out = append(out, w)
 		}
@@ -358,7 +370,7 @@ func (e *exporter) container(name, image, pull string, p containerParts, keep bo
 	}
 	c.Command = list("command", p.command)
 	c.Args = list("args", p.args)
-	if w, ok := e.say(p.path+".workingDir", p.workingDir, noRefs); !ok {
+	if w, ok := e.say(p.path+".workingDir", p.workingDir, kuberefs.NoRefs); !ok {
 		inexact(p.workingDir, "workingDir")
 		c.WorkingDir = w
 	} else {
@@ -399,19 +411,19 @@ func (e *exporter) container(name, image, pull string, p containerParts, keep bo
 // now (a list of peers) is written expanded, and reported: it does not follow
 // a scale. Any other template that is more than a replica variable is
 // reported and written as is.
-func (e *exporter) say(field, v string, style refStyle) (string, bool) {
-	w, ok := translateTemplate(v, style)
+func (e *exporter) say(field, v string, style kuberefs.Style) (string, bool) {
+	w, ok := kuberefs.Translate(v, style)
 	if ok {
 		return w, w == v
 	}
 	if fixed, same := e.sameForEveryReplica(v); same {
-		if style == kubeRefs {
-			fixed = escapeKubeRefs(fixed)
+		if style == kuberefs.KubeRefs {
+			fixed = kuberefs.Escape(fixed)
 		}
 		e.unexpressed(field, "%q: written as its value for the %d replicas the set has now; it does not follow a scale", v, e.set.DesiredReplicas())
 		return fixed, false
 	}
-	if style == noRefs {
+	if style == kuberefs.NoRefs {
 		e.unexpressed(field, "%q: Kubernetes takes this field as written, the same for every pod; written as is", v)
 	} else {
 		e.unexpressed(field, "%q: only {{.Set}}, {{.Ordinal}}, {{.Name}} and {{.Service}} can differ per pod; written as is", v)
@@ -443,13 +455,13 @@ func (e *exporter) sameForEveryReplica(v string) (string, bool) {
 // field directly; other replica variables are $(OSTSET_...) references to the
 // runtime variables defined before it.
 func (e *exporter) envVar(field, k, v string) (kubeEnv, bool) {
-	switch singleRef(v) {
+	switch kuberefs.SingleRef(v) {
 	case EnvOrdinal:
 		return kubeEnv{Name: k, ValueFrom: fieldRef("metadata.labels['" + PodIndexLabel + "']")}, false
 	case EnvName:
 		return kubeEnv{Name: k, ValueFrom: fieldRef("metadata.name")}, false
 	}
-	w, ok := e.say(field, v, kubeRefs)
+	w, ok := e.say(field, v, kuberefs.KubeRefs)
 	return kubeEnv{Name: k, Value: w}, ok
 }
 
@@ -546,7 +558,7 @@ func (e *exporter) mainContainer() kubeContainer {
 	}
 	c, _ := e.container(name, t.Image, t.ImagePullPolicy, containerParts{
 		path: "template", command: t.Command, args: t.Args, env: t.Env, envRefs: t.EnvRefs,
-		workingDir: t.WorkingDir, user: t.User, resources: t.Resources, mounts: t.VolumeMounts,
+		workingDir: t.WorkingDir, user: t.User, resources: t.Resources, mounts: otherMounts(s.Kubernetes, t.VolumeMounts),
 	}, true)
 	c.Ports = e.ports()
 	c.ReadinessProbe = e.probe()
@@ -628,7 +640,7 @@ func (e *exporter) probe() *kubeProbe {
 		return p
 	}
 	if h.Test[0] == "CMD-SHELL" {
-		script, ok := translateTemplate(strings.Join(h.Test[1:], " "), shellRefs)
+		script, ok := kuberefs.Translate(strings.Join(h.Test[1:], " "), kuberefs.ShellRefs)
 		if !ok {
 			e.unexpressed("template.healthcheck.test", "%q: only {{.Set}}, {{.Ordinal}}, {{.Name}} and {{.Service}} can be said per pod; written as is", script)
 		}
@@ -741,7 +753,7 @@ func (e *exporter) tmpfsVolumes() []kubeVolume {
 	var out []kubeVolume
 	for i, entry := range e.set.Template.Tmpfs {
 		_, opts, _ := config.ParseTmpfs(entry)
-		v := kubeVolume{Name: fmt.Sprintf("tmpfs-%d", i), EmptyDir: kubeEmptyDir{Medium: "Memory"}}
+		v := kubeVolume{Name: fmt.Sprintf("tmpfs-%d", i), EmptyDir: &kubeEmptyDir{Medium: "Memory"}}
 		for o := range strings.SplitSeq(opts, ",") {
 			k, val, _ := strings.Cut(o, "=")
 			switch {
@@ -757,6 +769,43 @@ func (e *exporter) tmpfsVolumes() []kubeVolume {
 		out = append(out, v)
 	}
 	return out
+}
+
+// fileVolumes writes the Secret and ConfigMap volumes the set keeps
+// (kubernetes.volumes) where its files are mounted, and mounts them in c.
+func (e *exporter) fileVolumes(c *kubeContainer) []kubeVolume {
+	var out []kubeVolume
+	for _, v := range keptVolumes(e.set.Kubernetes, e.set.Template.VolumeMounts) {
+		from := &kubeFilesFrom{Name: v.Object}
+		if v.DefaultMode != 0 {
+			from.DefaultMode = ptr(int(v.DefaultMode))
+		}
+		kv := kubeVolume{Name: v.Name, ConfigMap: from}
+		if v.Kind == "Secret" {
+			from.SecretName, from.Name, kv.ConfigMap, kv.Secret = v.Object, "", nil, from
+		}
+		out = append(out, kv)
+		c.VolumeMounts = append(c.VolumeMounts, kubeVolumeMount{Name: v.Name, MountPath: v.MountPath, ReadOnly: true})
+	}
+	return out
+}
+
+// keptVolumes are the kept volumes mounted where the set mounts files.
+func keptVolumes(k *config.KubernetesNames, mounts []config.VolumeMount) []config.KubernetesVolume {
+	if k == nil {
+		return nil
+	}
+	return slices.DeleteFunc(slices.Clone(k.Volumes), func(v config.KubernetesVolume) bool {
+		return !slices.ContainsFunc(mounts, func(m config.VolumeMount) bool { return m.Target == v.MountPath })
+	})
+}
+
+// otherMounts are the mounts no kept volume stands for.
+func otherMounts(k *config.KubernetesNames, mounts []config.VolumeMount) []config.VolumeMount {
+	kept := keptVolumes(k, mounts)
+	return slices.DeleteFunc(slices.Clone(mounts), func(m config.VolumeMount) bool {
+		return slices.ContainsFunc(kept, func(v config.KubernetesVolume) bool { return v.MountPath == m.Target })
+	})
 }
 
 // fsGroup is the group of the claims' owner: Kubernetes makes a volume

@@ -205,3 +205,30 @@ spec:
 		t.Errorf("want the one annotation %s, with the digests in it:\n%s", ExportAnnotation, out)
 	}
 }
+
+// A set whose files a cluster mounts from a Secret (a compose secret,
+// converted) exports that volume in place of the mount of the files, and
+// otherwise as a set file exports.
+func TestExportWritesKeptSecretVolumes(t *testing.T) {
+	s := config.Set{Name: "db", Template: config.Template{Image: "mysql:8",
+		VolumeMounts: []config.VolumeMount{{Source: "/state/db/compose~run~secrets", Target: "/run/secrets", ReadOnly: true}}},
+		Kubernetes: &config.KubernetesNames{Volumes: []config.KubernetesVolume{{Name: "run-secrets", Kind: "Secret", Object: "db-run-secrets", MountPath: "/run/secrets", DefaultMode: 0o444}}}}
+	out, lost, err := ExportKubernetes(s, ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lost) != 0 {
+		t.Errorf("reported %v", lost)
+	}
+	sts, _ := decodeExport(t, out)
+	pod := sts.Spec.Template.Spec
+	if len(pod.Volumes) != 1 || pod.Volumes[0].Secret == nil || pod.Volumes[0].Secret.SecretName != "db-run-secrets" || *pod.Volumes[0].Secret.DefaultMode != 0o444 {
+		t.Errorf("volumes %+v", pod.Volumes)
+	}
+	if m := pod.Containers[0].VolumeMounts; len(m) != 1 || m[0].Name != "run-secrets" || m[0].MountPath != "/run/secrets" || !m[0].ReadOnly {
+		t.Errorf("mounts %+v", m)
+	}
+	if sts.Labels[NameLabel] != "db" || len(pod.Containers[0].Env) != 4 {
+		t.Errorf("labels %v, %d variables: want a set file's export", sts.Labels, len(pod.Containers[0].Env))
+	}
+}
