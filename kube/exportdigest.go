@@ -66,6 +66,8 @@ func restore(k *config.KubernetesNames, docs []*yaml.Node) []*yaml.Node {
 	for _, w := range k.Written {
 		var doc yaml.Node
 		if yaml.Unmarshal([]byte(w.YAML), &doc) == nil && len(doc.Content) == 1 {
+			// ostset's own annotations are the export's to write anew
+			roundtrip.DropAnnotations(doc.Content[0], ExportAnnotation, DigestAnnotation)
 			written = append(written, doc.Content[0])
 		}
 	}

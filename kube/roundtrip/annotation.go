@@ -86,6 +86,21 @@ func SetAnnotation(obj *yaml.Node, key, val string) {
 	a.Content = append(a.Content, str(key), str(val))
 }
 
+// DropAnnotations removes the annotations named from an object.
+func DropAnnotations(obj *yaml.Node, keys ...string) {
+	a := value(value(obj, "metadata"), "annotations")
+	if a == nil || a.Kind != yaml.MappingNode {
+		return
+	}
+	var kept []*yaml.Node
+	for i := 0; i+1 < len(a.Content); i += 2 {
+		if !slices.Contains(keys, a.Content[i].Value) {
+			kept = append(kept, a.Content[i], a.Content[i+1])
+		}
+	}
+	a.Content = kept
+}
+
 func str(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
 
 // Generic is s as the set file writes it, in maps and lists.

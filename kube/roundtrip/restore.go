@@ -26,8 +26,9 @@ func Identity(n *yaml.Node) string {
 // the written objects' order and form, and the generated content. Objects
 // generated and not written come after, in their order; written objects not
 // generated are left out. Every step back toward the written form (a
-// scalar as written, a default left out) is kept only when same still holds,
-// one at a time, so the result imports as generated does.
+// scalar as written, a default left out, a key or item written and not
+// generated put back in its place) is kept only when same still holds, one
+// at a time, so the result imports as generated does.
 func Restore(written, generated []*yaml.Node, same Same) []*yaml.Node {
 	r := &restorer{swapped: map[*yaml.Node]*yaml.Node{}, removed: map[*yaml.Node]bool{}, dropped: map[*yaml.Node]bool{}}
 	byID := map[string]*yaml.Node{}
@@ -91,9 +92,17 @@ func (r *restorer) merge(w, g *yaml.Node) *yaml.Node {
 		out := *w
 		out.Content = nil
 		for i := 0; i+1 < len(w.Content); i += 2 {
-			if gv := value(g, w.Content[i].Value); gv != nil {
-				out.Content = append(out.Content, w.Content[i], r.merge(w.Content[i+1], gv))
+			k := w.Content[i]
+			if gv := value(g, k.Value); gv != nil {
+				out.Content = append(out.Content, k, r.merge(w.Content[i+1], gv))
+				continue
 			}
+			// Written and not generated (what ostset does not read, or
+			// what --lenient let it go without): back in its place if
+			// it reads alike.
+			out.Content = append(out.Content, k, w.Content[i+1])
+			r.removed[k] = true
+			r.choices = append(r.choices, func(on bool) { r.removed[k] = !on })
 		}
 		for i := 0; i+1 < len(g.Content); i += 2 {
 			k := g.Content[i]
@@ -165,7 +174,11 @@ func (r *restorer) mergeItems(w, g []*yaml.Node) []*yaml.Node {
 		if j >= 0 {
 			used[j] = true
 			out = append(out, r.merge(wi, g[j]))
+			continue
 		}
+		out = append(out, wi) // written only: as a key written only
+		r.dropped[wi] = true
+		r.choices = append(r.choices, func(on bool) { r.dropped[wi] = !on })
 	}
 	for n, gi := range g {
 		if !used[n] {
