@@ -28,6 +28,9 @@ func importBare(docs []*yaml.Node) (config.Set, error) {
 		k.docs = append(k.docs, d)
 	}
 	for _, imp := range k.run() {
+		if len(k.bad) > 0 { // an invalid manifest does not read alike
+			return config.Set{}, fmt.Errorf("%s", k.bad[0])
+		}
 		return imp.Set, nil
 	}
 	return config.Set{}, errors.New("no StatefulSet")
