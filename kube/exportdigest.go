@@ -27,13 +27,14 @@ func importBare(docs []*yaml.Node) (config.Set, error) {
 		}
 		k.docs = append(k.docs, d)
 	}
-	for _, imp := range k.run() {
-		if len(k.bad) > 0 { // an invalid manifest does not read alike
-			return config.Set{}, fmt.Errorf("%s", k.bad[0])
-		}
-		return imp.Set, nil
+	sets := k.run()
+	switch {
+	case len(sets) == 0:
+		return config.Set{}, errors.New("no StatefulSet")
+	case len(k.bad) > 0: // an invalid manifest does not read alike
+		return config.Set{}, fmt.Errorf("%s", k.bad[0])
 	}
-	return config.Set{}, errors.New("no StatefulSet")
+	return sets[0].Set, nil
 }
 
 // normalized is s as an import of it is compared with another: defaults
