@@ -287,8 +287,8 @@ func (e *exporter) podTemplate() kubePodTemplate {
 			c.VolumeMounts = append(c.VolumeMounts, kubeVolumeMount{Name: v.Name, MountPath: target})
 		}
 	}
-	tmpl.Spec.Volumes = append(tmpl.Spec.Volumes, e.fileVolumes(&tmpl.Spec.Containers[0])...)
 	tmpl.Spec.InitContainers = e.initContainers()
+	tmpl.Spec.Volumes = append(tmpl.Spec.Volumes, e.fileVolumes(&tmpl.Spec)...)
 	if gid := e.fsGroup(); gid != nil {
 		tmpl.Spec.SecurityContext = &kubePodSecurity{FSGroup: gid}
 	}
@@ -576,7 +576,7 @@ func (e *exporter) initContainers() []kubeContainer {
 	for i, ic := range e.set.Template.InitContainers {
 		c, ok := e.container(ic.Name, ic.Image, ic.ImagePullPolicy, containerParts{
 			path: fmt.Sprintf("template.initContainers[%d]", i), command: ic.Command, args: ic.Args, env: ic.Env, envRefs: ic.EnvRefs,
-			workingDir: ic.WorkingDir, user: ic.User, resources: ic.Resources, mounts: ic.VolumeMounts,
+			workingDir: ic.WorkingDir, user: ic.User, resources: ic.Resources, mounts: otherMounts(e.set.Kubernetes, ic.VolumeMounts),
 		}, false)
 		exact = exact && ok
 		out = append(out, c)
@@ -772,20 +772,30 @@ func (e *exporter) tmpfsVolumes() []kubeVolume {
 }
 
 // fileVolumes writes the Secret and ConfigMap volumes the set keeps
-// (kubernetes.volumes) where its files are mounted, and mounts them in c.
-func (e *exporter) fileVolumes(c *kubeContainer) []kubeVolume {
+// (kubernetes.volumes) where its containers mount their files, once each,
+// and mounts them there.
+func (e *exporter) fileVolumes(pod *kubePodSpec) []kubeVolume {
 	var out []kubeVolume
-	for _, v := range keptVolumes(e.set.Kubernetes, e.set.Template.VolumeMounts) {
-		from := &kubeFilesFrom{Name: v.Object}
-		if v.DefaultMode != 0 {
-			from.DefaultMode = ptr(int(v.DefaultMode))
+	containers, mounts := []*kubeContainer{&pod.Containers[0]}, [][]config.VolumeMount{e.set.Template.VolumeMounts}
+	for i := range pod.InitContainers {
+		containers, mounts = append(containers, &pod.InitContainers[i]), append(mounts, e.set.Template.InitContainers[i].VolumeMounts)
+	}
+	for i, c := range containers {
+		for _, v := range keptVolumes(e.set.Kubernetes, mounts[i]) {
+			c.VolumeMounts = append(c.VolumeMounts, kubeVolumeMount{Name: v.Name, MountPath: v.MountPath, ReadOnly: true})
+			if slices.ContainsFunc(out, func(k kubeVolume) bool { return k.Name == v.Name }) {
+				continue
+			}
+			from := &kubeFilesFrom{Name: v.Object}
+			if v.DefaultMode != 0 {
+				from.DefaultMode = ptr(int(v.DefaultMode))
+			}
+			kv := kubeVolume{Name: v.Name, ConfigMap: from}
+			if v.Kind == "Secret" {
+				from.SecretName, from.Name, kv.ConfigMap, kv.Secret = v.Object, "", nil, from
+			}
+			out = append(out, kv)
 		}
-		kv := kubeVolume{Name: v.Name, ConfigMap: from}
-		if v.Kind == "Secret" {
-			from.SecretName, from.Name, kv.ConfigMap, kv.Secret = v.Object, "", nil, from
-		}
-		out = append(out, kv)
-		c.VolumeMounts = append(c.VolumeMounts, kubeVolumeMount{Name: v.Name, MountPath: v.MountPath, ReadOnly: true})
 	}
 	return out
 }

@@ -411,6 +411,8 @@ type podVolume struct {
 	path    string
 	tmpfs   string // emptyDir: the tmpfs entry, without its target
 	source  string // ConfigMap or Secret: the directory of its files (engine/state.Store.ConfigVolume)
+	kind    string // ConfigMap or Secret, and its name: what an export writes
+	object  string
 	missing bool   // a ConfigMap or Secret not in the files (reported)
 	used    bool
 }
@@ -824,7 +826,7 @@ func (p *mapper) configVolume(pv *podVolume, src *node, kind string) {
 	items := src.list("items")
 	d := p.k.find(kind, obj, p.ns)
 	src.rest()
-	pv.missing = d == nil
+	pv.missing, pv.kind, pv.object = d == nil, kind, obj
 	if d == nil {
 		if !optional {
 			p.k.fail(p.file, src.n, src.path, fmt.Sprintf("%s %q is not in these files", kind, obj))
@@ -1234,6 +1236,9 @@ func (p *mapper) mount(m *node, setPath string) (config.VolumeMount, bool) {
 	}
 	if v.source != "" {
 		mount := config.VolumeMount{Source: v.source, Target: target, ReadOnly: true}
+		if kv := (config.KubernetesVolume{Name: name, Kind: v.kind, Object: v.object, MountPath: target}); !slices.Contains(p.names.Volumes, kv) {
+			p.names.Volumes = append(p.names.Volumes, kv)
+		}
 		if setPath == "template" {
 			p.set.Template.VolumeMounts = append(p.set.Template.VolumeMounts, mount)
 			p.mark(fmt.Sprintf("template.volumeMounts[%d]", len(p.set.Template.VolumeMounts)-1), m.n.Line)
