@@ -230,3 +230,21 @@ func TestExportWritesKeptSecretVolumes(t *testing.T) {
 		t.Errorf("labels %v, %d variables: want a set file's export", sts.Labels, len(pod.Containers[0].Env))
 	}
 }
+
+// The restart stamp of ostset rollout restart is written on an imported
+// manifest's pod template too (kubectl's restartedAt annotation), though an
+// import does not read it.
+func TestExportOfAnImportKeepsTheRestartStamp(t *testing.T) {
+	sets, _, _, err := importFixture(t, false, "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := ExportKubernetes(sets[0], ExportOptions{RestartedAt: "2026-01-02T03:04:05Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sts, _ := decodeExport(t, out)
+	if got := sts.Spec.Template.Annotations[RestartedAtAnnotation]; got != "2026-01-02T03:04:05Z" {
+		t.Errorf("restartedAt %q:\n%s", got, out)
+	}
+}

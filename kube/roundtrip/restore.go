@@ -131,9 +131,10 @@ func (r *restorer) merge(w, g *yaml.Node) *yaml.Node {
 }
 
 // required are the keys a cluster needs (a selector, the pod template's
-// metadata and labels, a claim's access modes and request, a container's name and image):
-// an export adds them where the manifest left them out.
-var required = map[string]bool{"selector": true, "metadata": true, "labels": true, "accessModes": true, "resources": true,
+// metadata and labels, a claim's access modes and request, a container's name and image),
+// and annotations (kubectl's restartedAt, which an import does not read): an
+// export adds them where the manifest left them out.
+var required = map[string]bool{"selector": true, "metadata": true, "labels": true, "annotations": true, "accessModes": true, "resources": true,
 	"name": true, "image": true, "containers": true, "containerPort": true, "port": true}
 
 // itemKeys name a list item: a container, variable, volume or port by its
