@@ -413,7 +413,7 @@ type podVolume struct {
 	source  string // ConfigMap or Secret: the directory of its files (engine/state.Store.ConfigVolume)
 	kind    string // ConfigMap or Secret, and its name: what an export writes
 	object  string
-	missing bool   // a ConfigMap or Secret not in the files (reported)
+	missing bool // a ConfigMap or Secret not in the files (reported)
 	used    bool
 }
 
