@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/compose-spec/compose-go/v2/types"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/ostset/ostset/config"
 )
@@ -44,7 +45,7 @@ func (m *mapper) secretFiles() {
 			m.problem(where, "%v", err)
 			return
 		}
-		f := config.ConfigFile{Data: data, Mode: 0o444}
+		f := config.ConfigFile{Data: data, Mode: 0o444, Secret: field == "secrets"}
 		if ref.Mode != nil {
 			f.Mode = uint32(*ref.Mode) & 0o7777
 		}
@@ -138,9 +139,14 @@ func (m *mapper) fileData(obj types.FileObjectConfig) ([]byte, error) {
 // name; with one replica the claim holds the same data); a named volume
 // shared by several replicas, or mounted read-only, stays and is reported by
 // the export. An image built from the file (build:) is named: a cluster
-// pulls its images and cannot pull one built on this host.
-func (p *Project) ForKubernetes() (sets []config.Set, warnings []string) {
+// pulls its images and cannot pull one built on this host. Secrets become
+// Secret objects (kubeObjects), returned as YAML documents to write before
+// the sets.
+func (p *Project) ForKubernetes() (sets []config.Set, objects []byte, warnings []string) {
+	var objs []*yaml.Node
 	for _, s := range p.Sets {
+		o, w := p.kubeObjects(&s)
+		objs, warnings = append(objs, o...), append(warnings, w...)
 		s.VolumeClaimTemplates = slices.Clone(s.VolumeClaimTemplates)
 		if *s.Replicas == 1 {
 			var mounts []config.VolumeMount
@@ -160,7 +166,11 @@ func (p *Project) ForKubernetes() (sets []config.Set, warnings []string) {
 	for _, b := range p.Builds {
 		warnings = append(warnings, fmt.Sprintf("%s: image %s is built on this host (build:): a cluster cannot pull it; push it to a registry the cluster pulls from", b.Set, b.Image))
 	}
-	return sets, warnings
+	objects, err := EncodeObjects(objs)
+	if err != nil {
+		warnings = append(warnings, "the Secrets and ConfigMaps: "+err.Error())
+	}
+	return sets, objects, warnings
 }
 
 // claimName is the claim of a named volume: its name without the project's

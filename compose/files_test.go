@@ -68,8 +68,8 @@ configs:
 	}
 	wantFiles := []config.ConfigFile{
 		{Dir: wantMounts[0].Source, Name: "app.conf", Data: []byte("listen 80"), Mode: 0o444},
-		{Dir: wantMounts[1].Source, Name: "db-password", Data: []byte("s3cret\n"), Mode: 0o444},
-		{Dir: wantMounts[1].Source, Name: "api_token", Data: []byte("tok"), Mode: 0o400, UID: 1000, GID: 2000},
+		{Dir: wantMounts[1].Source, Name: "db-password", Data: []byte("s3cret\n"), Mode: 0o444, Secret: true},
+		{Dir: wantMounts[1].Source, Name: "api_token", Data: []byte("tok"), Mode: 0o400, UID: 1000, GID: 2000, Secret: true},
 		{Dir: wantMounts[2].Source, Name: "app.conf", Data: []byte("listen 80"), Mode: 0o444},
 	}
 	if !reflect.DeepEqual(p.ConfigFiles, wantFiles) {
@@ -263,7 +263,7 @@ volumes:
   db_data:
   assets:
 `)
-	sets, warnings := p.ForKubernetes()
+	sets, _, warnings := p.ForKubernetes()
 	var db, web config.Set
 	for _, s := range sets {
 		switch s.Name {

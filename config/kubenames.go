@@ -39,6 +39,24 @@ type KubernetesNames struct {
 	// (their storage requests at least): a cluster does not let a
 	// StatefulSet's claims change, so an export writes them as they were.
 	Claims []KubernetesClaim `yaml:"claims" json:"claims,omitempty"`
+	// Written are the objects an export writes back (the StatefulSet, its
+	// Services, its PodDisruptionBudgets) as the manifest wrote them, in the
+	// manifest's order ("Kind/namespace/name" as Path): an export gives them
+	// back in that order and form (kube/roundtrip).
+	Written []KubernetesCarried `yaml:"written" json:"written,omitempty"`
+	// Volumes are Secrets and ConfigMaps a cluster mounts where the set's
+	// files are (a compose file's secrets and configs, converted): an export
+	// writes each as a volume, in place of the mount of the files.
+	Volumes []KubernetesVolume `yaml:"volumes" json:"volumes,omitempty"`
+}
+
+// KubernetesVolume is a Secret or ConfigMap volume, mounted read-only.
+type KubernetesVolume struct {
+	Name        string `yaml:"name" json:"name"`
+	Kind        string `yaml:"kind" json:"kind"`     // Secret or ConfigMap
+	Object      string `yaml:"object" json:"object"` // the Secret's or ConfigMap's name
+	MountPath   string `yaml:"mountPath" json:"mountPath"`
+	DefaultMode uint32 `yaml:"defaultMode" json:"defaultMode,omitempty"` // the files' mode; 0: Kubernetes' 0644
 }
 
 // KubernetesCarried is one piece of a manifest, kept as it was written.
@@ -88,7 +106,7 @@ func (k *KubernetesNames) clone() *KubernetesNames {
 	c.Annotations = maps.Clone(k.Annotations)
 	c.Selector = maps.Clone(k.Selector)
 	c.Ports, c.Services, c.Carried = slices.Clone(k.Ports), slices.Clone(k.Services), slices.Clone(k.Carried)
-	c.Claims = slices.Clone(k.Claims)
+	c.Claims, c.Written, c.Volumes = slices.Clone(k.Claims), slices.Clone(k.Written), slices.Clone(k.Volumes)
 	for i := range c.Claims {
 		cl := &c.Claims[i]
 		cl.Labels, cl.Annotations, cl.AccessModes = maps.Clone(cl.Labels), maps.Clone(cl.Annotations), slices.Clone(cl.AccessModes)

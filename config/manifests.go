@@ -51,6 +51,8 @@ type ConfigFile struct {
 	Mode uint32 // permission bits, 0644 unless the manifest says otherwise
 	GID  int    // the group the file belongs to in the replica (the pod's fsGroup), else 0
 	UID  int    // its owner in the replica (a compose secret's uid), else 0
+	// Secret: a compose secret's file (a Secret in a cluster), not a config's.
+	Secret bool
 }
 
 // finishImport defaults and validates a set read from a manifest, with

@@ -116,15 +116,15 @@ func TestKubernetesTCPProbeInAnyImage(t *testing.T) {
 				}
 			}
 			// The export of the running set gives back the manifest's
-			// selector, names and probe, not ostset's own.
+			// selector, names and probe, not ostset's own, as written.
 			export := h.mustOstset("export", h.set).stdout
 			flat := strings.Join(strings.Fields(export), " ")
 			for _, want := range []string{
 				"selector: matchLabels: app: nginx template:",
 				"- name: nginx image: " + c.image,
-				"- name: web containerPort: 80",
+				"- containerPort: 80 name: web",
 				"tcpSocket: port: web",
-				"ports: - name: web port: 80",
+				"ports: - port: 80 name: web",
 			} {
 				if !strings.Contains(flat, want) {
 					t.Errorf("export lacks %q:\n%s", want, export)

@@ -5,6 +5,7 @@ package integration
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -142,9 +143,18 @@ func TestKubernetesZooKeeperManifest(t *testing.T) {
 	}
 	// What the set keeps in the state directory comes back out as written.
 	export := h.mustOstset("export", h.set).stdout
-	for _, want := range []string{"kind: PodDisruptionBudget", "name: pdb-" + h.set, "name: cs-" + h.set, "podAntiAffinity:", "livenessProbe:", "memory: 1Gi"} {
+	for _, want := range []string{"kind: PodDisruptionBudget", "name: pdb-" + h.set, "name: cs-" + h.set, "podAntiAffinity:", "livenessProbe:", `memory: "1Gi"`} {
 		if !strings.Contains(export, want) {
 			t.Errorf("export lacks %q:\n%s", want, export)
 		}
+	}
+	// in the manifest's order: the two Services, the budget, the StatefulSet
+	manifest, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := func(text string) []string { return regexp.MustCompile(`(?m)^kind: \w+`).FindAllString(text, -1) }
+	if got, want := kinds(export), kinds(string(manifest)); !slices.Equal(got, want) {
+		t.Errorf("objects %v, want the manifest's %v:\n%s", got, want, export)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/kube/roundtrip"
 )
 
 // What only a cluster does. A field that means something to a cluster's
@@ -46,9 +47,25 @@ func (m *node) carry(key, why string) {
 
 // keep records a piece of the manifest as written, for an export.
 func (k *kubeImport) keep(path string, n *yaml.Node) {
+	if path == "object" {
+		k.objects = append(k.objects, n)
+	}
 	if b, err := yaml.Marshal(n); err == nil {
 		k.kept = append(k.kept, config.KubernetesCarried{Path: path, YAML: string(b)})
 	}
+}
+
+// written keeps the objects an export of the StatefulSet d writes back (d,
+// its headless Service, the objects kept), as written, in the files' order.
+func (k *kubeImport) written(d *kubeDoc, headless bool) []config.KubernetesCarried {
+	var out []config.KubernetesCarried
+	for _, o := range k.docs {
+		svc := headless && o.kind == "Service" && o.name == mapValueString(mapValue(d.root, "spec"), "serviceName") && o.namespace == d.namespace
+		if b, err := yaml.Marshal(o.root); err == nil && (o == d || svc || slices.Contains(k.objects, o.root)) {
+			out = append(out, config.KubernetesCarried{Path: roundtrip.Identity(o.root), YAML: string(b)})
+		}
+	}
+	return out
 }
 
 // disruptionBudgets keeps the PodDisruptionBudgets of the set's namespace

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"regexp"
@@ -14,21 +13,33 @@ import (
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/config/envref"
+	"github.com/ostset/ostset/kube/kuberefs"
+	"github.com/ostset/ostset/kube/roundtrip"
 )
 
 // NameLabel is the label that ties an exported StatefulSet, its pods and its
 // headless Service together (the selector).
 const NameLabel = "app.kubernetes.io/name"
 
-// ExportAnnotation is the StatefulSet annotation in which an export keeps,
-// verbatim, the set-file fields its manifest does not say exactly: what
-// Kubernetes cannot express (host ports, bind mounts, Docker-only settings,
-// templates that are more than one replica variable) and what the manifest
-// says in translation (templates written as $(OSTSET_ORDINAL), $ escaped,
-// the healthcheck as a probe). Its value is a set-file fragment in JSON;
-// OverlayExport lays it over a set read from the manifest, so that importing
-// an export gives back the set it came from, with the same revision.
-const ExportAnnotation = "ostset.io/set-fields"
+// ExportAnnotation is the one annotation an export adds to the StatefulSet,
+// and only when its manifest cannot say a field of the set exactly (what
+// Kubernetes cannot express, templates that are more than one replica
+// variable, a healthcheck a probe cannot say): that field, verbatim, in a
+// set-file fragment in JSON, with the digests of what the manifest says
+// there (roundtrip.Annotation). OverlayExport lays it over a set read from
+// the manifest, so that importing an export gives back the set it came
+// from, with the same revision.
+const ExportAnnotation = roundtrip.Annotation
+
+// The variables ostset sets in every replica, and the pod label of the
+// ordinal (see kuberefs).
+const (
+	PodIndexLabel = kuberefs.PodIndexLabel
+	EnvSet        = kuberefs.EnvSet
+	EnvOrdinal    = kuberefs.EnvOrdinal
+	EnvName       = kuberefs.EnvName
+	EnvService    = kuberefs.EnvService
+)
 
 // RestartedAtAnnotation is the pod template annotation kubectl rollout restart
 // sets; export writes ostset's restart stamp under it.
@@ -66,7 +77,7 @@ func ExportKubernetes(s config.Set, opt ExportOptions) ([]byte, []Unexpressed, e
 	if opt.Storage == "" {
 		opt.Storage = DefaultStorage
 	}
-	e := &exporter{set: s, opt: opt, overlay: map[string]any{}}
+	e := &exporter{set: s, opt: opt}
 	sts, svc := e.statefulSet(), e.service()
 	if k := s.Kubernetes; k != nil && len(k.Annotations) > 0 {
 		sts.Metadata.Annotations = maps.Clone(k.Annotations)
@@ -74,49 +85,41 @@ func ExportKubernetes(s config.Set, opt ExportOptions) ([]byte, []Unexpressed, e
 	if e.err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", s.Name, e.err)
 	}
-	encodeObjects := func(objs ...kubeObject) ([]byte, error) { return encodeObjects(objs, e.objects) }
-	if len(e.overlay) == 0 {
-		out, err := encodeObjects(sts, svc)
-		return out, e.lost, err
+	var docs []*yaml.Node
+	for _, obj := range []kubeObject{sts, svc} {
+		var n yaml.Node
+		if err := n.Encode(obj); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
+		}
+		docs = append(docs, &n)
 	}
-	b, err := json.Marshal(e.overlay)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
-	}
-	if sts.Metadata.Annotations == nil {
-		sts.Metadata.Annotations = map[string]string{}
-	}
-	sts.Metadata.Annotations[ExportAnnotation] = string(b)
-	// The digests of what the manifest says where the annotation replaces
-	// it, so that an import can tell a field edited since.
-	out, err := encodeObjects(sts, svc)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
-	}
-	digests, err := manifestDigests(out, e.kept)
+	stsID := roundtrip.Identity(docs[0])
+	docs = restore(s.Kubernetes, append(docs, e.objects...))
+	fields, digests, err := e.needed(docs)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: reading the export back: %w", s.Name, err)
 	}
-	b, err = json.Marshal(digests)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
+	if len(fields) > 0 {
+		v, err := roundtrip.Encode(fields, digests)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
+		}
+		for _, d := range docs {
+			if roundtrip.Identity(d) == stsID {
+				roundtrip.SetAnnotation(d, ExportAnnotation, v)
+			}
+		}
 	}
-	sts.Metadata.Annotations[DigestAnnotation] = string(b)
-	out, err = encodeObjects(sts, svc)
+	out, err := encodeNodes(docs)
 	return out, e.lost, err
 }
 
-// encodeObjects writes the objects, then those an import kept as written.
-func encodeObjects(objs []kubeObject, kept []*yaml.Node) ([]byte, error) {
+// encodeNodes writes the objects as YAML documents.
+func encodeNodes(docs []*yaml.Node) ([]byte, error) {
 	var out bytes.Buffer
 	enc := yaml.NewEncoder(&out)
 	enc.SetIndent(2)
-	for _, obj := range objs {
-		if err := enc.Encode(obj); err != nil {
-			return nil, err
-		}
-	}
-	for _, n := range kept {
+	for _, n := range docs {
 		if err := enc.Encode(n); err != nil {
 			return nil, err
 		}
@@ -133,9 +136,8 @@ type exporter struct {
 	set     config.Set
 	opt     ExportOptions
 	lost    []Unexpressed
-	overlay map[string]any // set-file fragment: field name -> value or nested map
-	kept    [][]string     // the paths put into overlay
-	objects []*yaml.Node   // an import's other objects, as written
+	kept    []keptField  // for the annotation, where the manifest does not say them
+	objects []*yaml.Node // an import's other objects, as written
 	err     error
 }
 
@@ -154,18 +156,14 @@ func (e *exporter) keep(v any, path ...string) {
 	if err != nil {
 		panic("config: a set-file value does not marshal: " + err.Error()) // strings, ints, plain structs
 	}
-	e.kept = append(e.kept, slices.Clone(path))
-	m := e.overlay
-	keys := path
-	for _, k := range keys[:len(keys)-1] {
-		next, ok := m[k].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			m[k] = next
-		}
-		m = next
-	}
-	m[keys[len(keys)-1]] = generic
+	e.kept = append(e.kept, keptField{slices.Clone(path), generic})
+}
+
+// keptField is a set-file field the annotation keeps, if the manifest does
+// not say it as the set has it.
+type keptField struct {
+	path  []string
+	value any
 }
 
 // selector selects the set's pods: the one the imported manifest had (it
@@ -219,7 +217,7 @@ func (e *exporter) statefulSet() kubeObject {
 	return kubeObject{
 		APIVersion: "apps/v1",
 		Kind:       "StatefulSet",
-		Metadata:   e.meta(s.Name, maps.Clone(keptLabels(s.Kubernetes)), s.Kubernetes != nil),
+		Metadata:   e.meta(s.Name, maps.Clone(keptLabels(s.Kubernetes)), fromManifest(s.Kubernetes)),
 		Spec:       spec,
 	}
 }
@@ -290,13 +288,14 @@ func (e *exporter) podTemplate() kubePodTemplate {
 		}
 	}
 	tmpl.Spec.InitContainers = e.initContainers()
+	tmpl.Spec.Volumes = append(tmpl.Spec.Volumes, e.fileVolumes(&tmpl.Spec)...)
 	if gid := e.fsGroup(); gid != nil {
 		tmpl.Spec.SecurityContext = &kubePodSecurity{FSGroup: gid}
 	}
 	if k := s.Kubernetes; k != nil && k.PodUser {
 		podUser(&tmpl.Spec)
 	}
-	if s.Kubernetes != nil {
+	if fromManifest(s.Kubernetes) {
 		unusedRuntimeEnv(&tmpl.Spec)
 	}
 	return tmpl
@@ -360,7 +359,7 @@ func (e *exporter) container(name, image, pull string, p containerParts, keep bo
 		var out []string
 		same := true
 		for i, v := range in {
-			w, ok := e.say(fmt.Sprintf("%s.%s[%d]", p.path, field, i), v, kubeRefs)
+			w, ok := e.say(fmt.Sprintf("%s.%s[%d]", p.path, field, i), v, kuberefs.KubeRefs)
 			same = same && ok
 			out = append(out, w)
 		}
@@ -371,7 +370,7 @@ func (e *exporter) container(name, image, pull string, p containerParts, keep bo
 	}
 	c.Command = list("command", p.command)
 	c.Args = list("args", p.args)
-	if w, ok := e.say(p.path+".workingDir", p.workingDir, noRefs); !ok {
+	if w, ok := e.say(p.path+".workingDir", p.workingDir, kuberefs.NoRefs); !ok {
 		inexact(p.workingDir, "workingDir")
 		c.WorkingDir = w
 	} else {
@@ -412,19 +411,19 @@ func (e *exporter) container(name, image, pull string, p containerParts, keep bo
 // now (a list of peers) is written expanded, and reported: it does not follow
 // a scale. Any other template that is more than a replica variable is
 // reported and written as is.
-func (e *exporter) say(field, v string, style refStyle) (string, bool) {
-	w, ok := translateTemplate(v, style)
+func (e *exporter) say(field, v string, style kuberefs.Style) (string, bool) {
+	w, ok := kuberefs.Translate(v, style)
 	if ok {
 		return w, w == v
 	}
 	if fixed, same := e.sameForEveryReplica(v); same {
-		if style == kubeRefs {
-			fixed = escapeKubeRefs(fixed)
+		if style == kuberefs.KubeRefs {
+			fixed = kuberefs.Escape(fixed)
 		}
 		e.unexpressed(field, "%q: written as its value for the %d replicas the set has now; it does not follow a scale", v, e.set.DesiredReplicas())
 		return fixed, false
 	}
-	if style == noRefs {
+	if style == kuberefs.NoRefs {
 		e.unexpressed(field, "%q: Kubernetes takes this field as written, the same for every pod; written as is", v)
 	} else {
 		e.unexpressed(field, "%q: only {{.Set}}, {{.Ordinal}}, {{.Name}} and {{.Service}} can differ per pod; written as is", v)
@@ -456,13 +455,13 @@ func (e *exporter) sameForEveryReplica(v string) (string, bool) {
 // field directly; other replica variables are $(OSTSET_...) references to the
 // runtime variables defined before it.
 func (e *exporter) envVar(field, k, v string) (kubeEnv, bool) {
-	switch singleRef(v) {
+	switch kuberefs.SingleRef(v) {
 	case EnvOrdinal:
 		return kubeEnv{Name: k, ValueFrom: fieldRef("metadata.labels['" + PodIndexLabel + "']")}, false
 	case EnvName:
 		return kubeEnv{Name: k, ValueFrom: fieldRef("metadata.name")}, false
 	}
-	w, ok := e.say(field, v, kubeRefs)
+	w, ok := e.say(field, v, kuberefs.KubeRefs)
 	return kubeEnv{Name: k, Value: w}, ok
 }
 
@@ -559,7 +558,7 @@ func (e *exporter) mainContainer() kubeContainer {
 	}
 	c, _ := e.container(name, t.Image, t.ImagePullPolicy, containerParts{
 		path: "template", command: t.Command, args: t.Args, env: t.Env, envRefs: t.EnvRefs,
-		workingDir: t.WorkingDir, user: t.User, resources: t.Resources, mounts: t.VolumeMounts,
+		workingDir: t.WorkingDir, user: t.User, resources: t.Resources, mounts: otherMounts(s.Kubernetes, t.VolumeMounts),
 	}, true)
 	c.Ports = e.ports()
 	c.ReadinessProbe = e.probe()
@@ -577,7 +576,7 @@ func (e *exporter) initContainers() []kubeContainer {
 	for i, ic := range e.set.Template.InitContainers {
 		c, ok := e.container(ic.Name, ic.Image, ic.ImagePullPolicy, containerParts{
 			path: fmt.Sprintf("template.initContainers[%d]", i), command: ic.Command, args: ic.Args, env: ic.Env, envRefs: ic.EnvRefs,
-			workingDir: ic.WorkingDir, user: ic.User, resources: ic.Resources, mounts: ic.VolumeMounts,
+			workingDir: ic.WorkingDir, user: ic.User, resources: ic.Resources, mounts: otherMounts(e.set.Kubernetes, ic.VolumeMounts),
 		}, false)
 		exact = exact && ok
 		out = append(out, c)
@@ -641,7 +640,7 @@ func (e *exporter) probe() *kubeProbe {
 		return p
 	}
 	if h.Test[0] == "CMD-SHELL" {
-		script, ok := translateTemplate(strings.Join(h.Test[1:], " "), shellRefs)
+		script, ok := kuberefs.Translate(strings.Join(h.Test[1:], " "), kuberefs.ShellRefs)
 		if !ok {
 			e.unexpressed("template.healthcheck.test", "%q: only {{.Set}}, {{.Ordinal}}, {{.Name}} and {{.Service}} can be said per pod; written as is", script)
 		}
@@ -755,7 +754,7 @@ func (e *exporter) tmpfsVolumes() []kubeVolume {
 	var out []kubeVolume
 	for i, entry := range e.set.Template.Tmpfs {
 		_, opts, _ := config.ParseTmpfs(entry)
-		v := kubeVolume{Name: fmt.Sprintf("tmpfs-%d", i), EmptyDir: kubeEmptyDir{Medium: "Memory"}}
+		v := kubeVolume{Name: fmt.Sprintf("tmpfs-%d", i), EmptyDir: &kubeEmptyDir{Medium: "Memory"}}
 		for o := range strings.SplitSeq(opts, ",") {
 			k, val, _ := strings.Cut(o, "=")
 			switch {
@@ -771,6 +770,53 @@ func (e *exporter) tmpfsVolumes() []kubeVolume {
 		out = append(out, v)
 	}
 	return out
+}
+
+// fileVolumes writes the Secret and ConfigMap volumes the set keeps
+// (kubernetes.volumes) where its containers mount their files, once each,
+// and mounts them there.
+func (e *exporter) fileVolumes(pod *kubePodSpec) []kubeVolume {
+	var out []kubeVolume
+	containers, mounts := []*kubeContainer{&pod.Containers[0]}, [][]config.VolumeMount{e.set.Template.VolumeMounts}
+	for i := range pod.InitContainers {
+		containers, mounts = append(containers, &pod.InitContainers[i]), append(mounts, e.set.Template.InitContainers[i].VolumeMounts)
+	}
+	for i, c := range containers {
+		for _, v := range keptVolumes(e.set.Kubernetes, mounts[i]) {
+			c.VolumeMounts = append(c.VolumeMounts, kubeVolumeMount{Name: v.Name, MountPath: v.MountPath, ReadOnly: true})
+			if slices.ContainsFunc(out, func(k kubeVolume) bool { return k.Name == v.Name }) {
+				continue
+			}
+			from := &kubeFilesFrom{Name: v.Object}
+			if v.DefaultMode != 0 {
+				from.DefaultMode = ptr(int(v.DefaultMode))
+			}
+			kv := kubeVolume{Name: v.Name, ConfigMap: from}
+			if v.Kind == "Secret" {
+				from.SecretName, from.Name, kv.ConfigMap, kv.Secret = v.Object, "", nil, from
+			}
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// keptVolumes are the kept volumes mounted where the set mounts files.
+func keptVolumes(k *config.KubernetesNames, mounts []config.VolumeMount) []config.KubernetesVolume {
+	if k == nil {
+		return nil
+	}
+	return slices.DeleteFunc(slices.Clone(k.Volumes), func(v config.KubernetesVolume) bool {
+		return !slices.ContainsFunc(mounts, func(m config.VolumeMount) bool { return m.Target == v.MountPath })
+	})
+}
+
+// otherMounts are the mounts no kept volume stands for.
+func otherMounts(k *config.KubernetesNames, mounts []config.VolumeMount) []config.VolumeMount {
+	kept := keptVolumes(k, mounts)
+	return slices.DeleteFunc(slices.Clone(mounts), func(m config.VolumeMount) bool {
+		return slices.ContainsFunc(kept, func(v config.KubernetesVolume) bool { return v.MountPath == m.Target })
+	})
 }
 
 // fsGroup is the group of the claims' owner: Kubernetes makes a volume
@@ -907,9 +953,9 @@ func intOrName(s string) any {
 // replaced one by one. An annotation that is not a set-file fragment is an
 // error naming it.
 func OverlayExport(s *config.Set, annotations map[string]string) error {
-	frag, ok := annotations[ExportAnnotation]
-	if !ok {
-		return nil
+	frag, _, err := roundtrip.Split(annotations)
+	if err != nil || frag == "" {
+		return err
 	}
 	dec := yaml.NewDecoder(strings.NewReader(frag))
 	dec.KnownFields(true)

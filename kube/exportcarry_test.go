@@ -111,7 +111,7 @@ func TestExportRefusesABadCarriedPiece(t *testing.T) {
 }
 
 // The export of an imported manifest defines only the replica variables it
-// refers to: here OSTSET_ORDINAL, which --id=$(ORD) is written with.
+// refers to: here none, as --id=$(ORD) is written back as the manifest had it.
 func TestExportOfImportKeepsOnlyUsedRuntimeVariables(t *testing.T) {
 	sets, err := parseWithManifests("k.yaml", []byte(sts(`containers:
 - name: a
@@ -130,7 +130,7 @@ func TestExportOfImportKeepsOnlyUsedRuntimeVariables(t *testing.T) {
 	for _, v := range sts.Spec.Template.Spec.Containers[0].Env {
 		names = append(names, v.Name)
 	}
-	if args := sts.Spec.Template.Spec.Containers[0].Args; !slices.Equal(names, []string{EnvOrdinal, "ORD"}) || !slices.Equal(args, []string{"--id=$(OSTSET_ORDINAL)"}) {
-		t.Errorf("env %v, args %v; want OSTSET_ORDINAL and ORD, --id=$(OSTSET_ORDINAL)", names, args)
+	if args := sts.Spec.Template.Spec.Containers[0].Args; !slices.Equal(names, []string{"ORD"}) || !slices.Equal(args, []string{"--id=$(ORD)"}) {
+		t.Errorf("env %v, args %v; want ORD and --id=$(ORD), as the manifest wrote them", names, args)
 	}
 }

@@ -1,164 +1,137 @@
 package kube
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"maps"
-	"slices"
-	"strings"
+	"reflect"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/kube/roundtrip"
 )
 
-// DigestAnnotation is the StatefulSet annotation in which an export records,
-// for each field its ExportAnnotation keeps, a digest of what the manifest
-// itself says there (as an import reads it). An import compares: a field
-// whose manifest text was edited after the export no longer matches, and
-// since the annotation replaces the manifest's value there, the edit would
-// be lost without a word. It is reported instead, field by field.
-const DigestAnnotation = "ostset.io/manifest-digests"
+// DigestAnnotation is the annotation in which earlier exports recorded the
+// digests that ExportAnnotation now holds itself (roundtrip.DigestsKey); an
+// import still reads it.
+const DigestAnnotation = roundtrip.DigestsKey
 
-// pathKey joins a set-file path (field names; a map key is one name even
-// with dots in it) for the digest annotation.
-func pathKey(path []string) string { return strings.Join(path, ".") }
-
-// manifestDigests imports the exported manifest without its annotations and
-// digests, at each kept path, what the manifest says.
-func manifestDigests(manifest []byte, paths [][]string) (map[string]string, error) {
-	set, err := importBare(manifest)
-	if err != nil {
-		return nil, err
-	}
-	generic, err := genericSet(set)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	for _, p := range paths {
-		out[pathKey(p)] = digestAt(generic, p)
-	}
-	return out, nil
-}
-
-// importBare maps the first StatefulSet of manifest, as the manifest says
-// it, without laying its annotation over it.
-func importBare(manifest []byte) (config.Set, error) {
+// importBare maps the first StatefulSet of the objects, as they say it,
+// without laying their annotation over it.
+func importBare(docs []*yaml.Node) (config.Set, error) {
 	k := &kubeImport{bare: true}
-	dec := yaml.NewDecoder(bytes.NewReader(manifest))
-	for {
-		var root yaml.Node
-		if err := dec.Decode(&root); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			return config.Set{}, err
-		}
-		if len(root.Content) == 0 {
-			continue
-		}
-		d, problems := readKubeDoc("export", root.Content[0])
+	for _, root := range docs {
+		d, problems := readKubeDoc("export", root)
 		if len(problems) > 0 {
 			return config.Set{}, fmt.Errorf("%s", problems[0].Message)
 		}
 		k.docs = append(k.docs, d)
 	}
-	for _, imp := range k.run() {
-		return imp.Set, nil
+	sets := k.run()
+	switch {
+	case len(sets) == 0:
+		return config.Set{}, errors.New("no StatefulSet")
+	case len(k.bad) > 0: // an invalid manifest does not read alike
+		return config.Set{}, fmt.Errorf("%s", k.bad[0])
 	}
-	return config.Set{}, errors.New("no StatefulSet")
+	return sets[0].Set, nil
 }
 
-// genericSet is s as the set file writes it, in maps and lists.
-func genericSet(s config.Set) (map[string]any, error) {
-	b, err := yaml.Marshal(s)
-	if err != nil {
-		return nil, err
+// normalized is s as an import of it is compared with another: defaults
+// applied, pull policies spelt out, and the kept objects by content rather
+// than by their text.
+func normalized(s config.Set) (map[string]any, error) {
+	s = s.Clone()
+	s.ApplyDefaults()
+	s.Template.ImagePullPolicy = s.Template.PullPolicy()
+	for i := range s.Template.InitContainers {
+		s.Template.InitContainers[i].ImagePullPolicy = s.Template.InitContainers[i].PullPolicy()
 	}
-	var m map[string]any
-	err = yaml.Unmarshal(b, &m)
-	return m, err
-}
-
-// digestAt digests the value at path of a generic set ("" when absent).
-func digestAt(m map[string]any, path []string) string {
-	var v any = m
-	for _, k := range path {
-		mm, ok := v.(map[string]any)
-		if !ok {
-			v = nil
-			break
-		}
-		v = mm[k]
-	}
-	if isEmpty(v) {
-		return ""
-	}
-	b, err := json.Marshal(v) // map keys sorted: the same value digests alike
-	if err != nil {
-		return ""
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:6])
-}
-
-// isEmpty: nil, "", 0, false, an empty list or map say nothing.
-func isEmpty(v any) bool {
-	switch v := v.(type) {
-	case nil:
-		return true
-	case string:
-		return v == ""
-	case int:
-		return v == 0
-	case bool:
-		return !v
-	case []any:
-		return len(v) == 0
-	case map[string]any:
-		for _, x := range v {
-			if !isEmpty(x) {
-				return false
+	if k := s.Kubernetes; k != nil {
+		k.Written = nil
+		for i, c := range k.Carried {
+			var v any
+			if yaml.Unmarshal([]byte(c.YAML), &v) == nil {
+				b, _ := yaml.Marshal(v)
+				k.Carried[i].YAML = string(b)
 			}
 		}
-		return true
 	}
-	return false
+	return roundtrip.Generic(s)
 }
 
-// editedFields compares the digests an export recorded with what the
-// manifest, as imported (set, before the annotation is laid over it), says
-// now: the paths whose text changed since the export, sorted.
-func editedFields(set config.Set, recorded string) ([]string, error) {
-	var want map[string]string
-	if err := json.Unmarshal([]byte(recorded), &want); err != nil {
-		return nil, fmt.Errorf("metadata.annotations[%s]: %w", DigestAnnotation, err)
+// restore gives the objects back in the order and form the imported
+// manifest wrote them, wherever that imports as they do.
+func restore(k *config.KubernetesNames, docs []*yaml.Node) []*yaml.Node {
+	if k == nil || len(k.Written) == 0 {
+		return docs
 	}
-	generic, err := genericSet(set)
+	var written []*yaml.Node
+	for _, w := range k.Written {
+		var doc yaml.Node
+		if yaml.Unmarshal([]byte(w.YAML), &doc) == nil && len(doc.Content) == 1 {
+			// ostset's own annotations are the export's to write anew
+			roundtrip.DropAnnotations(doc.Content[0], ExportAnnotation, DigestAnnotation)
+			written = append(written, doc.Content[0])
+		}
+	}
+	want, err := bareComparable(docs)
+	if err != nil {
+		return docs
+	}
+	return roundtrip.Restore(written, docs, func(candidate []*yaml.Node) bool {
+		got, err := bareComparable(candidate)
+		return err == nil && reflect.DeepEqual(got, want)
+	})
+}
+
+func bareComparable(docs []*yaml.Node) (map[string]any, error) {
+	s, err := importBare(docs)
 	if err != nil {
 		return nil, err
 	}
-	var edited []string
-	for _, key := range slices.Sorted(maps.Keys(want)) {
-		if digestAt(generic, splitPathKey(key)) != want[key] {
-			edited = append(edited, key)
-		}
-	}
-	return edited, nil
+	return normalized(s)
 }
 
-// splitPathKey undoes pathKey for the paths export keeps: the first names are
-// set-file fields without dots; a label or variable name after
-// "template.labels" or "template.env" may have dots.
-func splitPathKey(key string) []string {
-	parts := strings.Split(key, ".")
-	if len(parts) > 2 && parts[0] == "template" && (parts[1] == "labels" || parts[1] == "env") {
-		return []string{"template", parts[1], strings.Join(parts[2:], ".")}
+// needed are the kept fields the objects do not say as the set has them:
+// the annotation's fields, and the digests of what the objects say there.
+func (e *exporter) needed(docs []*yaml.Node) (map[string]any, map[string]string, error) {
+	bare, err := importBare(docs)
+	if err != nil {
+		return nil, nil, err
 	}
-	return parts
+	says, err := normalized(bare)
+	if err != nil {
+		return nil, nil, err
+	}
+	has, err := normalized(e.set)
+	if err != nil {
+		return nil, nil, err
+	}
+	asSaid, err := roundtrip.Generic(bare) // as an import compares the digests
+	if err != nil {
+		return nil, nil, err
+	}
+	fields, digests := map[string]any{}, map[string]string{}
+	for _, f := range e.kept {
+		if roundtrip.DigestAt(says, f.path) == roundtrip.DigestAt(has, f.path) {
+			continue
+		}
+		put(fields, f.path, f.value)
+		digests[roundtrip.PathKey(f.path)] = roundtrip.DigestAt(asSaid, f.path)
+	}
+	return fields, digests, nil
+}
+
+// put sets the value at path of a nested map.
+func put(m map[string]any, path []string, v any) {
+	for _, k := range path[:len(path)-1] {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[k] = next
+		}
+		m = next
+	}
+	m[path[len(path)-1]] = v
 }

@@ -129,6 +129,7 @@ type kubeResources struct {
 type kubeVolumeMount struct {
 	Name      string `yaml:"name"`
 	MountPath string `yaml:"mountPath"`
+	ReadOnly  bool   `yaml:"readOnly,omitempty"`
 }
 
 type kubeProbe struct {
@@ -169,8 +170,17 @@ type kubeCapabilities struct {
 }
 
 type kubeVolume struct {
-	Name     string       `yaml:"name"`
-	EmptyDir kubeEmptyDir `yaml:"emptyDir"`
+	Name      string         `yaml:"name"`
+	EmptyDir  *kubeEmptyDir  `yaml:"emptyDir,omitempty"`
+	Secret    *kubeFilesFrom `yaml:"secret,omitempty"`
+	ConfigMap *kubeFilesFrom `yaml:"configMap,omitempty"`
+}
+
+// kubeFilesFrom is a Secret volume (SecretName) or a ConfigMap one (Name).
+type kubeFilesFrom struct {
+	SecretName  string `yaml:"secretName,omitempty"`
+	Name        string `yaml:"name,omitempty"`
+	DefaultMode *int   `yaml:"defaultMode,omitempty"`
 }
 
 type kubeEmptyDir struct {

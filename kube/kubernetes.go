@@ -25,6 +25,7 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/config/envref"
 	"github.com/ostset/ostset/internal/yamlnode"
+	"github.com/ostset/ostset/kube/roundtrip"
 )
 
 // Kubernetes manifests. A set file may hold apps/v1 StatefulSet documents
@@ -123,6 +124,7 @@ type kubeImport struct {
 	// carried: what only a cluster does (carry.go): notes, errors when strict
 	carried []yamlnode.FileProblem
 	kept    []config.KubernetesCarried // of the StatefulSet being mapped: what an export writes back
+	objects []*yaml.Node               // of the StatefulSet being mapped: the other objects kept
 	files   []config.ConfigFile
 }
 
@@ -409,7 +411,9 @@ type podVolume struct {
 	path    string
 	tmpfs   string // emptyDir: the tmpfs entry, without its target
 	source  string // ConfigMap or Secret: the directory of its files (engine/state.Store.ConfigVolume)
-	missing bool   // a ConfigMap or Secret not in the files (reported)
+	kind    string // ConfigMap or Secret, and its name: what an export writes
+	object  string
+	missing bool // a ConfigMap or Secret not in the files (reported)
 	used    bool
 }
 
@@ -421,7 +425,7 @@ func (p *mapper) mark(setPath string, line int) {
 
 func (k *kubeImport) statefulSet(d *kubeDoc) importedSet {
 	badBefore := len(k.bad)
-	k.kept = nil
+	k.kept, k.objects = nil, nil
 	p := &mapper{k: k, file: d.file, lines: map[string]int{}, ns: d.namespace,
 		claims: map[string]*config.VolumeClaimTemplate{}, volumes: map[string]*podVolume{}}
 	root := k.node(d.file, d.root, "")
@@ -491,7 +495,7 @@ func (k *kubeImport) statefulSet(d *kubeDoc) importedSet {
 	p.podTemplate(spec.child("template"))
 	p.names.Services = k.selectingServices(p, p.podLabels)
 	k.disruptionBudgets(p)
-	p.names.Carried = k.kept
+	p.names.Carried, p.names.Written = k.kept, k.written(d, p.names.Service != nil)
 	spec.rest()
 	root.rest()
 
@@ -524,19 +528,19 @@ func (k *kubeImport) statefulSet(d *kubeDoc) importedSet {
 // whose manifest text was edited since the export wrote it (see
 // DigestAnnotation): the annotation's value is used, and the edit is not.
 func (p *mapper) checkEdits(md *node, imp importedSet, annotations map[string]string) {
-	recorded, ok := annotations[DigestAnnotation]
-	if !ok {
-		return
+	_, recorded, err := roundtrip.Split(annotations)
+	if err != nil || recorded == nil {
+		return // a bad annotation is reported by OverlayExport
 	}
-	edited, err := editedFields(imp.Set, recorded)
+	edited, err := roundtrip.Edited(imp.Set, recorded)
 	if err != nil {
 		p.k.invalid(p.file, md.keyNode("annotations"), "", err.Error())
 		return
 	}
 	for _, path := range edited {
 		p.k.notes = append(p.k.notes, fileProblemAt(p.file, imp.lineOf(path), path,
-			fmt.Sprintf("changed since ostset export wrote it, but the annotation %s replaces this field: the edit is not applied; remove %s from the annotation (and from %s) to apply it",
-				ExportAnnotation, path, DigestAnnotation)))
+			fmt.Sprintf("changed since ostset export wrote it, but the annotation %s replaces this field: the edit is not applied; remove %s from the annotation (and its digest) to apply it",
+				ExportAnnotation, path)))
 	}
 }
 
@@ -822,7 +826,7 @@ func (p *mapper) configVolume(pv *podVolume, src *node, kind string) {
 	items := src.list("items")
 	d := p.k.find(kind, obj, p.ns)
 	src.rest()
-	pv.missing = d == nil
+	pv.missing, pv.kind, pv.object = d == nil, kind, obj
 	if d == nil {
 		if !optional {
 			p.k.fail(p.file, src.n, src.path, fmt.Sprintf("%s %q is not in these files", kind, obj))
@@ -1232,6 +1236,9 @@ func (p *mapper) mount(m *node, setPath string) (config.VolumeMount, bool) {
 	}
 	if v.source != "" {
 		mount := config.VolumeMount{Source: v.source, Target: target, ReadOnly: true}
+		if kv := (config.KubernetesVolume{Name: name, Kind: v.kind, Object: v.object, MountPath: target}); !slices.Contains(p.names.Volumes, kv) {
+			p.names.Volumes = append(p.names.Volumes, kv)
+		}
 		if setPath == "template" {
 			p.set.Template.VolumeMounts = append(p.set.Template.VolumeMounts, mount)
 			p.mark(fmt.Sprintf("template.volumeMounts[%d]", len(p.set.Template.VolumeMounts)-1), m.n.Line)

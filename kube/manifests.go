@@ -86,9 +86,12 @@ func fileProblemAt(file string, line int, path, message string) yamlnode.FilePro
 }
 
 // lineOf returns the manifest's line of a set-file path, or of its closest
-// ancestor the manifest gave, or the document's line.
+// ancestor the manifest gave, or of its first item, or the document's line.
 func (imp importedSet) lineOf(path string) int {
 	if l, ok := yamlnode.LineOf(imp.Lines, path); ok {
+		return l
+	}
+	if l, ok := imp.Lines[path+"[0]"]; ok {
 		return l
 	}
 	return imp.Doc

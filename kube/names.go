@@ -88,6 +88,17 @@ func sameAsDefault(k *config.KubernetesNames, s config.Set) bool {
 	return reflect.DeepEqual(norm(*k), norm(d))
 }
 
+// fromManifest: the set keeps what an imported manifest said, beyond the
+// volumes a conversion gives it.
+func fromManifest(k *config.KubernetesNames) bool {
+	if k == nil {
+		return false
+	}
+	c := *k
+	c.Volumes = nil
+	return !reflect.DeepEqual(c, config.KubernetesNames{})
+}
+
 func keptLabels(k *config.KubernetesNames) map[string]string {
 	if k == nil {
 		return nil

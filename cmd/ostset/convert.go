@@ -51,10 +51,14 @@ yaml, as set files.`,
 				}
 				sets = p.Sets
 				if output != "yaml" {
+					var objects []byte
 					var warnings []string
-					sets, warnings = p.ForKubernetes()
+					sets, objects, warnings = p.ForKubernetes()
 					for _, w := range warnings {
 						a.warn(w)
+					}
+					if _, err := a.stdout.Write(objects); err != nil { // the Secrets and ConfigMaps, before the sets
+						return err
 					}
 				}
 				for _, j := range p.Jobs {

@@ -191,3 +191,59 @@ func originals(t *testing.T, text []byte) []byte {
 	}
 	return bytes.Join(keep, []byte("\n---\n"))
 }
+
+// The conversions of public compose files to Kubernetes (their golden
+// outputs, compose/testdata/public/*/kubernetes.golden) pass create
+// validation: each StatefulSet with its headless Service, and each Secret and
+// ConfigMap decodes strictly.
+func TestComposeConversionsPassCreateValidation(t *testing.T) {
+	files, _ := filepath.Glob("../../compose/testdata/public/*/kubernetes.golden")
+	if len(files) < 3 {
+		t.Fatalf("%d conversions, want at least 3", len(files))
+	}
+	for _, file := range files {
+		t.Run(file, func(t *testing.T) {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text, _, _ := strings.Cut(string(b), "# stderr\n")
+			docs := strings.Split(strings.TrimSuffix(text, "\n"), "\n---\n")
+			services := map[string]string{}
+			for _, doc := range docs {
+				var meta struct {
+					Kind     string
+					Metadata struct{ Name string }
+				}
+				if err := sigsyaml.Unmarshal([]byte(doc), &meta); err != nil {
+					t.Fatal(err)
+				}
+				switch meta.Kind {
+				case "Service":
+					services[meta.Metadata.Name] = doc
+				case "Secret":
+					if err := sigsyaml.UnmarshalStrict([]byte(doc), &corev1.Secret{}); err != nil {
+						t.Errorf("Secret %s: %v", meta.Metadata.Name, err)
+					}
+				case "ConfigMap":
+					if err := sigsyaml.UnmarshalStrict([]byte(doc), &corev1.ConfigMap{}); err != nil {
+						t.Errorf("ConfigMap %s: %v", meta.Metadata.Name, err)
+					}
+				}
+			}
+			n := 0
+			for _, doc := range docs {
+				var in appsv1.StatefulSet
+				if err := sigsyaml.Unmarshal([]byte(doc), &in); err != nil || in.Kind != "StatefulSet" {
+					continue
+				}
+				n++
+				sts, svc := decode(t, file, []byte(doc+"\n---\n"+services[in.Spec.ServiceName]))
+				create(t, file+": "+in.Name, sts, svc)
+			}
+			if n == 0 {
+				t.Error("no StatefulSet")
+			}
+		})
+	}
+}

@@ -1,4 +1,4 @@
-package kube
+package kuberefs
 
 import (
 	"strings"
@@ -50,8 +50,8 @@ func TestEscapeKubeRefsSurvivesKubernetesExpansion(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := rapid.StringOfN(rapid.SampledFrom([]rune("$()AB_ x")), 0, 24, -1).Draw(t, "s")
 		vars := map[string]string{"A": "1", "AB": "2", "B_": "", "": "3"}
-		if got := kubeExpand(escapeKubeRefs(s), vars); got != s {
-			t.Fatalf("escaped %q as %q, which Kubernetes expands to %q", s, escapeKubeRefs(s), got)
+		if got := kubeExpand(Escape(s), vars); got != s {
+			t.Fatalf("escaped %q as %q, which Kubernetes expands to %q", s, Escape(s), got)
 		}
 	})
 }
@@ -59,36 +59,37 @@ func TestEscapeKubeRefsSurvivesKubernetesExpansion(t *testing.T) {
 func TestTranslateTemplate(t *testing.T) {
 	cases := []struct {
 		in    string
-		style refStyle
+		style Style
 		out   string
 		ok    bool
 	}{
-		{"plain", kubeRefs, "plain", true},
-		{"{{.Ordinal}}", kubeRefs, "$(OSTSET_ORDINAL)", true},
-		{"{{ .Name }}.{{.Service}}:{{.Set}}", kubeRefs, "$(OSTSET_NAME).$(OSTSET_SERVICE):$(OSTSET_SET)", true},
-		{"$(x) {{.Ordinal}} $$", kubeRefs, "$$(x) $(OSTSET_ORDINAL) $$$", true},
-		{"id {{.Ordinal}} $HOME", shellRefs, "id ${OSTSET_ORDINAL} $HOME", true},
-		{"/data/{{.Ordinal}}", noRefs, "/data/{{.Ordinal}}", false},
-		{"/data/$(x)", noRefs, "/data/$(x)", true},
-		{"{{.Replicas}}", kubeRefs, "{{.Replicas}}", false},
-		{"{{if eq .Ordinal 0}}a{{end}}", kubeRefs, "{{if eq .Ordinal 0}}a{{end}}", false},
-		{"{{range .Peers}}{{.Host}}{{end}}", kubeRefs, "{{range .Peers}}{{.Host}}{{end}}", false},
-		{"{{.Ordinal | printf \"%d\"}}", kubeRefs, "{{.Ordinal | printf \"%d\"}}", false},
-		{"{{$x := .Ordinal}}", kubeRefs, "{{$x := .Ordinal}}", false},
-		{"{{.Peers.Host}}", kubeRefs, "{{.Peers.Host}}", false},
-		{"{{.Ordinal", kubeRefs, "{{.Ordinal", false},
+		{"plain", KubeRefs, "plain", true},
+		{"{{.Ordinal}}", KubeRefs, "$(OSTSET_ORDINAL)", true},
+		{"{{ .Name }}.{{.Service}}:{{.Set}}", KubeRefs, "$(OSTSET_NAME).$(OSTSET_SERVICE):$(OSTSET_SET)", true},
+		{"$(x) {{.Ordinal}} $$", KubeRefs, "$$(x) $(OSTSET_ORDINAL) $$$", true},
+		{"id {{.Ordinal}} $HOME", ShellRefs, "id ${OSTSET_ORDINAL} $HOME", true},
+		{"/data/{{.Ordinal}}", NoRefs, "/data/{{.Ordinal}}", false},
+		{"/data/$(x)", NoRefs, "/data/$(x)", true},
+		{"{{.Replicas}}", KubeRefs, "{{.Replicas}}", false},
+		{"{{if eq .Ordinal 0}}a{{end}}", KubeRefs, "{{if eq .Ordinal 0}}a{{end}}", false},
+		{"{{range .Peers}}{{.Host}}{{end}}", KubeRefs, "{{range .Peers}}{{.Host}}{{end}}", false},
+		{"{{.Ordinal | printf \"%d\"}}", KubeRefs, "{{.Ordinal | printf \"%d\"}}", false},
+		{"{{$x := .Ordinal}}", KubeRefs, "{{$x := .Ordinal}}", false},
+		{"{{.Peers.Host}}", KubeRefs, "{{.Peers.Host}}", false},
+		{"{{.Ordinal", KubeRefs, "{{.Ordinal", false},
 	}
 	for _, c := range cases {
-		out, ok := translateTemplate(c.in, c.style)
+		out, ok := Translate(c.in, c.style)
 		if out != c.out || ok != c.ok {
-			t.Errorf("translateTemplate(%q, %d) = %q, %v; want %q, %v", c.in, c.style, out, ok, c.out, c.ok)
+			t.Errorf("Translate(%q, %d) = %q, %v; want %q, %v", c.in, c.style, out, ok, c.out, c.ok)
 		}
 	}
 }
 
 // A translated string means in a pod what the template means in a replica.
 func TestTranslatedTemplatesExpandAsTheReplicaDoes(t *testing.T) {
-	s := config.Set{Name: "db", ServiceName: "peers", Replicas: ptr(3)}
+	three := 3
+	s := config.Set{Name: "db", ServiceName: "peers", Replicas: &three}
 	for ordinal := range 3 {
 		v := s.ReplicaVars("peers", ordinal)
 		pod := map[string]string{EnvSet: v.Set, EnvOrdinal: "", EnvName: v.Name, EnvService: v.Service}
@@ -98,7 +99,7 @@ func TestTranslatedTemplatesExpandAsTheReplicaDoes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, ok := translateTemplate(tmpl, kubeRefs)
+			out, ok := Translate(tmpl, KubeRefs)
 			if got := kubeExpand(out, pod); !ok || got != want {
 				t.Errorf("%q in replica %d: ostset gives %q, the pod %q (%q)", tmpl, ordinal, want, got, out)
 			}

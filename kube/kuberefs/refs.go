@@ -1,4 +1,9 @@
-package kube
+// Package kuberefs writes what ostset expands per replica ({{.Ordinal}},
+// {{.Name}}...) as a pod says it: references to the variables ostset sets in
+// every replica ($(OSTSET_ORDINAL) in command, args and env values,
+// ${OSTSET_ORDINAL} in a probe's shell), with the $ Kubernetes would expand
+// escaped. Pure: strings in, strings out.
+package kuberefs
 
 import (
 	"strings"
@@ -27,41 +32,41 @@ var runtimeVars = map[string]string{
 	"Service": EnvService,
 }
 
-// refStyle is how a place in a manifest refers to a variable.
-type refStyle int
+// Style is how a place in a manifest refers to a variable.
+type Style int
 
 const (
-	// kubeRefs: command, args and env values, where Kubernetes replaces
+	// KubeRefs: command, args and env values, where Kubernetes replaces
 	// $(VAR) and turns $$ into $.
-	kubeRefs refStyle = iota
-	// shellRefs: a probe's "sh -c" script, where the shell replaces ${VAR}.
-	shellRefs
-	// noRefs: a field Kubernetes takes as written (workingDir, labels, paths).
-	noRefs
+	KubeRefs Style = iota
+	// ShellRefs: a probe's "sh -c" script, where the shell replaces ${VAR}.
+	ShellRefs
+	// NoRefs: a field Kubernetes takes as written (workingDir, labels, paths).
+	NoRefs
 )
 
-// translateTemplate writes s, a string ostset expands per replica, for a
+// Translate writes s, a string ostset expands per replica, for a
 // place of the given style in a pod spec. ok is false when s cannot be said
 // there: a template other than {{.Set}}, {{.Ordinal}}, {{.Name}} and
 // {{.Service}} (conditions, ranges, .Replicas, .Peers), or any template in a
 // place Kubernetes takes as written; s is then returned unchanged.
-func translateTemplate(s string, style refStyle) (out string, ok bool) {
+func Translate(s string, style Style) (out string, ok bool) {
 	if !strings.Contains(s, "{{") {
-		if style == kubeRefs {
-			return escapeKubeRefs(s), true
+		if style == KubeRefs {
+			return Escape(s), true
 		}
 		return s, true
 	}
 	trees, err := parse.Parse("t", s, "{{", "}}")
-	if err != nil || trees["t"] == nil || len(trees) != 1 || style == noRefs {
+	if err != nil || trees["t"] == nil || len(trees) != 1 || style == NoRefs {
 		return s, false
 	}
 	var b strings.Builder
 	for _, n := range trees["t"].Root.Nodes {
 		switch n := n.(type) {
 		case *parse.TextNode:
-			if style == kubeRefs {
-				b.WriteString(escapeKubeRefs(string(n.Text)))
+			if style == KubeRefs {
+				b.WriteString(Escape(string(n.Text)))
 			} else {
 				b.Write(n.Text)
 			}
@@ -70,7 +75,7 @@ func translateTemplate(s string, style refStyle) (out string, ok bool) {
 			if !isVar {
 				return s, false
 			}
-			if style == kubeRefs {
+			if style == KubeRefs {
 				b.WriteString("$(" + name + ")")
 			} else {
 				b.WriteString("${" + name + "}")
@@ -96,9 +101,9 @@ func runtimeVar(a *parse.ActionNode) (string, bool) {
 	return name, known
 }
 
-// singleRef says which template field s is when it is exactly one action
+// SingleRef says which template field s is when it is exactly one action
 // such as {{.Ordinal}} and nothing else.
-func singleRef(s string) string {
+func SingleRef(s string) string {
 	trees, err := parse.Parse("t", s, "{{", "}}")
 	if err != nil || trees["t"] == nil || len(trees["t"].Root.Nodes) != 1 {
 		return ""
@@ -111,9 +116,9 @@ func singleRef(s string) string {
 	return name
 }
 
-// escapeKubeRefs writes s so that Kubernetes' expansion of $(VAR) and $$
+// Escape writes s so that Kubernetes' expansion of $(VAR) and $$
 // gives s back: a $ before another $ or before ( is doubled.
-func escapeKubeRefs(s string) string {
+func Escape(s string) string {
 	if !strings.Contains(s, "$") {
 		return s
 	}
