@@ -13,6 +13,7 @@ import (
 func newStopStartCmd(env Env, stop bool) *cobra.Command {
 	var timeout time.Duration
 	var wait bool
+	var project string
 	verb, done := "start", "started"
 	short := "Start a stopped set's containers again, in ordinal order, and wait for its rollout: compose start"
 	long := `Start the sets that ostset stop stopped, as docker compose start does: their
@@ -34,17 +35,23 @@ commands refuse a stopped set. It waits until every replica is stopped
 (--timeout: exit code 3).`
 	}
 	cmd := &cobra.Command{
-		Use:     verb + " SET...",
+		Use:     verb + " SET... | " + verb + " -p PROJECT",
 		Short:   short,
 		Long:    long,
 		Example: fmt.Sprintf("  ostset %s web\n  ostset %s web db --timeout 2m", verb, verb),
 		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return invalidf("%s takes one or more SETs (ostset get lists them)", verb)
+			if len(args) == 0 && project == "" {
+				return invalidf("%s takes one or more SETs, or -p PROJECT (ostset get lists them)", verb)
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if project != "" {
+				var err error
+				if args, err = projectSets(env, verb, project, args); err != nil {
+					return err
+				}
+			}
 			for _, set := range args { // every name known before any set changes
 				if _, err := env.Load(set); err != nil {
 					return err
@@ -76,7 +83,28 @@ commands refuse a stopped set. It waits until every replica is stopped
 			return nil
 		},
 	}
+	cmd.Flags().StringVarP(&project, "project-name", "p", "", "every set of this compose project")
 	cmd.Flags().BoolVar(&wait, "wait", true, "wait until it is carried out; --wait=false records it and returns")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "give up waiting after this long (exit code 3); 0: no limit")
 	return cmd
+}
+
+// projectSets are the stored sets of a compose project, for a command given
+// -p PROJECT and no SET.
+func projectSets(env Env, verb, project string, args []string) ([]string, error) {
+	if len(args) > 0 {
+		return nil, invalidf("%s: give sets or -p PROJECT, not both", verb)
+	}
+	sets, err := env.Sets()
+	if err != nil {
+		return nil, err
+	}
+	byProject, err := projects(env, sets)
+	if err != nil {
+		return nil, err
+	}
+	if len(byProject[project]) == 0 {
+		return nil, invalidf("%s -p %s: no stored set belongs to compose project %s (ostset ls lists the projects)", verb, project, project)
+	}
+	return byProject[project], nil
 }

@@ -296,7 +296,11 @@ func TestStopStart(t *testing.T) {
 	if err := run(root, "start", "shop-db", "--wait=false"); err != nil || !slices.EqualFunc(ran, [][]string{{"stopped", "shop-db", "false"}}, slices.Equal) {
 		t.Errorf("start --wait=false: %v, ran %q", err, ran)
 	}
-	if err := run(root, "stop"); !errors.As(err, new(*InvalidError)) {
+	ran = nil
+	if err := run(root, "stop", "-p", "shop", "--wait=false"); err != nil || len(ran) != 2 || ran[0][1] != "shop-db" || ran[1][1] != "shop-web" {
+		t.Errorf("stop -p shop: %v, ran %q", err, ran)
+	}
+	if err := run(testRoot(nil, &ran), "stop"); !errors.As(err, new(*InvalidError)) {
 		t.Errorf("stop of nothing: %v", err)
 	}
 }
