@@ -23,9 +23,11 @@ func newLogsCmd(a *app) *cobra.Command {
 	var opts logsOptions
 	cmd := &cobra.Command{
 		Use:   "logs SET... | SET-ORDINAL [--init NAME] | -l SELECTOR",
-		Short: "Print the logs of a set's replicas, or of one replica",
+		Short: "Print the logs of a set's replicas, of one replica, or of the sets a label selector matches",
 		Long: `Print the logs (stdout and stderr) of every replica of SET, in ordinal order, or of
-the one replica SET-ORDINAL (e.g. web-1). Each line is prefixed by the replica's name,
+the one replica SET-ORDINAL (e.g. web-1); of several SETs, set by set; or, with -l
+SELECTOR (kubectl's: app=web,tier!=cache), of every set whose labels (template.labels,
+a StatefulSet's selector and labels, io.ostset.set) match. Each line is prefixed by the replica's name,
 coloured per replica when stdout is a terminal. With --follow, lines are printed as they
 arrive, interleaved across replicas, until Ctrl-C or every replica stops.
 

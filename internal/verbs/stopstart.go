@@ -83,6 +83,10 @@ commands refuse a stopped set. It waits until every replica is stopped
 			return nil
 		},
 	}
+	cmd.ValidArgsFunction = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		sets, _ := env.Sets()
+		return sets, cobra.ShellCompDirectiveNoFileComp
+	}
 	cmd.Flags().StringVarP(&project, "project-name", "p", "", "every set of this compose project")
 	cmd.Flags().BoolVar(&wait, "wait", true, "wait until it is carried out; --wait=false records it and returns")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "give up waiting after this long (exit code 3); 0: no limit")
