@@ -52,7 +52,7 @@ func TestStopAndStart(t *testing.T) {
 		t.Fatalf("the daemon healed the stopped set: %v\n%s", h.replicaNames(), d.out)
 	}
 	h.docker("volume", "inspect", "data-"+h.name(1))
-	get := h.mustOstset("get", h.set)
+	get := h.mustOstset("get", h.set, "-o", "wide")
 	if !strings.Contains(get.stdout, "Stopped") || !strings.Contains(get.stdout, "the set is stopped") {
 		t.Fatalf("get %s: %s", h.set, get)
 	}
