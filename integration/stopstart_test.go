@@ -12,7 +12,7 @@ import (
 
 // ostset stop stops the replicas highest first and keeps the containers and
 // their volumes; nothing heals the stopped set (a daemon's passes over it
-// leave it, also after a replica is removed by hand), get, ls and describe say
+// leave it, also after a replica is removed by hand, and so does reconcile), get, ls and describe say
 // Stopped, and scale refuses it. ostset start starts the same containers
 // lowest first, each once the one below is ready, and creates the one removed.
 func TestStopAndStart(t *testing.T) {
@@ -48,6 +48,9 @@ func TestStopAndStart(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	d.stop()
+	if r := h.mustOstset("reconcile", h.set, "--timeout", "1m"); !strings.Contains(r.stdout, h.set+": stopped") {
+		t.Fatalf("reconcile of the stopped set: %s", r)
+	}
 	if h.exists(h.name(1)) || h.inspect(h.name(0)).State.Status != "exited" || h.inspect(h.name(2)).State.Status != "exited" {
 		t.Fatalf("the daemon healed the stopped set: %v\n%s", h.replicaNames(), d.out)
 	}

@@ -318,6 +318,10 @@ func (a *app) converge(ctx context.Context, c *engine.Controller, timeout time.D
 					fmt.Fprintln(a.stdout, present.PausedLine(name, s))
 					return nil
 				}
+				if st, err := c.Store.Load(name); err == nil && st.Stopped { // no rollout while stopped
+					fmt.Fprintf(a.stdout, "%s: stopped ('ostset start %s' starts it)\n", name, name)
+					return nil
+				}
 				fmt.Fprintf(a.stdout, "%s: rollout complete\n", name)
 				if st, err := c.Store.Load(name); err == nil && st.Paused {
 					fmt.Fprintf(a.stdout, "%s: the rollout is paused: replicas are not replaced until 'ostset rollout resume %s'\n", name, name)
