@@ -12,9 +12,10 @@ import (
 
 // ostset stop stops the replicas highest first and keeps the containers and
 // their volumes; nothing heals the stopped set (a daemon's passes over it
-// leave it, also after a replica is removed by hand, and so does reconcile), get, ls and describe say
-// Stopped, and scale refuses it. ostset start starts the same containers
-// lowest first, each once the one below is ready, and creates the one removed.
+// leave it, also after a replica is removed by hand, and reconcile follows), get, ls and describe say
+// Stopped, and scale refuses it. ostset start (the daemon carrying it out)
+// starts the same containers lowest first, each once the one below is ready,
+// and creates the one removed.
 func TestStopAndStart(t *testing.T) {
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1), "--timeout", "3m")
@@ -47,7 +48,6 @@ func TestStopAndStart(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	d.stop()
 	if r := h.mustOstset("reconcile", h.set, "--timeout", "1m"); !strings.Contains(r.stdout, h.set+": stopped") {
 		t.Fatalf("reconcile of the stopped set: %s", r)
 	}
@@ -77,6 +77,7 @@ func TestStopAndStart(t *testing.T) {
 		t.Fatalf("start: %s", r)
 	}
 	evs = rec()
+	d.stop()
 	before(t, evs, event{"start", h.name(0)}, event{"health_status: healthy", h.name(0)})
 	before(t, evs, event{"health_status: healthy", h.name(0)}, event{"create", h.name(1)})
 	before(t, evs, event{"health_status: healthy", h.name(1)}, event{"start", h.name(2)})
