@@ -314,6 +314,23 @@ func (r *Runtime) neverRan(ctx context.Context, id string) bool {
 	return createdNeverRun(res.Container.State)
 }
 
+// StopReplica stops a container of the set, giving it grace to exit after the
+// stop signal, and keeps it (ostset stop). Docker restarts no container it
+// was told to stop, whatever its restart policy, until it is started again.
+func (r *Runtime) StopReplica(ctx context.Context, set, id string, grace time.Duration) error {
+	ctx, cancel := r.bound(ctx, grace)
+	defer cancel()
+	c, err := r.changeable(ctx, "stop", set, id)
+	if err != nil {
+		return err
+	}
+	t := seconds(grace)
+	if _, err := r.cli.ContainerStop(ctx, c.ID, client.ContainerStopOptions{Timeout: &t}); err != nil {
+		return fmt.Errorf("stop container %s: %w", containerName(c, id), err)
+	}
+	return nil
+}
+
 // RemoveReplica stops a container of the set, giving it grace to exit after the
 // stop signal, and removes it. A container already gone is not an error.
 func (r *Runtime) RemoveReplica(ctx context.Context, set, id string, grace time.Duration) error {

@@ -127,6 +127,11 @@ func (c *Controller) apply(ctx context.Context, st *state.State, mu *sync.Mutex,
 		if started {
 			c.emit(set, a.Name, "%s started", a.Name)
 		}
+	case plan.ActStop:
+		if err := c.Runtime.StopReplica(ctx, set, a.ID, st.Spec.GracePeriod()); err != nil {
+			return err
+		}
+		c.emit(set, a.Name, "%s stopped (%s)", a.Name, a.Reason)
 	case plan.ActConnect:
 		if err := c.connect(ctx, st, a); err != nil {
 			return err

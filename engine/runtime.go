@@ -82,6 +82,8 @@ type Runtime interface {
 	// ConnectNetworks connects a container of the set to each network of joins
 	// it has no endpoint on, with that network's aliases, leaving the others.
 	ConnectNetworks(ctx context.Context, set, id string, joins []plan.NetworkJoin) error
+	// StopReplica stops a container of the set (with the grace period), keeping it.
+	StopReplica(ctx context.Context, set, id string, grace time.Duration) error
 	// RemoveReplica stops (with the grace period) and removes a container of the set.
 	RemoveReplica(ctx context.Context, set, id string, grace time.Duration) error
 	// RemoveVolume removes a volume of the set.

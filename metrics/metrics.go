@@ -91,10 +91,10 @@ func New() *Daemon {
 		d.sets.WithLabelValues(s) // every state is present, at 0
 	}
 	// Series that exist from the start at 0, so that a rate() has a start.
-	for _, k := range []plan.ActionKind{plan.ActCreate, plan.ActStart, plan.ActDelete, plan.ActDeleteVolume, plan.ActCreateInit, plan.ActDeleteInit, plan.ActConnect} {
+	for _, k := range []plan.ActionKind{plan.ActCreate, plan.ActStart, plan.ActDelete, plan.ActDeleteVolume, plan.ActCreateInit, plan.ActDeleteInit, plan.ActConnect, plan.ActStop} {
 		d.actions.WithLabelValues(k.String())
 	}
-	for _, op := range []string{"events", "observe", "create", "start", "connect", "remove"} {
+	for _, op := range []string{"events", "observe", "create", "start", "connect", "stop", "remove"} {
 		d.errors.WithLabelValues(op)
 	}
 	d.Registry.MustRegister(d.reconciles, d.actions, d.reaction, d.errors, d.sets, d.replicas,

@@ -57,6 +57,9 @@ func (a *app) describe(st state.State, s plan.Status, events []state.Event, d da
 	if st.Paused {
 		fmt.Fprintln(w, "Paused:          true")
 	}
+	if st.Stopped {
+		fmt.Fprintf(w, "Stopped:         true (ostset start %s starts it)\n", st.Spec.Name)
+	}
 	if s.Deleting != nil {
 		fmt.Fprintf(w, "Deleting:        %s\n", present.DeletingNote(s.Name, s.Deleting))
 	}

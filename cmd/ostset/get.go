@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/engine/state"
@@ -18,10 +19,10 @@ import (
 )
 
 func newGetCmd(a *app) *cobra.Command {
-	var output string
+	var output, project string
 	var watch bool
 	cmd := &cobra.Command{
-		Use:   "get [SET]",
+		Use:   "get [SET] | get -p PROJECT",
 		Short: "List sets, or one set's replicas",
 		Long: `List sets, or one set's replicas: every desired ordinal is a row, also one
 that does not exist yet or cannot start, with its reason.
@@ -29,7 +30,10 @@ that does not exist yet or cannot start, with its reason.
 With -w, print the table, then a row each time a set (or, with SET, a
 replica) changes, until Ctrl-C. Changes come from Docker's events and the
 state directory, with or without a daemon. With -o json -w, one JSON
-object per line and per change.`,
+object per line and per change.
+
+With -p PROJECT, list only the sets of that compose project (ostset ls lists
+the projects).`,
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			output = a.format(cmd, output, "wide", "json", "yaml")
@@ -47,6 +51,9 @@ object per line and per change.`,
 			if len(args) == 1 {
 				set = args[0]
 			}
+			if project != "" && (set != "" || watch) {
+				return invalidf("get -p %s lists a project's sets: give no SET, and no -w", project)
+			}
 			if watch {
 				return a.watchGet(cmd.Context(), c, set, output)
 			}
@@ -61,9 +68,12 @@ object per line and per change.`,
 				a.noteDaemon(output)
 				return nil
 			}
-			rows, err := a.setRows(cmd.Context(), c)
+			rows, err := a.setRows(cmd.Context(), c, project)
 			if err != nil {
 				return err
+			}
+			if project != "" && len(rows) == 0 {
+				return invalidf("get -p %s: no stored set belongs to compose project %s (ostset ls lists the projects)", project, project)
 			}
 			if err := a.printSets(rows, output); err != nil {
 				return err
@@ -74,12 +84,14 @@ object per line and per change.`,
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "output format: wide, json, yaml, name or jsonpath=TEMPLATE (default: the output setting)")
 	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "after the table, print a row per change until Ctrl-C")
+	cmd.Flags().StringVarP(&project, "project-name", "p", "", "only the sets of this compose project")
 	cmd.ValidArgsFunction = a.completeSets
 	return cmd
 }
 
-// setRows is the status of every set in the state directory, by name.
-func (a *app) setRows(ctx context.Context, c *engine.Controller) ([]live.SetRow, error) {
+// setRows is the status of every set in the state directory (of the compose
+// project, when one is given), by name.
+func (a *app) setRows(ctx context.Context, c *engine.Controller, project string) ([]live.SetRow, error) {
 	names, err := a.store().List()
 	if err != nil {
 		return nil, err
@@ -92,6 +104,9 @@ func (a *app) setRows(ctx context.Context, c *engine.Controller) ([]live.SetRow,
 		}
 		if err != nil {
 			return nil, err
+		}
+		if project != "" && st.Spec.Template.Labels[config.LabelComposeProject] != project {
+			continue
 		}
 		rows = append(rows, live.NewSetRow(status, st))
 	}

@@ -16,15 +16,18 @@ import (
 	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/internal/logstream"
+	"github.com/ostset/ostset/internal/suggest"
 )
 
 func newLogsCmd(a *app) *cobra.Command {
 	var opts logsOptions
 	cmd := &cobra.Command{
-		Use:   "logs SET | SET-ORDINAL [--init NAME]",
-		Short: "Print the logs of a set's replicas, or of one replica",
+		Use:   "logs SET... | SET-ORDINAL [--init NAME] | -l SELECTOR",
+		Short: "Print the logs of a set's replicas, of one replica, or of the sets a label selector matches",
 		Long: `Print the logs (stdout and stderr) of every replica of SET, in ordinal order, or of
-the one replica SET-ORDINAL (e.g. web-1). Each line is prefixed by the replica's name,
+the one replica SET-ORDINAL (e.g. web-1); of several SETs, set by set; or, with -l
+SELECTOR (kubectl's: app=web,tier!=cache), of every set whose labels (template.labels,
+a StatefulSet's selector and labels, io.ostset.set) match. Each line is prefixed by the replica's name,
 coloured per replica when stdout is a terminal. With --follow, lines are printed as they
 arrive, interleaved across replicas, until Ctrl-C or every replica stops.
 
@@ -35,7 +38,12 @@ replica's own container exists.
 With --previous, print the last lines of the replica's previous container: ostset
 removes a replica container that exited to create it again, and keeps its last
 200 lines first, as the lines needed to debug a crash loop.`,
-		Args: exactArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return invalidf("logs takes SET..., SET-ORDINAL or -l SELECTOR")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkTail(opts.tail); err != nil {
 				return err
@@ -44,6 +52,12 @@ removes a replica container that exited to create it again, and keeps its last
 				return invalid(err)
 			}
 			t, err := a.resolveLogTarget(args[0])
+			for _, arg := range args[1:] { // several sets, whole (logs -l)
+				if m, merr := a.resolveLogTarget(arg); err == nil && (merr != nil || !m.whole || !t.whole || opts.init != "" || opts.previous) {
+					err = errors.Join(merr, invalidf("logs of several arguments takes whole SETs (not SET-ORDINAL, --init or --previous): %s", arg))
+				}
+				t.more = append(t.more, arg)
+			}
 			if err != nil {
 				return err
 			}
@@ -96,6 +110,7 @@ type logTarget struct {
 	whole   bool
 	ordinal int
 	name    string // the argument as given
+	more    []string
 }
 
 // resolveLogTarget takes ARG as a known set, else as <set>-<ordinal> of a known set.
@@ -119,7 +134,7 @@ func (a *app) resolveLogTarget(arg string) (logTarget, error) {
 	if len(sets) > 0 {
 		known = "known sets: " + strings.Join(sets, ", ")
 	}
-	return logTarget{}, invalidf("%q is neither a set nor a replica <set>-<ordinal> of one (%s; state dir %s)%s", arg, known, store.Dir, suggestTarget(arg, sets))
+	return logTarget{}, invalidf("%q is neither a set nor a replica <set>-<ordinal> of one (%s; state dir %s)%s", arg, known, store.Dir, suggest.Target(arg, sets))
 }
 
 // checkInitTarget: --init names an init container of one replica, which one of
@@ -164,7 +179,7 @@ func (a *app) printLogs(ctx context.Context, t logTarget, opts logsOptions) erro
 		return err
 	}
 	return logstream.Print(ctx, rt, a.stdout,
-		logstream.Target{Set: t.set, Whole: t.whole, Ordinal: t.ordinal, Name: t.name, Init: opts.init},
+		logstream.Target{Set: t.set, Whole: t.whole, Ordinal: t.ordinal, Name: t.name, Init: opts.init, More: t.more},
 		logstream.Options{Follow: opts.follow, Tail: opts.tail, NoPrefix: opts.noPrefix, Color: opts.color, Since: opts.since})
 }
 

@@ -2,39 +2,18 @@ package main
 
 import (
 	"context"
-	"fmt"
 
-	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
-	"github.com/ostset/ostset/engine/state"
+	"github.com/ostset/ostset/internal/present"
 )
 
-// pausedShort says, for a paused set, that the rollout stopped short of the
-// update revision: the ordinals it should update (at or above the
-// partition) do not all run it. A wait on such a set ends (a paused set
-// replaces nothing), but the rollout is not complete, and saying so first
-// would mislead.
-func pausedShort(st state.State, s plan.Status) bool {
-	if !st.Paused || st.Spec.UpdateStrategy.Type == config.OnDelete {
-		return false
-	}
-	want := st.Spec.EndOrdinal() - max(st.Spec.Partition(), st.Spec.FirstOrdinal())
-	return s.UpdatedReplicas < max(0, want)
-}
-
-// pausedLine says where a paused rollout stopped and how it goes on.
-func pausedLine(name string, s plan.Status) string {
-	return fmt.Sprintf("%s: rollout paused: %d of %d replicas at revision %s; 'ostset rollout resume %s' goes on",
-		name, s.UpdatedReplicas, s.Replicas, s.UpdateRevision, name)
-}
-
 // pausedStatus reads the set's status after a wait: whether its rollout is
-// paused short of the update revision.
+// paused short of the update revision (present.PausedShort).
 func pausedStatus(ctx context.Context, c *engine.Controller, name string) (plan.Status, bool) {
 	s, st, err := c.Status(ctx, name)
 	if err != nil {
 		return s, false
 	}
-	return s, pausedShort(st, s)
+	return s, present.PausedShort(st, s)
 }

@@ -40,6 +40,9 @@ func (a *app) change(ctx context.Context, name string, fn func(st *state.State) 
 		if st.Deleting != nil {
 			return invalidf("set %s is being deleted (an 'ostset down' did not finish): run 'ostset down %s' to finish the delete, or 'ostset up -f FILE' to cancel it", name, name)
 		}
+		if err := st.RefuseStopped(); err != nil {
+			return invalid(err)
+		}
 		var err error
 		if msg, err = fn(st); err == nil {
 			// A new progress window, also for --wait=false with a daemon
@@ -81,7 +84,7 @@ func newRolloutStatusCmd(a *app) *cobra.Command {
 			if s, short := pausedStatus(cmd.Context(), c, args[0]); short {
 				// kubectl's rollout status fails on a paused rollout too: a
 				// script waiting for the update must not carry on as if done.
-				return errors.New(pausedLine(args[0], s))
+				return errors.New(present.PausedLine(args[0], s))
 			}
 			return nil
 		},

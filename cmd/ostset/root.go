@@ -17,6 +17,7 @@ import (
 	"github.com/ostset/ostset/engine/prober"
 	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/internal/live"
+	"github.com/ostset/ostset/internal/present"
 	"github.com/ostset/ostset/internal/userdirs"
 )
 
@@ -58,7 +59,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 }
 
 func newRootFor(a *app) *cobra.Command {
-	a.stdout, a.stderr = serialised(a.stdout, a.stderr)
+	a.stdout, a.stderr = present.Serialised(a.stdout, a.stderr)
 	root := &cobra.Command{
 		Use:           "ostset",
 		Short:         "Kubernetes StatefulSet semantics on plain Docker",

@@ -79,6 +79,10 @@ func (r *setsRuntime) ConnectNetworks(ctx context.Context, set, id string, joins
 	return r.of(set).ConnectNetworks(ctx, set, id, joins)
 }
 
+func (r *setsRuntime) StopReplica(ctx context.Context, set, id string, grace time.Duration) error {
+	return r.of(set).StopReplica(ctx, set, id, grace)
+}
+
 func (r *setsRuntime) RemoveReplica(ctx context.Context, set, id string, grace time.Duration) error {
 	return r.of(set).RemoveReplica(ctx, set, id, grace)
 }

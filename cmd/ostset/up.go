@@ -16,6 +16,7 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/docker"
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/internal/present"
 	"github.com/ostset/ostset/kube"
 )
 
@@ -314,7 +315,11 @@ func (a *app) converge(ctx context.Context, c *engine.Controller, timeout time.D
 			}
 			if sayComplete {
 				if s, short := pausedStatus(gctx, c, name); short {
-					fmt.Fprintln(a.stdout, pausedLine(name, s))
+					fmt.Fprintln(a.stdout, present.PausedLine(name, s))
+					return nil
+				}
+				if st, err := c.Store.Load(name); err == nil && st.Stopped { // no rollout while stopped
+					fmt.Fprintf(a.stdout, "%s: stopped ('ostset start %s' starts it)\n", name, name)
 					return nil
 				}
 				fmt.Fprintf(a.stdout, "%s: rollout complete\n", name)

@@ -427,6 +427,12 @@ func (r instrumented) ConnectNetworks(ctx context.Context, set, id string, joins
 	return err
 }
 
+func (r instrumented) StopReplica(ctx context.Context, set, id string, grace time.Duration) error {
+	err := r.Runtime.StopReplica(ctx, set, id, grace)
+	r.count("stop", err)
+	return err
+}
+
 func (r instrumented) RemoveReplica(ctx context.Context, set, id string, grace time.Duration) error {
 	err := r.Runtime.RemoveReplica(ctx, set, id, grace)
 	r.count("remove", err)

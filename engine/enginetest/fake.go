@@ -335,6 +335,23 @@ func (r *Runtime) Disconnect(name, network string) {
 	r.containers[name] = c
 }
 
+// StopReplica implements engine.Runtime: the container exits and is kept.
+func (r *Runtime) StopReplica(ctx context.Context, _, id string, _ time.Duration) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for name, c := range r.containers {
+		if c.ID == id {
+			if err := engine.CheckOwner(ctx, c.Owner); err != nil {
+				return fmt.Errorf("refusing to stop container %s: %w", name, err)
+			}
+			c.State = plan.StateExited
+			r.containers[name] = c
+			r.record("stop %s", name)
+		}
+	}
+	return nil
+}
+
 // RemoveReplica implements engine.Runtime.
 func (r *Runtime) RemoveReplica(ctx context.Context, _, id string, _ time.Duration) error {
 	r.mu.Lock()

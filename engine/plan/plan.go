@@ -44,6 +44,11 @@ type Input struct {
 	// alone is not tried again before RetryAt, while the set's other replicas
 	// go on.
 	Refused map[int]Refusal
+	// Stopped: the set is stopped (ostset stop; see stopped.go).
+	Stopped bool
+	// StoppedIDs are the containers the stopped set holds stopped
+	// (State.StoppedIDs): started again, not recreated, once it is started.
+	StoppedIDs []string
 }
 
 // Refusal is an ordinal's last create or start that the engine refused for
@@ -83,10 +88,11 @@ const (
 	ActCreateInit // create and start an init container
 	ActDeleteInit // remove an init container
 	ActConnect    // connect a running replica to the networks of its revision it lacks
+	ActStop       // stop a replica, keeping its container (a stopped set)
 )
 
 func (k ActionKind) String() string {
-	return [...]string{"create", "start", "delete", "delete-volume", "create-init", "delete-init", "connect"}[k]
+	return [...]string{"create", "start", "delete", "delete-volume", "create-init", "delete-init", "connect", "stop"}[k]
 }
 
 // Action is one step for the executor.
@@ -189,7 +195,7 @@ type planner struct {
 func MakePlan(in Input) Plan {
 	p := newPlanner(in)
 	p.plan.Status = p.status()
-	if !p.heldElsewhere() {
+	if !p.heldElsewhere() && !p.stopped() {
 		p.volumes()
 		p.condemnedInits()
 		if p.replicasInRange() && p.condemned() {
@@ -309,6 +315,7 @@ func (p *planner) replicasInRange() bool {
 func (p *planner) restart(ord int) {
 	r, ok := p.byOrdinal.get(ord)
 	switch {
+	case ok && p.stoppedByCommand(r):
 	case ok && (health.Failed(hc(r)) || p.detached(*r)):
 		p.replicaInRange(ord)
 	case !ok && p.in.Backoff[ord].Restarting:
@@ -338,6 +345,12 @@ func (p *planner) replicaInRange(ord int) bool {
 	// converged set makes none.
 	name := func() string { return ReplicaName(p.set.Name, ord) }
 	switch {
+	case p.stoppedByCommand(r):
+		if p.refusedWait(ord) {
+			return false
+		}
+		p.act(Action{Kind: ActStart, Ordinal: ord, Name: name(), ID: r.ID, Revision: r.Revision, Reason: "set started (it was stopped by ostset stop)"})
+		return false
 	case health.Failed(hc(r)):
 		rev := p.revisionFor(ord)
 		if after := p.heldUntil(ord, rev); !after.IsZero() {
@@ -561,6 +574,9 @@ func (p *planner) volumes() {
 func (p *planner) complete() bool {
 	if len(p.plan.Waiting) > 0 {
 		return false
+	}
+	if p.in.Stopped { // every replica stopped: a stop is complete
+		return true
 	}
 	for _, r := range p.in.Observed.Replicas {
 		if !p.inRange(r.Ordinal) {

@@ -40,6 +40,10 @@ type world struct {
 	// fair: the world behaves (the convergence phase): no process dies
 	// between an init container's create and its start.
 	fair bool
+	// stopped: the set is stopped (ostset stop); stoppedIDs the containers it
+	// keeps stopped, kept as State.StoppedIDs is (noteStopped).
+	stopped    bool
+	stoppedIDs []string
 }
 
 // settle drops the records of condemned ordinals that the world no longer
@@ -111,8 +115,16 @@ func (w *world) input() Input {
 		}
 		backoff[ord] = Backoff{Restarting: true}
 	}
+	var ids []string
+	for _, ord := range slices.Sorted(maps.Keys(w.replicas)) {
+		if r := w.replicas[ord]; w.stopped || r.State != StateRunning && slices.Contains(w.stoppedIDs, r.ID) {
+			ids = append(ids, r.ID)
+		}
+	}
+	w.stoppedIDs = ids
 	return Input{Set: w.set, CurrentRevision: w.current, UpdateRevision: w.update, Observed: w.observed(), Now: w.now,
-		InitContainers: w.initNames, Networks: w.netsInput(), CondemnedVolumes: w.condemned, Backoff: backoff}
+		InitContainers: w.initNames, Networks: w.netsInput(), CondemnedVolumes: w.condemned, Backoff: backoff,
+		Stopped: w.stopped, StoppedIDs: w.stoppedIDs}
 }
 
 // apply carries out the plan's actions; fail decides whether an action fails.
@@ -137,6 +149,10 @@ func (w *world) apply(t *rapid.T, p Plan, fail func() bool) {
 		case ActStart:
 			r := w.replicas[a.Ordinal]
 			r.State, r.Health = StateRunning, HealthStarting
+			w.replicas[a.Ordinal] = r
+		case ActStop:
+			r := w.replicas[a.Ordinal]
+			r.State, r.Health = StateExited, HealthNone
 			w.replicas[a.Ordinal] = r
 		case ActDelete:
 			delete(w.replicas, a.Ordinal)
@@ -340,6 +356,10 @@ func checkSafety(t *rapid.T, w *world, p Plan) {
 		}
 		return false
 	}
+	if w.stopped {
+		checkStopped(t, w, p)
+		return
+	}
 	for _, a := range p.Actions {
 		checkInits(t, w, a)
 		switch {
@@ -368,6 +388,14 @@ func checkSafety(t *rapid.T, w *world, p Plan) {
 			}
 			if a.Revision != want {
 				t.Fatalf("%s: revision %s, want %s", a, a.Revision, want)
+			}
+		case ActStart:
+			if ordered && slices.Contains(w.stoppedIDs, r.ID) { // a stopped set started: in order
+				for ord := start; ord < a.Ordinal; ord++ {
+					if lr, ok := w.replicas[ord]; !ok || !lr.isAvailable(s, w.now) {
+						t.Fatalf("%s while %s is not available", a, ReplicaName(s.Name, ord))
+					}
+				}
 			}
 		case ActCreate:
 			if exists {
@@ -454,7 +482,7 @@ func checkSafety(t *rapid.T, w *world, p Plan) {
 	if len(w.theirs.Replicas)+len(w.theirs.Volumes) == 0 {
 		for ord := start; ord < end; ord++ {
 			r, ok := w.replicas[ord]
-			if !ok || r.State != StateExited && !w.cutOff(r) || len(w.initsOf(ord)) > 0 {
+			if !ok || r.State != StateExited && !w.cutOff(r) || len(w.initsOf(ord)) > 0 || slices.Contains(w.stoppedIDs, r.ID) {
 				continue
 			}
 			if !slices.ContainsFunc(p.Actions, func(a Action) bool { return a.Kind == ActDelete && a.Ordinal == ord }) {
@@ -464,6 +492,38 @@ func checkSafety(t *rapid.T, w *world, p Plan) {
 	}
 	if p.Complete && len(w.inits) > 0 {
 		t.Fatalf("complete plan with init containers left:\n%s", p)
+	}
+}
+
+// checkStopped asserts the rule of a stopped set for one plan: nothing is
+// created, started, removed or replaced; running replicas are stopped from the
+// highest ordinal down, one at a time under OrderedReady; only running init
+// containers are removed.
+func checkStopped(t *rapid.T, w *world, p Plan) {
+	ordered := w.set.PodManagementPolicy == config.OrderedReady
+	stops := 0
+	for _, a := range p.Actions {
+		switch a.Kind {
+		case ActStop:
+			stops++
+			for ord, r := range w.replicas {
+				if ord > a.Ordinal && r.State == StateRunning && !slices.ContainsFunc(p.Actions, func(b Action) bool { return b.Kind == ActStop && b.Ordinal == ord }) {
+					t.Fatalf("%s before the higher %s, still running", a, r.Name)
+				}
+			}
+		case ActDeleteInit:
+			if c := w.inits[a.Name]; c.State != StateRunning && c.State != StateCreated {
+				t.Fatalf("%s of a stopped set: it is %s", a, c.State)
+			}
+		default:
+			t.Fatalf("%s in a plan of a stopped set", a)
+		}
+	}
+	if ordered && len(p.Actions) > 1 {
+		t.Fatalf("OrderedReady plan of a stopped set with %d steps:\n%s", len(p.Actions), p)
+	}
+	if p.Complete && slices.ContainsFunc(slices.Collect(maps.Values(w.replicas)), func(r Replica) bool { return r.State == StateRunning }) {
+		t.Fatalf("complete plan of a stopped set with a replica running:\n%s", p)
 	}
 }
 
@@ -516,6 +576,10 @@ func TestSimulation(t *testing.T) {
 				w.down()
 			case 7:
 				w.set.PersistentVolumeClaimRetentionPolicy.WhenScaled = rapid.SampledFrom([]string{config.Retain, config.Delete}).Draw(t, "rescaled")
+			case 8:
+				w.stopped = true // ostset stop
+			case 9:
+				w.stopped = false // ostset start
 			}
 			p := MakePlan(w.input())
 			checkSafety(t, w, p)

@@ -9,18 +9,20 @@ import (
 
 // Status is a set's status, with Kubernetes StatefulSet status semantics.
 type Status struct {
-	Name               string            `json:"name"`
-	Replicas           int               `json:"replicas"`
-	CurrentReplicas    int               `json:"currentReplicas"`
-	UpdatedReplicas    int               `json:"updatedReplicas"`
-	ReadyReplicas      int               `json:"readyReplicas"`
-	AvailableReplicas  int               `json:"availableReplicas"`
-	CurrentRevision    string            `json:"currentRevision"`
-	UpdateRevision     string            `json:"updateRevision"`
-	ObservedGeneration int64             `json:"observedGeneration"`
-	Paused             bool              `json:"paused,omitempty"`
-	Conditions         []Condition       `json:"conditions,omitempty"`
-	Containers         []ContainerStatus `json:"containers"`
+	Name               string `json:"name"`
+	Replicas           int    `json:"replicas"`
+	CurrentReplicas    int    `json:"currentReplicas"`
+	UpdatedReplicas    int    `json:"updatedReplicas"`
+	ReadyReplicas      int    `json:"readyReplicas"`
+	AvailableReplicas  int    `json:"availableReplicas"`
+	CurrentRevision    string `json:"currentRevision"`
+	UpdateRevision     string `json:"updateRevision"`
+	ObservedGeneration int64  `json:"observedGeneration"`
+	Paused             bool   `json:"paused,omitempty"`
+	// Stopped: the set is stopped (ostset stop) until ostset start.
+	Stopped    bool              `json:"stopped,omitempty"`
+	Conditions []Condition       `json:"conditions,omitempty"`
+	Containers []ContainerStatus `json:"containers"`
 	// Conflicts names containers that hold a replica's name without belonging to
 	// the set, and the set's containers and volumes that another state directory owns.
 	Conflicts []string `json:"conflicts,omitempty"`
@@ -50,6 +52,9 @@ type ContainerStatus struct {
 	State    string `json:"state"`
 	Health   string `json:"health"`
 	Ready    bool   `json:"ready"`
+	// Stopped: the replica's container is kept stopped by ostset stop (or,
+	// after ostset start, waits to be started again).
+	Stopped bool `json:"stopped,omitempty"`
 	// ReadyBy says where readiness came from when it is not the engine's own
 	// status: "probe" while ostset's run of the healthcheck passed and the
 	// engine still says starting.
@@ -88,6 +93,7 @@ func (p *planner) status() Status {
 		CurrentRevision: p.in.CurrentRevision,
 		UpdateRevision:  p.in.UpdateRevision,
 		Paused:          p.in.Paused,
+		Stopped:         p.in.Stopped,
 		Containers:      make([]ContainerStatus, 0, len(p.in.Observed.Replicas)),
 	}
 	for i := range p.in.Observed.Replicas {
@@ -101,6 +107,9 @@ func (p *planner) status() Status {
 			cs.Reason, cs.NotReady = r.Reason(), r.NotReady
 		} else if r.Health == HealthStarting && r.Probed {
 			cs.ReadyBy = ReadyByProbe
+		}
+		if p.stoppedByCommand(r) || p.in.Stopped && (r.State == StateExited || r.State == StateCreated) {
+			cs.Stopped, cs.Reason = true, "stopped (ostset stop)"
 		}
 		if after := p.heldUntil(r.Ordinal, p.revisionFor(r.Ordinal)); health.Failed(hc(r)) && !after.IsZero() {
 			cs.CrashLoop = &CrashLoopStatus{NextTry: after}
@@ -149,7 +158,11 @@ func (p *planner) pending(initializing []InitStatus) []PendingReplica {
 		if p.byOrdinal.has(ord) || slices.ContainsFunc(initializing, func(s InitStatus) bool { return s.Ordinal == ord }) {
 			continue
 		}
-		out = append(out, PendingReplica{Name: ReplicaName(p.set.Name, ord), Ordinal: ord, Reason: "not created yet"})
+		reason := "not created yet"
+		if p.in.Stopped {
+			reason = "not created: the set is stopped (ostset start)"
+		}
+		out = append(out, PendingReplica{Name: ReplicaName(p.set.Name, ord), Ordinal: ord, Reason: reason})
 	}
 	return out
 }

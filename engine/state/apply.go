@@ -49,6 +49,9 @@ func (st *State) Apply(s config.Set, ids ImageIDs, cause string, now time.Time, 
 		st.Deleting = nil
 		res.Notes = append(res.Notes, fmt.Sprintf("cancelled the unfinished delete of %s (ostset down): its remaining replicas and volumes are kept and the set is brought back; run 'ostset down %s' to delete it instead", s.Name, s.Name))
 	}
+	if st.Start() {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s was stopped (ostset stop): starting it, as docker compose up does", s.Name))
+	}
 	res.Notes = append(res.Notes, st.keepOverrides(&s)...)
 	if err := s.Validate(); err != nil {
 		return res, fmt.Errorf("%s: with the values kept from commands: %w", s.Source, err)

@@ -23,6 +23,8 @@ func (st *State) PlanInput(obs plan.Observed, now time.Time) plan.Input {
 		Networks:         st.RevisionNetworks(),
 		CondemnedVolumes: st.CondemnedVolumes,
 		Refused:          st.refused(),
+		Stopped:          st.Stopped,
+		StoppedIDs:       st.StoppedIDs,
 	}
 }
 

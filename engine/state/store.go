@@ -43,6 +43,12 @@ type State struct {
 	CurrentRevision    string     `json:"currentRevision"`
 	UpdateRevision     string     `json:"updateRevision"`
 	Paused             bool       `json:"paused,omitempty"`
+	// Stopped: ostset stop stopped the set; ostset start (or up) starts it.
+	Stopped bool `json:"stopped,omitempty"`
+	// StoppedIDs are the set's containers (by ID) that ostset stop keeps
+	// stopped, recorded by the passes that see them: started again, not
+	// recreated, once the set is started (see noteStopped).
+	StoppedIDs []string `json:"stoppedIds,omitempty"`
 	// VolumeUse remembers, per volume, the last replica that used it, so that a
 	// replica reusing a volume from an earlier life of its ordinal can say so.
 	VolumeUse map[string]VolumeUse `json:"volumeUse,omitempty"`

@@ -45,6 +45,9 @@ func SetCells(r SetRow, output string, now time.Time) []string {
 	if r.Paused {
 		ready += " (paused)"
 	}
+	if r.Stopped {
+		ready += " (stopped)"
+	}
 	cells := []string{r.Name, ready, present.Age(r.Created, now)}
 	if output == "wide" {
 		cells = append(cells, strconv.Itoa(r.CurrentReplicas), strconv.Itoa(r.UpdatedReplicas),
@@ -102,6 +105,9 @@ func ReplicaRows(s plan.Status, st state.State, now time.Time) []ReplicaRow {
 		state, reason := c.State, orDefault(c.Reason, "-")
 		if c.RemovalPending != nil {
 			state += " (removal pending)"
+		}
+		if c.Stopped { // kept stopped by ostset stop, as compose ps says exited
+			state = "Stopped"
 		}
 		if c.CrashLoop != nil {
 			state = "CrashLoopBackOff"

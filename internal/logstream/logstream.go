@@ -44,6 +44,9 @@ type Target struct {
 	Ordinal int    // the replica, when not Whole
 	Name    string // the replica's name as given, for messages
 	Init    string // an init container's name: its output instead of the replica's
+	// More are further sets read whole with Set (logs -l): their replicas
+	// come after Set's, set by set, and are prefixed alike.
+	More []string
 }
 
 // Options say how Print reads and writes.
@@ -69,7 +72,8 @@ func Print(parent context.Context, rt Source, w io.Writer, t Target, opts Option
 	if err != nil {
 		return err
 	}
-	var replicas []plan.Replica // sorted by ordinal, as Observe returns them
+	var replicas []plan.Replica  // sorted by ordinal, as Observe returns them
+	setOf := map[string]string{} // container ID → set, for the streams
 	for _, r := range obs.Replicas {
 		if (t.Whole || r.Ordinal == t.Ordinal) && t.Init == "" {
 			replicas = append(replicas, r)
@@ -78,6 +82,16 @@ func Print(parent context.Context, rt Source, w io.Writer, t Target, opts Option
 	for _, c := range obs.Inits {
 		if c.Ordinal == t.Ordinal && c.Init == t.Init && t.Init != "" {
 			replicas = append(replicas, plan.Replica{ID: c.ID, Name: c.Name, Ordinal: c.Ordinal})
+		}
+	}
+	for _, set := range t.More {
+		more, err := rt.Observe(ctx, set, engine.ObserveOptions{})
+		if err != nil {
+			return err
+		}
+		for _, r := range more.Replicas {
+			setOf[r.ID] = set
+			replicas = append(replicas, r)
 		}
 	}
 	if len(replicas) == 0 && t.Init != "" {
@@ -98,14 +112,15 @@ func Print(parent context.Context, rt Source, w io.Writer, t Target, opts Option
 	stream := func(r plan.Replica) error {
 		var rc io.ReadCloser
 		var err error
+		set := orSet(setOf[r.ID], t.Set)
 		if opts.Since != "" {
 			ss, ok := rt.(SinceSource)
 			if !ok {
 				return errors.New("this runtime cannot read logs from a time on (--since)")
 			}
-			rc, err = ss.LogsSince(ctx, t.Set, r.ID, opts.Follow, opts.Tail, opts.Since)
+			rc, err = ss.LogsSince(ctx, set, r.ID, opts.Follow, opts.Tail, opts.Since)
 		} else {
-			rc, err = rt.Logs(ctx, t.Set, r.ID, opts.Follow, opts.Tail)
+			rc, err = rt.Logs(ctx, set, r.ID, opts.Follow, opts.Tail)
 		}
 		if err != nil {
 			if t.Whole && cerrdefs.IsNotFound(err) {
@@ -154,6 +169,13 @@ func Print(parent context.Context, rt Source, w io.Writer, t Target, opts Option
 		return nil // interrupted (Ctrl-C): a clean stop
 	}
 	return errors.Join(errs...)
+}
+
+func orSet(set, def string) string {
+	if set == "" {
+		return def
+	}
+	return set
 }
 
 // palette is compose's: cyan, yellow, green, magenta, blue, then the bright ones.

@@ -84,3 +84,29 @@ func TestPrintStopsOnAFailedWrite(t *testing.T) {
 		t.Errorf("err %v after %d writes", err, w.n)
 	}
 }
+
+// setsSource has one replica per set, each saying its set; it reads a
+// container's output only under its own set's name.
+type setsSource struct{}
+
+func (setsSource) Observe(_ context.Context, set string, _ engine.ObserveOptions) (plan.Observed, error) {
+	return plan.Observed{Replicas: []plan.Replica{{ID: set, Name: set + "-0"}}}, nil
+}
+
+func (setsSource) Logs(_ context.Context, set, id string, _ bool, _ string) (io.ReadCloser, error) {
+	if set != id {
+		return nil, fmt.Errorf("container %s is not of set %s", id, set)
+	}
+	return io.NopCloser(strings.NewReader("I am " + set + "\n")), nil
+}
+
+// Several sets (logs -l): every replica of each, prefixed alike.
+func TestPrintSeveralSets(t *testing.T) {
+	var out strings.Builder
+	if err := Print(context.Background(), setsSource{}, &out, Target{Set: "web", Whole: true, Name: "web", More: []string{"cache"}}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "web-0   | I am web\ncache-0 | I am cache\n"; out.String() != want {
+		t.Errorf("logs:\n%q\nwant\n%q", out.String(), want)
+	}
+}

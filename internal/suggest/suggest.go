@@ -3,7 +3,11 @@
 // of ostset.
 package suggest
 
-import "strings"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // Closest is the candidate that name most likely misspells: one that differs
 // in case only, or by at most two letters (and by fewer letters than name
@@ -43,4 +47,20 @@ func editDistance(a, b string) int {
 		prev = cur
 	}
 	return prev[len(b)]
+}
+
+// Target suggests the set, or the replica of a set, that arg most likely
+// misspells: ": did you mean "web-1"?" for "wbe-1"; "" if none.
+func Target(arg string, sets []string) string {
+	if best := Closest(arg, sets); best != "" {
+		return fmt.Sprintf(": did you mean %q?", best)
+	}
+	if i := strings.LastIndex(arg, "-"); i > 0 {
+		if _, err := strconv.Atoi(arg[i+1:]); err == nil {
+			if best := Closest(arg[:i], sets); best != "" {
+				return fmt.Sprintf(": did you mean %q?", best+arg[i:])
+			}
+		}
+	}
+	return ""
 }

@@ -235,11 +235,23 @@ func newLsCmd(env Env) *cobra.Command {
 				if p == "" {
 					label = "(set files)"
 				}
-				fmt.Fprintf(w, "%s\t%s\n", label, strings.Join(byProject[p], ","))
+				fmt.Fprintf(w, "%s\t%s\n", label, strings.Join(stoppedNames(env, byProject[p]), ","))
 			}
 			return w.Flush()
 		},
 	}
+}
+
+// stoppedNames are the sets' names, each of a stopped set followed by
+// "(stopped)".
+func stoppedNames(env Env, sets []string) []string {
+	out := slices.Clone(sets)
+	for i, set := range out {
+		if st, err := env.Load(set); err == nil && st.Stopped {
+			out[i] += "(stopped)"
+		}
+	}
+	return out
 }
 
 // newConfigCmd is docker compose config: the effective model, as set files.

@@ -34,6 +34,9 @@ func getOutputs(get *cobra.Command, env Env) {
 			}
 		}
 		var buf bytes.Buffer
+		if p, _ := cmd.Flags().GetString("project-name"); p != "" {
+			args = append(slices.Clone(args), "-p", p)
+		}
 		if err := env.Run(cmd.Context(), slices.Concat([]string{"get"}, args, []string{"-o", "json"}, inherited(cmd)), &buf); err != nil {
 			return err
 		}

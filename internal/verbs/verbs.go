@@ -12,10 +12,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/internal/live"
 )
 
@@ -28,6 +30,15 @@ type Env struct {
 	Sets func() ([]string, error)
 	// Project is the compose project a stored set belongs to ("" for none).
 	Project func(set string) (string, error)
+	// Load reads a stored set's state (its labels, whether it is stopped).
+	Load func(set string) (state.State, error)
+	// SetStopped records a stored set as stopped (stop) or started again,
+	// and reports whether that changed anything.
+	SetStopped func(ctx context.Context, set string, stop bool) (bool, error)
+	// Converge waits until the sets' passes (driven by this process, or by
+	// a running daemon) have nothing left to do, as ostset reconcile does:
+	// for a stopped set, until its replicas are stopped. timeout 0: none.
+	Converge func(ctx context.Context, sets []string, timeout time.Duration) error
 	// Version is ostset's version, for the docker CLI plugin metadata.
 	Version string
 	// Stats reads one sample of a replica container's resource use (nil
@@ -54,7 +65,7 @@ var groups = []struct {
 	commands  []string
 }{
 	{"basic", "Basic Commands:", []string{"up", "apply", "get", "ps", "ls", "status", "view", "edit", "delete", "down"}},
-	{"deploy", "Deploy Commands:", []string{"rollout", "restart", "scale", "recreate", "wait", "reconcile", "daemon"}},
+	{"deploy", "Deploy Commands:", []string{"rollout", "restart", "scale", "stop", "start", "recreate", "wait", "reconcile", "daemon"}},
 	{"debug", "Troubleshooting and Debugging Commands:", []string{"describe", "logs", "events", "exec", "cp", "top", "volumes"}},
 	{"advanced", "Advanced Commands:", []string{"config", "export", "convert", "probe"}},
 	{"other", "Other Commands:", []string{"version"}},
@@ -69,7 +80,7 @@ func Install(root *cobra.Command, env Env) {
 		alias(env, []string{"down"}, "delete SET | delete -p PROJECT | delete -f FILE", "Delete a set (or the sets of a compose file): kubectl's word for ostset down"),
 		alias(env, []string{"rollout", "restart"}, "restart SET",
 			"Replace every replica in rollout order, one at a time, waiting for each to be ready: ostset rollout restart"),
-		newWaitCmd(env), newPsCmd(env), newLsCmd(env), newConfigCmd(env), newEditCmd(env), newTopCmd(env), newCpCmd(env), newDocsCmd(),
+		newStopStartCmd(env, true), newStopStartCmd(env, false), newWaitCmd(env), newPsCmd(env), newLsCmd(env), newConfigCmd(env), newEditCmd(env), newTopCmd(env), newCpCmd(env), newDocsCmd(),
 	)
 	for _, g := range groups {
 		root.AddGroup(&cobra.Group{ID: g.id, Title: g.title})
@@ -88,6 +99,9 @@ func Install(root *cobra.Command, env Env) {
 		}
 		return prev(cmd, err)
 	})
+	if logs, _, err := root.Find([]string{"logs"}); err == nil && logs != root {
+		selectorLogs(logs, env)
+	}
 	if get, _, err := root.Find([]string{"get"}); err == nil && get != root {
 		explainKinds(get, env)
 		getOutputs(get, env)

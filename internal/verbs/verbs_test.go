@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/internal/live"
 )
@@ -33,9 +35,31 @@ func testRoot(sets []string, ran *[][]string) *cobra.Command {
 	}}
 	rollout := &cobra.Command{Use: "rollout"}
 	rollout.AddCommand(&cobra.Command{Use: "restart"})
-	root.AddCommand(up, &cobra.Command{Use: "down"}, get, rollout, &cobra.Command{Use: "recreate"})
+	logs := &cobra.Command{Use: "logs", Args: cobra.MinimumNArgs(1), RunE: func(_ *cobra.Command, args []string) error {
+		*ran = append(*ran, append([]string{"logs"}, args...))
+		return nil
+	}}
+	logs.Flags().BoolP("follow", "f", false, "")
+	root.AddCommand(up, &cobra.Command{Use: "down"}, get, rollout, &cobra.Command{Use: "recreate"}, logs)
 	Install(root, Env{
 		Sets: func() ([]string, error) { return sets, nil },
+		// Sets ending in db are stopped; each is labelled app=<name without shop->.
+		Load: func(set string) (state.State, error) {
+			if !slices.Contains(sets, set) {
+				return state.State{}, state.ErrUnknownSet
+			}
+			st := state.State{Spec: config.Set{Name: set, Template: config.Template{Labels: map[string]string{"app": strings.TrimPrefix(set, "shop-")}}}}
+			st.Stopped = strings.HasSuffix(set, "db")
+			return st, nil
+		},
+		SetStopped: func(_ context.Context, set string, stop bool) (bool, error) {
+			*ran = append(*ran, []string{"stopped", set, fmt.Sprint(stop)})
+			return stop != strings.HasSuffix(set, "db"), nil
+		},
+		Converge: func(_ context.Context, sets []string, _ time.Duration) error {
+			*ran = append(*ran, append([]string{"converge"}, sets...))
+			return nil
+		},
 		Project: func(set string) (string, error) {
 			if strings.HasPrefix(set, "shop-") {
 				return "shop", nil
@@ -65,7 +89,7 @@ func TestUnknownCommandSuggestsTheCommandWithItsArguments(t *testing.T) {
 		"upp -f x.yaml":             "unknown command upp; did you mean: ostset up -f x.yaml",
 		"rm web":                    "unknown command rm; did you mean: ostset down web",
 		"--state-dir /d kill web-1": "unknown command kill; did you mean: ostset recreate --state-dir /d web-1",
-		"stop web":                  "ostset has no command stop: ostset keeps no stopped replicas",
+		"pause web":                 "ostset has no command pause: ostset rollout pause SET stops updating replicas; to stop the replicas: ostset stop SET",
 		"attach web-0":              "ostset has no command attach: use ostset logs -f",
 		"frobnicate":                "unknown command frobnicate (see ostset --help)",
 	}
@@ -234,7 +258,7 @@ func TestProjects(t *testing.T) {
 	if err := run(root, "ls"); err != nil {
 		t.Fatal(err)
 	}
-	if want := "PROJECT      SETS\n(set files)  solo\nshop         shop-db,shop-web\n"; out.String() != want {
+	if want := "PROJECT      SETS\n(set files)  solo\nshop         shop-db(stopped),shop-web\n"; out.String() != want {
 		t.Errorf("ls:\n%s\nwant:\n%s", out.String(), want)
 	}
 	if err := run(root, "ps", "-p", "shop"); err != nil {
@@ -245,5 +269,64 @@ func TestProjects(t *testing.T) {
 	}
 	if err := run(root, "ps", "-p", "none"); err == nil || !strings.Contains(err.Error(), "no stored set belongs to compose project none") {
 		t.Errorf("ps -p none: %v", err)
+	}
+}
+
+// stop and start record the sets as stopped or started, all of them known
+// first, then wait for them; an unknown set changes none.
+func TestStopStart(t *testing.T) {
+	var ran [][]string
+	root := testRoot([]string{"shop-db", "shop-web"}, &ran)
+	var out bytes.Buffer
+	root.SetOut(&out)
+	if err := run(root, "stop", "shop-web", "shop-db"); err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"stopped", "shop-web", "true"}, {"stopped", "shop-db", "true"}, {"converge", "shop-web", "shop-db"}}
+	if !slices.EqualFunc(ran, want, slices.Equal) {
+		t.Errorf("stop ran %q, want %q", ran, want)
+	}
+	if want := "shop-db: already stopped\nshop-web: stopped\nshop-db: stopped\n"; out.String() != want {
+		t.Errorf("stop said:\n%s\nwant:\n%s", out.String(), want)
+	}
+	ran = nil
+	if err := run(root, "start", "shop-db", "shop-wbe"); !errors.Is(err, state.ErrUnknownSet) || len(ran) != 0 {
+		t.Errorf("start of an unknown set: %v, ran %q", err, ran)
+	}
+	if err := run(root, "start", "shop-db", "--wait=false"); err != nil || !slices.EqualFunc(ran, [][]string{{"stopped", "shop-db", "false"}}, slices.Equal) {
+		t.Errorf("start --wait=false: %v, ran %q", err, ran)
+	}
+	ran = nil
+	if err := run(root, "stop", "-p", "shop", "--wait=false"); err != nil || len(ran) != 2 || ran[0][1] != "shop-db" || ran[1][1] != "shop-web" {
+		t.Errorf("stop -p shop: %v, ran %q", err, ran)
+	}
+	if err := run(testRoot(nil, &ran), "stop"); !errors.As(err, new(*InvalidError)) {
+		t.Errorf("stop of nothing: %v", err)
+	}
+}
+
+// logs -l runs logs of every set whose labels match the selector.
+func TestLogsSelector(t *testing.T) {
+	var ran [][]string
+	root := testRoot([]string{"shop-db", "shop-web", "web"}, &ran)
+	if err := run(root, "logs", "-l", "app=web", "-f"); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(root, "logs", "-l", "app!=web,io.ostset.set"); err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"logs", "shop-web", "web"}, {"logs", "shop-db"}}
+	if !slices.EqualFunc(ran, want, slices.Equal) {
+		t.Errorf("logs -l ran %q, want %q", ran, want)
+	}
+	if err := run(root, "logs", "-l", "app=web", "web"); !errors.As(err, new(*InvalidError)) {
+		t.Errorf("logs -l with a SET: %v", err)
+	}
+	if err := run(root, "logs", "-l", "app in (web"); !errors.As(err, new(*InvalidError)) {
+		t.Errorf("logs -l with a bad selector: %v", err)
+	}
+	ran = nil
+	if err := run(root, "logs", "-l", "app=none"); err != nil || len(ran) != 0 {
+		t.Errorf("logs -l matching nothing: %v, ran %q", err, ran)
 	}
 }

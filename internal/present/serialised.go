@@ -1,4 +1,4 @@
-package main
+package present
 
 import (
 	"io"
@@ -7,9 +7,9 @@ import (
 )
 
 // lockedWriter serialises writes: the waits of several sets print from their
-// own goroutines, and a writer given to Run (a buffer, a pipe wrapper) may not
-// take concurrent writes. Files do, and stay files (a terminal is detected by
-// its type).
+// own goroutines, and a writer given to a command line run in-process (a
+// buffer, a pipe wrapper) may not take concurrent writes. Files do, and stay
+// files (a terminal is detected by its type).
 type lockedWriter struct {
 	mu *sync.Mutex
 	w  io.Writer
@@ -21,8 +21,8 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// serialised returns the writers, sharing one lock, except files.
-func serialised(stdout, stderr io.Writer) (io.Writer, io.Writer) {
+// Serialised returns the CLI's output writers, sharing one lock, except files.
+func Serialised(stdout, stderr io.Writer) (io.Writer, io.Writer) {
 	mu := &sync.Mutex{}
 	wrap := func(w io.Writer) io.Writer {
 		if _, ok := w.(*os.File); ok || w == nil {
