@@ -236,7 +236,7 @@ func TestLivenessRestartsTheFailingReplicaOnly(t *testing.T) {
 	// the first restart) holds the second restart back.
 	restarted := h.clock.Now()
 	h.pass(&st, obs) // probing starts anew for c1
-	for range 2 { // c1 probed at once, +1s, +2s
+	for range 2 {    // c1 probed at once, +1s, +2s
 		h.clock.blockUntil(t, 2)
 		h.clock.Advance(t)
 	}
