@@ -27,14 +27,17 @@ func (c *Controller) probes(ctx context.Context, st *state.State, obs *plan.Obse
 		st.MarkLiveness(obs.Replicas)
 		return
 	}
-	c.Liveness.Pass(ctx, st, obs, func(replica, msg string) { c.emit(st.Spec.Name, replica, "%s", msg) })
+	if c.Liveness.Pass(ctx, st, obs, func(replica, msg string) { c.emit(st.Spec.Name, replica, "%s", msg) }) {
+		_ = c.Store.Save(*st) // a restart is counted even if this pass's plan is thrown away (ErrReplan)
+	}
 }
 
 // Liveness runs replicas' liveness and startup probes (engine/liveness):
 // each pass hands it the set's state and observation before it plans, and
-// it restarts what failed, records and marks (plan.Replica.Unstarted).
+// it restarts what failed, records and marks (plan.Replica.Unstarted),
+// and reports whether it restarted any.
 type Liveness interface {
-	Pass(ctx context.Context, st *state.State, obs *plan.Observed, emit func(replica, message string))
+	Pass(ctx context.Context, st *state.State, obs *plan.Observed, emit func(replica, message string)) (restarted bool)
 }
 
 // probeWake is the channel a waiting loop of set selects on for the

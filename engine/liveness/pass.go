@@ -2,7 +2,9 @@ package liveness
 
 import (
 	"context"
+	"fmt"
 	"maps"
+	"time"
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine/plan"
@@ -23,7 +25,9 @@ import (
 //     waits, and the manager wakes the set when it is due;
 //   - the replicas are marked (state.MarkLiveness): one whose startup probe
 //     has not passed, or whose probe failed, is not ready.
-func (m *Manager) Pass(ctx context.Context, st *state.State, obs *plan.Observed, emit func(replica, message string)) {
+//
+// It reports whether it restarted any replica.
+func (m *Manager) Pass(ctx context.Context, st *state.State, obs *plan.Observed, emit func(replica, message string)) (restarted bool) {
 	set := st.Spec.Name
 	st.KeepLiveness(obs.Replicas)
 	want := map[string]Want{}
@@ -34,7 +38,7 @@ func (m *Manager) Pass(ctx context.Context, st *state.State, obs *plan.Observed,
 	}
 	m.Sync(set, want)
 	now := m.clock.Now()
-	held := map[string]bool{}
+	held := map[string]string{} // not ready in this pass, and why
 	recs := maps.Clone(st.Liveness)
 	if recs == nil {
 		recs = map[string]state.Liveness{}
@@ -47,6 +51,9 @@ func (m *Manager) Pass(ctx context.Context, st *state.State, obs *plan.Observed,
 		if !ok && !had {
 			continue
 		}
+		if ok && res.Failed == "" {
+			rec.Failed = "" // probed afresh (by a new process) and not failed (yet)
+		}
 		if rec.Started.IsZero() && !res.StartupPassed.IsZero() {
 			rec.Started = res.StartupPassed
 		}
@@ -55,18 +62,20 @@ func (m *Manager) Pass(ctx context.Context, st *state.State, obs *plan.Observed,
 			rec.Backoff, _ = rec.Backoff.Seen(health.Ready(health.Container{State: r.State, Health: r.Health, Probed: r.Probed}), now)
 		case res.Failed == "":
 		case now.Before(rec.Backoff.After):
-			held[r.ID] = true
+			rec.Failed = res.Failed
+			held[r.ID] = fmt.Sprintf("%s; restart in %s (back-off)", res.Failed, rec.Backoff.After.Sub(now).Round(time.Second))
 			m.WakeAt(set, rec.Backoff.After)
 		default:
 			if err := m.rt.RestartReplica(ctx, set, r.ID, st.Spec.GracePeriod()); err != nil {
 				m.log().Warn("liveness restart", "set", set, "replica", r.Name, "err", err)
-				held[r.ID] = true
+				held[r.ID] = res.Failed
 				continue
 			}
 			emit(r.Name, r.Name+": "+res.Failed+", restarting")
 			rec = state.Liveness{Restarts: rec.Restarts + 1, Backoff: rec.Backoff.Recreated(now), Reason: res.Failed, Restarted: now}
 			m.Forget(r.ID)
-			held[r.ID] = true // it is starting again: not ready in this pass
+			restarted = true
+			held[r.ID] = "restarted: " + res.Failed // it is starting again: not ready in this pass
 		}
 		if rec == (state.Liveness{}) {
 			delete(recs, r.ID)
@@ -80,10 +89,16 @@ func (m *Manager) Pass(ctx context.Context, st *state.State, obs *plan.Observed,
 	}
 	st.MarkLiveness(obs.Replicas)
 	for i := range obs.Replicas {
-		if r := &obs.Replicas[i]; held[r.ID] {
-			r.Unstarted = true
+		if r := &obs.Replicas[i]; held[r.ID] != "" {
+			d := plan.NotReadyDetail{}
+			if r.NotReady != nil {
+				d = *r.NotReady
+			}
+			d.HealthOutput = held[r.ID]
+			r.Unstarted, r.NotReady = true, &d // after MarkLiveness, whose words it replaces
 		}
 	}
+	return restarted
 }
 
 // wantOf is what r wants probed: its revision's startup and liveness

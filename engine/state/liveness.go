@@ -24,6 +24,9 @@ type Liveness struct {
 	// Reason is why the container was last restarted, and Restarted when.
 	Reason    string    `json:"reason,omitempty"`
 	Restarted time.Time `json:"restarted,omitzero"`
+	// Failed is why the container is to be restarted, while the back-off
+	// holds its restart back (it is not ready meanwhile).
+	Failed string `json:"failed,omitempty"`
 }
 
 // Probes returns the startup and liveness probes of the stored revision
@@ -47,17 +50,34 @@ func (st State) MarkLiveness(rs []plan.Replica) {
 		r := &rs[i]
 		rec := st.Liveness[r.ID]
 		r.Restarts = rec.Restarts
-		if startup, _ := st.Probes(r.Revision); startup == nil || r.State != plan.StateRunning || !rec.Started.IsZero() {
+		if rec.Failed != "" && r.State == plan.StateRunning {
+			r.Unstarted = true
+			r.NotReady = withOutput(r.NotReady, rec.Failed+"; restart held back")
+			continue
+		}
+		startup, _ := st.Probes(r.Revision)
+		if startup == nil || r.State != plan.StateRunning {
+			continue
+		}
+		if !rec.Started.IsZero() {
+			if rec.Started.After(r.ReadySince) && !r.ReadySince.IsZero() {
+				r.ReadySince = rec.Started // ready once started, for minReadySeconds
+			}
 			continue
 		}
 		r.Unstarted = true
-		d := plan.NotReadyDetail{}
-		if r.NotReady != nil {
-			d = *r.NotReady
-		}
-		d.HealthOutput = "startup probe has not passed yet"
-		r.NotReady = &d
+		r.NotReady = withOutput(r.NotReady, "startup probe has not passed yet")
 	}
+}
+
+// withOutput is a copy of d (or a new detail) saying out as the probe's output.
+func withOutput(d *plan.NotReadyDetail, out string) *plan.NotReadyDetail {
+	c := plan.NotReadyDetail{}
+	if d != nil {
+		c = *d
+	}
+	c.HealthOutput = out
+	return &c
 }
 
 // KeepLiveness drops the records of containers that are not observed.
