@@ -72,7 +72,8 @@ func (m *Manager) Pass(ctx context.Context, st *state.State, obs *plan.Observed,
 				continue
 			}
 			emit(r.Name, r.Name+": "+res.Failed+", restarting")
-			rec = state.Liveness{Restarts: rec.Restarts + 1, Backoff: rec.Backoff.Recreated(now), Reason: res.Failed, Restarted: now}
+			at := m.clock.Now() // the restart's end: its run begins, and the back-off counts, from there
+			rec = state.Liveness{Restarts: rec.Restarts + 1, Backoff: rec.Backoff.Recreated(at), Reason: res.Failed, Restarted: at}
 			m.Forget(r.ID)
 			restarted = true
 			held[r.ID] = "restarted: " + res.Failed // it is starting again: not ready in this pass
