@@ -60,8 +60,8 @@ type ReplicaRow struct {
 	Ports, Image                                     string
 	// Restarts counts the container's restarts in place (kubectl's RESTARTS).
 	Restarts string
-	Ordinal                                          int
-	Created                                          time.Time
+	Ordinal  int
+	Created  time.Time
 }
 
 // ReplicaHeader and ReplicaCells are the columns of a set's replicas; output
