@@ -111,13 +111,18 @@ func (t Template) clone() Template {
 		c := *r // one level: a reservation has no reservations (validate)
 		t.Resources.Reservations = &c
 	}
-	if t.Healthcheck != nil {
-		h := *t.Healthcheck
-		h.Test = slices.Clone(h.Test)
-		t.Healthcheck = &h
-	}
+	t.Healthcheck, t.Liveness, t.Startup = t.Healthcheck.clone(), t.Liveness.clone(), t.Startup.clone()
 	t.cloneSettings()
 	return t
+}
+
+func (h *Healthcheck) clone() *Healthcheck {
+	if h == nil {
+		return nil
+	}
+	c := *h
+	c.Test = slices.Clone(h.Test)
+	return &c
 }
 
 // cloneSettings gives t its own copies of the container settings.

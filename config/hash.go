@@ -85,21 +85,24 @@ type hashSpec struct {
 }
 
 type hashTemplate struct {
-	Image         string                `json:"image"`
-	Command       []string              `json:"command,omitempty"`
-	Args          []string              `json:"args,omitempty"`
-	Env           map[string]string     `json:"env,omitempty"`
-	EnvRefs       map[string]envref.Ref `json:"envRefs,omitempty"`
-	WorkingDir    string                `json:"workingDir,omitempty"`
-	User          string                `json:"user,omitempty"`
-	Labels        map[string]string     `json:"labels,omitempty"`
-	Ports         []hashPort            `json:"ports,omitempty"`
-	Healthcheck   *hashHealthcheck      `json:"healthcheck,omitempty"`
-	VolumeMounts  []hashMount           `json:"volumeMounts,omitempty"`
-	CPUs          string                `json:"cpus,omitempty"`
-	Memory        string                `json:"memory,omitempty"`
-	Reservations  *Resources            `json:"reservations,omitempty"` // by value; absent before reservations
-	RestartPolicy string                `json:"restartPolicy,omitempty"`
+	Image       string                `json:"image"`
+	Command     []string              `json:"command,omitempty"`
+	Args        []string              `json:"args,omitempty"`
+	Env         map[string]string     `json:"env,omitempty"`
+	EnvRefs     map[string]envref.Ref `json:"envRefs,omitempty"`
+	WorkingDir  string                `json:"workingDir,omitempty"`
+	User        string                `json:"user,omitempty"`
+	Labels      map[string]string     `json:"labels,omitempty"`
+	Ports       []hashPort            `json:"ports,omitempty"`
+	Healthcheck *hashHealthcheck      `json:"healthcheck,omitempty"`
+	// Liveness and Startup came after v2: absent without.
+	Liveness      *hashHealthcheck `json:"liveness,omitempty"`
+	Startup       *hashHealthcheck `json:"startup,omitempty"`
+	VolumeMounts  []hashMount      `json:"volumeMounts,omitempty"`
+	CPUs          string           `json:"cpus,omitempty"`
+	Memory        string           `json:"memory,omitempty"`
+	Reservations  *Resources       `json:"reservations,omitempty"` // by value; absent before reservations
+	RestartPolicy string           `json:"restartPolicy,omitempty"`
 
 	// Container settings (added after v2: omitempty keeps older hashes).
 	StopSignal string                `json:"stopSignal,omitempty"`
@@ -214,16 +217,8 @@ func (r RevisionSpec) canonical() hashSpec {
 	for _, p := range t.Ports {
 		h.Template.Ports = append(h.Template.Ports, hashPort(p))
 	}
-	if hc := t.Healthcheck; hc != nil {
-		h.Template.Healthcheck = &hashHealthcheck{
-			Test:          hc.Test,
-			Interval:      durationKey(hc.Interval),
-			Timeout:       durationKey(hc.Timeout),
-			Retries:       hc.Retries,
-			StartPeriod:   durationKey(hc.StartPeriod),
-			StartInterval: durationKey(hc.StartInterval),
-		}
-	}
+	h.Template.Healthcheck = hashCheck(t.Healthcheck)
+	h.Template.Liveness, h.Template.Startup = hashCheck(t.Liveness), hashCheck(t.Startup)
 	for _, m := range t.VolumeMounts {
 		h.Template.VolumeMounts = append(h.Template.VolumeMounts, hashMount(m))
 	}
@@ -239,6 +234,20 @@ func (r RevisionSpec) canonical() hashSpec {
 		h.Template.InitContainers = append(h.Template.InitContainers, r.canonicalInit(c))
 	}
 	return h
+}
+
+func hashCheck(hc *Healthcheck) *hashHealthcheck {
+	if hc == nil {
+		return nil
+	}
+	return &hashHealthcheck{
+		Test:          hc.Test,
+		Interval:      durationKey(hc.Interval),
+		Timeout:       durationKey(hc.Timeout),
+		Retries:       hc.Retries,
+		StartPeriod:   durationKey(hc.StartPeriod),
+		StartInterval: durationKey(hc.StartInterval),
+	}
 }
 
 // canonicalInit is an init container as hashed: like the main container, by

@@ -274,7 +274,7 @@ func TestHashCoversEveryField(t *testing.T) {
 		"InitContainer.ImagePullPolicy": true,
 	}
 	hashed := map[reflect.Type][]string{
-		reflect.TypeFor[Template](): {"Image", "Command", "Args", "Env", "EnvRefs", "WorkingDir", "User", "Labels", "Ports", "Healthcheck", "VolumeMounts", "Resources", "RestartPolicy",
+		reflect.TypeFor[Template](): {"Image", "Command", "Args", "Env", "EnvRefs", "WorkingDir", "User", "Labels", "Ports", "Healthcheck", "Liveness", "Startup", "VolumeMounts", "Resources", "RestartPolicy",
 			"StopSignal", "ShmSize", "Ulimits", "Sysctls", "Tmpfs", "CapAdd", "CapDrop", "Init", "ExtraHosts", "InitContainers", "Lifecycle"},
 		reflect.TypeFor[InitContainer]():       {"Name", "Image", "Command", "Args", "Env", "EnvRefs", "WorkingDir", "User", "VolumeMounts", "Resources"},
 		reflect.TypeFor[Ulimit]():              {"Soft", "Hard"},

@@ -111,15 +111,21 @@ type Template struct {
 	Env     map[string]string `yaml:"env" json:"env,omitempty"`
 	// EnvRefs are variables whose values are keys of a manifest's Secrets
 	// and ConfigMaps, kept out of the set (see package envref).
-	EnvRefs       map[string]envref.Ref `yaml:"envRefs,omitempty" json:"envRefs,omitempty"`
-	WorkingDir    string                `yaml:"workingDir" json:"workingDir,omitempty"`
-	User          string                `yaml:"user" json:"user,omitempty"`
-	Labels        map[string]string     `yaml:"labels" json:"labels,omitempty"`
-	Ports         []Port                `yaml:"ports" json:"ports,omitempty"`
-	Healthcheck   *Healthcheck          `yaml:"healthcheck" json:"healthcheck,omitempty"`
-	VolumeMounts  []VolumeMount         `yaml:"volumeMounts" json:"volumeMounts,omitempty"`
-	Resources     Resources             `yaml:"resources" json:"resources"`
-	RestartPolicy string                `yaml:"restartPolicy" json:"restartPolicy,omitempty"`
+	EnvRefs     map[string]envref.Ref `yaml:"envRefs,omitempty" json:"envRefs,omitempty"`
+	WorkingDir  string                `yaml:"workingDir" json:"workingDir,omitempty"`
+	User        string                `yaml:"user" json:"user,omitempty"`
+	Labels      map[string]string     `yaml:"labels" json:"labels,omitempty"`
+	Ports       []Port                `yaml:"ports" json:"ports,omitempty"`
+	Healthcheck *Healthcheck          `yaml:"healthcheck" json:"healthcheck,omitempty"`
+	// Liveness and Startup are run by ostset, not by the engine (Kubernetes'
+	// livenessProbe and startupProbe): Liveness failing Retries times in a
+	// row restarts the container in place; until Startup passes the replica
+	// is not ready and Liveness is not run (see docs/set-file.md).
+	Liveness      *Healthcheck  `yaml:"liveness" json:"liveness,omitempty"`
+	Startup       *Healthcheck  `yaml:"startup" json:"startup,omitempty"`
+	VolumeMounts  []VolumeMount `yaml:"volumeMounts" json:"volumeMounts,omitempty"`
+	Resources     Resources     `yaml:"resources" json:"resources"`
+	RestartPolicy string        `yaml:"restartPolicy" json:"restartPolicy,omitempty"`
 
 	// ImagePullPolicy stays empty when not written (PullPolicy gives the
 	// default), so that a set stored before the field existed reads the same.

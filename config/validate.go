@@ -190,8 +190,10 @@ func (v *validator) template(t Template, first, last int) map[string]string {
 	}
 	v.ports(t.Ports, first, last)
 	if h := t.Healthcheck; h != nil {
-		v.healthcheck(*h)
+		v.healthcheck("template.healthcheck", *h)
 	}
+	v.probe("template.liveness", t.Liveness)
+	v.probe("template.startup", t.Startup)
 	mounts := map[string]string{}
 	for i, m := range t.VolumeMounts {
 		p := fmt.Sprintf("template.volumeMounts[%d]", i)
@@ -258,8 +260,21 @@ func (v *validator) ports(ports []Port, first, last int) {
 	}
 }
 
-func (v *validator) healthcheck(h Healthcheck) {
-	const p = "template.healthcheck"
+// probe checks a liveness or startup probe: a healthcheck that runs
+// something (not NONE), without Docker's startInterval.
+func (v *validator) probe(p string, h *Healthcheck) {
+	switch {
+	case h == nil:
+		return
+	case len(h.Test) > 0 && h.Test[0] == "NONE":
+		v.add(p+".test", `must start with "CMD" or "CMD-SHELL" (leave the probe out to have none)`)
+	case h.StartInterval != 0:
+		v.add(p+".startInterval", "is a healthcheck's: a probe runs every interval")
+	}
+	v.healthcheck(p, *h)
+}
+
+func (v *validator) healthcheck(p string, h Healthcheck) {
 	switch {
 	case len(h.Test) == 0:
 		v.add(p+".test", `is required (use ["NONE"] to disable the image's healthcheck)`)

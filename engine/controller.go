@@ -43,6 +43,8 @@ type Controller struct {
 	// Prober runs replicas' healthchecks while they start (see engine/prober);
 	// nil: readiness is the engine's own status only.
 	Prober *prober.Prober
+	// Liveness runs liveness and startup probes; nil: none run.
+	Liveness Liveness
 
 	// initLogs remembers the output of failed init containers.
 	initLogs initLogs
@@ -137,7 +139,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(state.S
 	case finished:
 		return plan.Plan{}, st, errors.Join(c.Store.Save(st), ErrReplan)
 	}
-	c.probes(&st, &obs)
+	c.probes(ctx, &st, &obs)
 	st.Saw(obs)
 	c.initLogs.fill(ctx, c.Runtime, name, &obs)
 	pl := plan.MakePlan(st.PlanInput(obs, c.now()))
@@ -290,6 +292,7 @@ func (c *Controller) view(ctx context.Context, name string) (state.State, plan.P
 	view := st
 	view.ReadySince = maps.Clone(st.ReadySince) // remembered readiness, not saved here
 	view.MarkProbed(obs.Replicas)               // what the driving process's prober recorded
+	view.MarkLiveness(obs.Replicas)             // and its startup probes
 	view.RememberReadiness(obs.Replicas)
 	view.CrashLoops = maps.Clone(st.CrashLoops) // likewise
 	pl := plan.MakePlan(view.PlanInput(obs, c.now()))

@@ -79,7 +79,7 @@ func volumeFiles(target string, files []state.ConfigVolumeFile) []plan.File {
 // (config.ProbePath: a Kubernetes tcpSocket or httpGet readinessProbe) the
 // probe program, a static Linux binary for the engine's architecture.
 func (c *Controller) copyProbe(ctx context.Context, spec *plan.ReplicaSpec) error {
-	if spec.Healthcheck == nil || !config.UsesProbe(spec.Healthcheck.Test) {
+	if !spec.NeedsProbe() {
 		return nil
 	}
 	if c.Probe == nil {

@@ -121,3 +121,42 @@ func TestProbeHealthcheckWithoutBinaryFailsTheCreate(t *testing.T) {
 		t.Errorf("%d replicas created without the probe binary", len(rt.Created))
 	}
 }
+
+// A liveness or startup probe that runs ostset's probe (a manifest's
+// httpGet livenessProbe) gets the probe program copied in, as a healthcheck's does.
+func TestLivenessProbeCopiesTheProbe(t *testing.T) {
+	for _, field := range []string{"liveness", "startup"} {
+		probe := &config.Healthcheck{Test: []string{"CMD", config.ProbePath, "probe", config.ProbeHTTP, "http://127.0.0.1:80/"}}
+		s := config.Set{Name: "web", Replicas: ptr(1), Template: config.Template{Image: "a"}}
+		if field == "liveness" {
+			s.Template.Liveness = probe
+		} else {
+			s.Template.Startup = probe
+		}
+		s.ApplyDefaults()
+		rt := enginetest.New()
+		c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: t.TempDir()}, Poll: 5 * time.Millisecond,
+			Probe: func(context.Context) ([]byte, error) { return []byte("probe"), nil }}
+		if _, err := c.Apply(context.Background(), s, "test", nil); err != nil {
+			t.Fatal(err)
+		}
+		wait := 10 * time.Second
+		if field == "startup" {
+			wait = 2 * time.Second // long enough for the create; the replica never gets ready
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		err := c.Converge(ctx, "web")
+		cancel()
+		if field == "startup" {
+			// No process here runs the startup probe: the replica is never ready.
+			if err == nil {
+				t.Fatal("converged with a startup probe nobody ran")
+			}
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if len(rt.Created) != 1 || !slices.ContainsFunc(rt.Created[0].Files, func(f plan.File) bool { return f.Path == config.ProbePath }) {
+			t.Errorf("%s: created %+v, want the probe copied in", field, rt.Created)
+		}
+	}
+}

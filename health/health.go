@@ -14,13 +14,17 @@ type Container struct {
 	// Probed: ostset's own run of the healthcheck passed while the engine's
 	// status is still "starting" (see Probing).
 	Probed bool
+	// Unstarted: the container has a startup probe that has not passed for
+	// its current run (or ostset just restarted it): not ready, whatever its
+	// health says, as Kubernetes counts no readiness before startup.
+	Unstarted bool
 }
 
 // Ready: running and, if it has a healthcheck, healthy, or still starting in
 // the engine's eyes while ostset's own probe of the same healthcheck passed.
-// No healthcheck: running means ready.
+// No healthcheck: running means ready. An unstarted container is never ready.
 func Ready(c Container) bool {
-	if c.State != "running" {
+	if c.State != "running" || c.Unstarted {
 		return false
 	}
 	return c.Health == "" || c.Health == "healthy" || c.Health == "starting" && c.Probed

@@ -53,3 +53,13 @@ func TestFailed(t *testing.T) {
 		}
 	}
 }
+
+// A container whose startup probe has not passed is not ready, whatever
+// Docker's health says (Kubernetes counts no readiness before startup).
+func TestUnstartedIsNotReady(t *testing.T) {
+	for _, h := range []string{"", "healthy", "starting"} {
+		if Ready(Container{State: "running", Health: h, Probed: true, Unstarted: true}) {
+			t.Errorf("unstarted, health %q: ready", h)
+		}
+	}
+}

@@ -73,8 +73,8 @@ func TestKubernetesWebManifest(t *testing.T) {
 
 // The ZooKeeper tutorial's manifest runs as published (image aside), without
 // --lenient: what only a cluster applies (podAntiAffinity, the
-// PodDisruptionBudget, the livenessProbe) is a note, listed once with its
-// line; --strict refuses it, naming the line of the affinity. Each replica has
+// PodDisruptionBudget) is a note, listed once with its line, and its
+// livenessProbe, which ostset runs, is none; --strict refuses it, naming the line of the affinity. Each replica has
 // its name and ordinal from the fieldRefs, its resources.requests as Docker's
 // reservations, and the names it has in a cluster: the client Service, the
 // cluster-local names, hostname -d.
@@ -113,8 +113,8 @@ func TestKubernetesZooKeeperManifest(t *testing.T) {
 			}
 		}
 	}
-	if noted["podAntiAffinity"] != 1 || noted["livenessProbe"] != 1 || noted["PodDisruptionBudget"] != 1 {
-		t.Errorf("notes naming %s: %v, want each once: %s", path, noted, r)
+	if noted["podAntiAffinity"] != 1 || noted["livenessProbe"] != 0 || noted["PodDisruptionBudget"] != 1 {
+		t.Errorf("notes naming %s: %v, want affinity and budget once, the applied livenessProbe never: %s", path, noted, r)
 	}
 	for ord := 0; ord < 3; ord++ {
 		name := h.name(ord)

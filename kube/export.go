@@ -2,6 +2,7 @@ package kube
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"maps"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 	"github.com/ostset/ostset/config/envref"
 	"github.com/ostset/ostset/kube/kuberefs"
 	"github.com/ostset/ostset/kube/roundtrip"
+	"github.com/ostset/ostset/kube/kubeprobe"
 )
 
 // NameLabel is the label that ties an exported StatefulSet, its pods and its
@@ -561,13 +563,29 @@ func (e *exporter) mainContainer() kubeContainer {
 		workingDir: t.WorkingDir, user: t.User, resources: t.Resources, mounts: otherMounts(s.Kubernetes, t.VolumeMounts),
 	}, true)
 	c.Ports = e.ports()
-	c.ReadinessProbe = e.probe()
+	c.ReadinessProbe = e.probe("healthcheck", t.Healthcheck)
+	for key, h := range map[string]*config.Healthcheck{"livenessProbe": t.Liveness, "startupProbe": t.Startup} {
+		if e.carried("container." + key) {
+			continue // written back as the manifest had it (carriedBack)
+		}
+		if p := e.probe(strings.TrimSuffix(key, "Probe"), h); p != nil {
+			var n yaml.Node
+			_ = n.Encode(p)
+			c.Carried = carry(c.Carried, key, &n)
+		}
+	}
 	e.settings(&c)
 	if t.RestartPolicy != config.DefaultRestartPolicy {
 		e.unexpressed("template.restartPolicy", "%q: a StatefulSet's pods always restart", t.RestartPolicy)
 		e.keep(t.RestartPolicy, "template", "restartPolicy")
 	}
 	return c
+}
+
+// carried reports whether the import kept the piece at path as written.
+func (e *exporter) carried(path string) bool {
+	k := e.set.Kubernetes
+	return k != nil && slices.ContainsFunc(k.Carried, func(c config.KubernetesCarried) bool { return c.Path == path })
 }
 
 func (e *exporter) initContainers() []kubeContainer {
@@ -615,41 +633,43 @@ const (
 )
 
 // probe maps the healthcheck to a readiness probe, which is what readiness
-// means to ostset. The healthcheck is always kept in the annotation: a probe
-// counts whole seconds and cannot tell a default from a value.
-func (e *exporter) probe() *kubeProbe {
-	h := e.set.Template.Healthcheck
+// means to ostset, or the liveness or startup probe (field) to the probe of
+// the same name (with Kubernetes' defaults, as ostset runs them). The set
+// file's value is always kept in the annotation: a probe counts whole seconds
+// and cannot tell a default from a value.
+func (e *exporter) probe(field string, h *config.Healthcheck) *kubeProbe {
 	if h == nil {
 		return nil
 	}
-	e.keep(h, "template", "healthcheck")
+	e.keep(h, "template", field)
 	if len(h.Test) < 2 { // ["NONE"]: no probe
 		return nil
 	}
+	defs := [3]int{dockerHealthInterval, dockerHealthTimeout, dockerHealthRetries}
+	if field != "healthcheck" {
+		defs = [3]int{kubeProbePeriod, kubeProbeTimeout, kubeProbeThreshold}
+	}
 	p := &kubeProbe{
 		InitialDelaySeconds: seconds(h.StartPeriod, 0),
-		PeriodSeconds:       seconds(h.Interval, dockerHealthInterval),
-		TimeoutSeconds:      seconds(h.Timeout, dockerHealthTimeout),
-		FailureThreshold:    h.Retries,
+		PeriodSeconds:       seconds(h.Interval, defs[0]),
+		TimeoutSeconds:      seconds(h.Timeout, defs[1]),
+		FailureThreshold:    cmp.Or(h.Retries, defs[2]),
 	}
-	if p.FailureThreshold == 0 {
-		p.FailureThreshold = dockerHealthRetries
-	}
-	if pt, ok := parseProbeTest(h.Test); ok {
+	if pt, ok := kubeprobe.Parse(h.Test); ok {
 		e.probeHandler(p, pt)
 		return p
 	}
 	if h.Test[0] == "CMD-SHELL" {
 		script, ok := kuberefs.Translate(strings.Join(h.Test[1:], " "), kuberefs.ShellRefs)
 		if !ok {
-			e.unexpressed("template.healthcheck.test", "%q: only {{.Set}}, {{.Ordinal}}, {{.Name}} and {{.Service}} can be said per pod; written as is", script)
+			e.unexpressed("template."+field+".test", "%q: only {{.Set}}, {{.Ordinal}}, {{.Name}} and {{.Service}} can be said per pod; written as is", script)
 		}
 		p.Exec = &kubeExec{Command: []string{"sh", "-c", script}}
 		return p
 	}
 	for i, a := range h.Test[1:] {
 		if strings.Contains(a, "{{") {
-			e.unexpressed(fmt.Sprintf("template.healthcheck.test[%d]", i+1), "%q: an exec probe's command is not expanded per pod (use CMD-SHELL and the OSTSET_ variables); written as is", a)
+			e.unexpressed(fmt.Sprintf("template.%s.test[%d]", field, i+1), "%q: an exec probe's command is not expanded per pod (use CMD-SHELL and the OSTSET_ variables); written as is", a)
 		}
 	}
 	p.Exec = &kubeExec{Command: slices.Clone(h.Test[1:])}
@@ -659,7 +679,7 @@ func (e *exporter) probe() *kubeProbe {
 // probeHandler writes ostset's own probe (which a cluster does not have) as
 // the tcpSocket or httpGet probe it came from. The host is left out when it
 // is the pod's own address, which Kubernetes probes by default.
-func (e *exporter) probeHandler(p *kubeProbe, pt probeTarget) {
+func (e *exporter) probeHandler(p *kubeProbe, pt kubeprobe.Target) {
 	host := pt.Host
 	if host == "127.0.0.1" || host == "localhost" {
 		host = ""

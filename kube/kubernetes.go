@@ -26,6 +26,7 @@ import (
 	"github.com/ostset/ostset/config/envref"
 	"github.com/ostset/ostset/internal/yamlnode"
 	"github.com/ostset/ostset/kube/roundtrip"
+	"github.com/ostset/ostset/kube/kubeprobe"
 )
 
 // Kubernetes manifests. A set file may hold apps/v1 StatefulSet documents
@@ -1169,8 +1170,7 @@ func (p *mapper) mainContainer(c *node, podUser string) {
 		t.Healthcheck = p.probe(probe, named)
 		p.mark("template.healthcheck", c.line("readinessProbe"))
 	}
-	c.carry("livenessProbe", "ostset restarts a replica when its process exits, not on a probe; readiness comes from readinessProbe")
-	c.carry("startupProbe", "ostset has one healthcheck, the readinessProbe, which waits initialDelaySeconds")
+	t.Liveness, t.Startup = p.ownProbe(c, "livenessProbe", "liveness", named), p.ownProbe(c, "startupProbe", "startup", named)
 	for _, m := range c.list("volumeMounts") {
 		p.mount(m, "template")
 	}
@@ -1267,6 +1267,18 @@ func (p *mapper) claimNamed(name string) *config.VolumeClaimTemplate {
 	return nil
 }
 
+// ownProbe maps a livenessProbe or startupProbe onto the probe ostset runs
+// (field), and keeps it as written for an export.
+func (p *mapper) ownProbe(c *node, key, field string, ports map[string]int) *config.Healthcheck {
+	probe := c.child(key)
+	if probe == nil {
+		return nil
+	}
+	p.k.keep("container."+key, probe.n)
+	p.mark("template."+field, c.line(key))
+	return p.probe(probe, ports)
+}
+
 // Kubernetes' probe defaults.
 const (
 	kubeProbePeriod    = 10
@@ -1318,7 +1330,7 @@ func (p *mapper) probe(pr *node, ports map[string]int) *config.Healthcheck {
 		port := p.probePort(ts, ports)
 		host := ts.str("host")
 		ts.rest()
-		h.Test = probeTest(config.ProbeTCP, net.JoinHostPort(orLoopback(host), strconv.Itoa(port)))
+		h.Test = kubeprobe.Test(config.ProbeTCP, net.JoinHostPort(orLoopback(host), strconv.Itoa(port)))
 	case pr.get("httpGet") != nil:
 		hg := pr.child("httpGet")
 		port := p.probePort(hg, ports)
@@ -1335,9 +1347,9 @@ func (p *mapper) probe(pr *node, ports map[string]int) *config.Healthcheck {
 			urlPath = "/" + urlPath
 		}
 		url := fmt.Sprintf("%s://%s%s", strings.ToLower(scheme), net.JoinHostPort(orLoopback(host), strconv.Itoa(port)), urlPath)
-		h.Test = probeTest(config.ProbeHTTP, url)
+		h.Test = kubeprobe.Test(config.ProbeHTTP, url)
 	default:
-		p.k.fail(p.file, pr.n, pr.path, "a readinessProbe needs exec, tcpSocket or httpGet (grpc is not supported)")
+		p.k.fail(p.file, pr.n, pr.path, "a probe needs exec, tcpSocket or httpGet (grpc is not supported)")
 	}
 	pr.rest()
 	return h

@@ -558,7 +558,6 @@ func TestKubernetesStrict(t *testing.T) {
 	want := []string{
 		path + `:38: PodDisruptionBudget "zk-pdb": ostset evicts nothing: only a cluster drains nodes (kept for an export, not applied)`,
 		path + `:67: spec.template.spec.affinity.podAntiAffinity: ` + clusterOnly + ` (kept for an export, not applied)`,
-		path + `:127: spec.template.spec.containers[0].livenessProbe: ostset restarts a replica when its process exits, not on a probe; readiness comes from readinessProbe (kept for an export, not applied)`,
 	}
 	for i := range want {
 		want[i] += strictSuffix

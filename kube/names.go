@@ -75,6 +75,12 @@ func sameAsDefault(k *config.KubernetesNames, s config.Set) bool {
 			n.Ports = nil
 		}
 		n.Claims = slices.DeleteFunc(slices.Clone(n.Claims), claimIsDefault)
+		n.Carried = slices.DeleteFunc(slices.Clone(n.Carried), func(c config.KubernetesCarried) bool { // the set says them
+			return c.Path == "container.livenessProbe" || c.Path == "container.startupProbe"
+		})
+		if len(n.Carried) == 0 {
+			n.Carried = nil
+		}
 		if len(n.Claims) == 0 {
 			n.Claims = nil
 		}

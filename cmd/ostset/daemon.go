@@ -13,6 +13,7 @@ import (
 
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/daemon"
+	"github.com/ostset/ostset/engine/liveness"
 	"github.com/ostset/ostset/engine/prober"
 	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/metrics"
@@ -96,6 +97,9 @@ func (a *app) runDaemon(ctx context.Context, log *slog.Logger, metricsAddr strin
 		Prober: prober.New(rt),
 	}
 	defer c.Prober.Close()
+	lv := liveness.New(rt, nil).Waking(c.Prober.Changed)
+	defer lv.Close()
+	c.Liveness = lv
 	c.Prober.WhileStarting = a.v.GetBool("probe-starting")
 	d := &daemon.Daemon{Controller: c, Events: rt, Resync: resync}
 	if metricsAddr != "" {

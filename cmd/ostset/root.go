@@ -14,6 +14,7 @@ import (
 
 	"github.com/ostset/ostset/docker"
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/liveness"
 	"github.com/ostset/ostset/engine/prober"
 	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/internal/live"
@@ -174,6 +175,9 @@ func (a *app) controller() (*engine.Controller, error) {
 	if ex, ok := rt.(prober.Exec); ok {
 		c.Prober = prober.New(ex) // its goroutines end with the command
 		c.Prober.WhileStarting = a.v.GetBool("probe-starting")
+		if lr, ok := rt.(liveness.Runtime); ok {
+			c.Liveness = liveness.New(lr, nil).Waking(c.Prober.Changed)
+		}
 	}
 	if a.live != nil {
 		c.OnPlan = a.live.Plan

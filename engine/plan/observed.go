@@ -56,6 +56,14 @@ type Replica struct {
 	// controller does, from the prober's results, before planning, so that
 	// the planner sees the prober only through the observation.
 	Probed bool
+	// Unstarted: the revision has a startup probe that has not passed for the
+	// container's current run, or its liveness probe just had it restarted
+	// (engine/liveness): not ready. Set, like Probed, by the controller before
+	// it plans, from the set's state (state.State.MarkStartup).
+	Unstarted bool
+	// Restarts is how often ostset restarted the container in place for a
+	// failed liveness or startup probe (set with Unstarted).
+	Restarts int
 }
 
 // Foreign is a container without the set's labels that holds a name the set

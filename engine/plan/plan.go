@@ -260,7 +260,7 @@ func (p *planner) available(r *Replica) bool {
 }
 
 func hc(r *Replica) health.Container {
-	return health.Container{State: r.State, Health: r.Health, ReadySince: r.ReadySince, Probed: r.Probed}
+	return health.Container{State: r.State, Health: r.Health, ReadySince: r.ReadySince, Probed: r.Probed, Unstarted: r.Unstarted}
 }
 
 func (p *planner) act(a Action) {

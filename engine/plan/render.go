@@ -42,6 +42,11 @@ func Render(set config.Set, revision string, spec config.RevisionSpec, ordinal i
 		Restart:     t.RestartPolicy,
 		StopTimeout: set.GracePeriod(),
 	}
+	for _, p := range []*config.Healthcheck{t.Startup, t.Liveness} {
+		if p != nil {
+			r.OwnProbes = append(r.OwnProbes, p.Test)
+		}
+	}
 	cluster, domain := clusterNames(set, spec, name)
 	r.Domainname = domain
 	r.Aliases, r.OtherNetworks = networkJoins(spec, append(aliases(name, spec.ServiceName, t.Labels, ordinal), cluster...))

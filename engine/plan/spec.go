@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"time"
 
 	"github.com/ostset/ostset/config"
@@ -44,7 +45,10 @@ type ReplicaSpec struct {
 	OtherNetworks []NetworkJoin
 	Ports         []PortBinding
 	Healthcheck   *Healthcheck // nil: the image's own
-	Mounts        []Mount
+	// OwnProbes are the tests of the liveness and startup probes ostset runs
+	// in the container (engine/liveness); the container's config has none.
+	OwnProbes [][]string
+	Mounts    []Mount
 	// Files are copied into the container after its create, before its
 	// start: the files of ConfigMap and Secret volumes and ostset's probe,
 	// through the engine's API, which works where the engine's files are not
@@ -125,4 +129,13 @@ type VolumeSpec struct {
 	// carrying the set's labels and owned by the state directory; nil if it was
 	// not there. CreateReplica may take it as it is rather than look it up again.
 	Observed *Volume
+}
+
+// NeedsProbe reports whether the healthcheck or a probe ostset runs in the
+// container runs ostset's own probe program (config.ProbePath).
+func (r ReplicaSpec) NeedsProbe() bool {
+	if r.Healthcheck != nil && config.UsesProbe(r.Healthcheck.Test) {
+		return true
+	}
+	return slices.ContainsFunc(r.OwnProbes, config.UsesProbe)
 }

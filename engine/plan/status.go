@@ -73,6 +73,9 @@ type ContainerStatus struct {
 	// CrashLoop is set while the replica exited and its recreation is held
 	// back by the crash-loop back-off (Kubernetes' CrashLoopBackOff).
 	CrashLoop *CrashLoopStatus `json:"crashLoop,omitempty"`
+	// Restarts is how often ostset restarted the container in place for a
+	// failed liveness or startup probe (Kubernetes' RESTARTS of a pod).
+	Restarts int `json:"restarts,omitempty"`
 }
 
 // CrashLoopStatus is a failed replica's crash-loop back-off.
@@ -102,6 +105,7 @@ func (p *planner) status() Status {
 		cs := ContainerStatus{
 			Name: r.Name, Ordinal: r.Ordinal, Revision: r.Revision,
 			State: r.State, Health: r.Health, Ready: ready, ID: ShortID(r.ID), Created: r.Created,
+			Restarts: r.Restarts,
 		}
 		if !ready {
 			cs.Reason, cs.NotReady = r.Reason(), r.NotReady

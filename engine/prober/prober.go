@@ -236,6 +236,10 @@ func (p *Prober) run(ctx context.Context, w *worker, id string, hc plan.Healthch
 	}
 }
 
+// Changed wakes set's waiting loop and calls OnChange, as a verdict that
+// changes does: for other probes of the same process (engine/liveness).
+func (p *Prober) Changed(set string) { p.changed(set) }
+
 func (p *Prober) changed(set string) {
 	p.mu.Lock()
 	ch, ok := p.wakes[set]

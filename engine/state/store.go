@@ -73,6 +73,9 @@ type State struct {
 	// "starting" (see probed.go), so that every command sees what the process
 	// that drives the set probed.
 	Probed map[string]time.Time `json:"probed,omitempty"`
+	// Liveness records, per container ID, ostset's startup and liveness
+	// probes of the replica: started, restarts, back-off (see liveness.go).
+	Liveness map[string]Liveness `json:"liveness,omitempty"`
 	// Overrides are the fields a command set (scale, rollout partition); up
 	// keeps them unless the file sets the field itself, as kubectl apply keeps
 	// what a file leaves out.

@@ -61,25 +61,27 @@ func SetCells(r SetRow, output string, now time.Time) []string {
 type ReplicaRow struct {
 	Name, Ready, State, Health, Revision, ID, Reason string
 	Ports, Image                                     string
-	Ordinal                                          int
-	Created                                          time.Time
+	// Restarts counts the container's restarts in place (kubectl's RESTARTS).
+	Restarts string
+	Ordinal  int
+	Created  time.Time
 }
 
 // ReplicaHeader and ReplicaCells are the columns of a set's replicas; output
 // is "" or "wide".
 func ReplicaHeader(output string) []string {
 	if output == "wide" {
-		return []string{"NAME", "ORDINAL", "READY", "STATE", "HEALTH", "REVISION", "IMAGE", "PORTS", "AGE", "CONTAINER ID", "REASON"}
+		return []string{"NAME", "ORDINAL", "READY", "STATE", "HEALTH", "RESTARTS", "REVISION", "IMAGE", "PORTS", "AGE", "CONTAINER ID", "REASON"}
 	}
-	return []string{"NAME", "READY", "STATE", "HEALTH", "AGE"}
+	return []string{"NAME", "READY", "STATE", "HEALTH", "RESTARTS", "AGE"}
 }
 
 // ReplicaCells: see ReplicaHeader.
 func ReplicaCells(r ReplicaRow, output string, now time.Time) []string {
 	if output == "wide" {
-		return []string{r.Name, strconv.Itoa(r.Ordinal), r.Ready, r.State, r.Health, r.Revision, r.Image, r.Ports, r.Age(now), r.ID, r.Reason}
+		return []string{r.Name, strconv.Itoa(r.Ordinal), r.Ready, r.State, r.Health, orDefault(r.Restarts, "-"), r.Revision, r.Image, r.Ports, r.Age(now), r.ID, r.Reason}
 	}
-	return []string{r.Name, r.Ready, r.State, r.Health, r.Age(now)}
+	return []string{r.Name, r.Ready, r.State, r.Health, orDefault(r.Restarts, "-"), r.Age(now)}
 }
 
 // Age is the row's age; "-" for an ordinal without a container.
@@ -88,6 +90,17 @@ func (r ReplicaRow) Age(now time.Time) string {
 		return "-"
 	}
 	return present.Age(r.Created, now)
+}
+
+// Restarts is how often a replica's container was restarted in place: by
+// ostset for a failed liveness or startup probe, and by Docker's restart
+// policy (known while the replica is not ready).
+func Restarts(c plan.ContainerStatus) int {
+	n := c.Restarts
+	if c.NotReady != nil {
+		n += c.NotReady.Restarts
+	}
+	return n
 }
 
 // ReplicaRows lists every desired ordinal and every replica, by ordinal, with
@@ -114,7 +127,7 @@ func ReplicaRows(s plan.Status, st state.State, now time.Time) []ReplicaRow {
 			reason = strings.TrimPrefix(c.Reason+"; ", "; ") + present.CrashLoopNote(c.CrashLoop, now)
 		}
 		rows = append(rows, ReplicaRow{Name: c.Name, Ordinal: c.Ordinal, Ready: ready, State: state,
-			Health: healthText(c), Revision: c.Revision, Created: c.Created, ID: c.ID, Reason: reason})
+			Health: healthText(c), Revision: c.Revision, Created: c.Created, ID: c.ID, Reason: reason, Restarts: strconv.Itoa(Restarts(c))})
 	}
 	for _, i := range s.Initializing {
 		rows = append(rows, ReplicaRow{Name: i.Replica, Ordinal: i.Ordinal, Ready: "0/1", State: initState(i),

@@ -676,8 +676,8 @@ func (m viewModel) renderReplicas(b *strings.Builder, now time.Time) {
 		}
 		restarts := "-"
 		for _, c := range d.Status.Containers {
-			if c.Name == r.Name && c.NotReady != nil {
-				restarts = strconv.Itoa(c.NotReady.Restarts)
+			if c.Name == r.Name && (c.NotReady != nil || c.Restarts > 0) {
+				restarts = strconv.Itoa(Restarts(c))
 			}
 		}
 		var vols []string
