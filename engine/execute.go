@@ -226,10 +226,10 @@ func (c *Controller) finishDelete(ctx context.Context, st state.State, resumed b
 		return &UnfinishedDeleteError{Set: spec.Name, Intent: *st.Deleting, Err: err}
 	}
 	if resumed {
-		c.emit(spec.Name, "", "%s", resumedDelete(spec.Name, *st.Deleting, obs.Volumes))
+		c.emit(spec.Name, "", "%s", plan.ResumedDelete(spec.Name, *st.Deleting, obs.Volumes))
 	}
 	if err := c.removeSet(ctx, st, obs); err != nil {
-		return &UnfinishedDeleteError{Set: spec.Name, Intent: *st.Deleting, Volumes: volumeNames(obs.Volumes), Err: err}
+		return &UnfinishedDeleteError{Set: spec.Name, Intent: *st.Deleting, Volumes: plan.VolumeNames(obs.Volumes), Err: err}
 	}
 	return nil
 }
