@@ -14,9 +14,9 @@ import (
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/config/envref"
+	"github.com/ostset/ostset/kube/kubeprobe"
 	"github.com/ostset/ostset/kube/kuberefs"
 	"github.com/ostset/ostset/kube/roundtrip"
-	"github.com/ostset/ostset/kube/kubeprobe"
 )
 
 // NameLabel is the label that ties an exported StatefulSet, its pods and its

@@ -25,8 +25,8 @@ import (
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/config/envref"
 	"github.com/ostset/ostset/internal/yamlnode"
-	"github.com/ostset/ostset/kube/roundtrip"
 	"github.com/ostset/ostset/kube/kubeprobe"
+	"github.com/ostset/ostset/kube/roundtrip"
 )
 
 // Kubernetes manifests. A set file may hold apps/v1 StatefulSet documents
