@@ -324,11 +324,31 @@ func (r *Runtime) StopReplica(ctx context.Context, set, id string, grace time.Du
 	if err != nil {
 		return err
 	}
+	name := containerName(c, id)
+	grace, hookErr := r.preStop(ctx, c, name, grace)
 	t := seconds(grace)
 	if _, err := r.cli.ContainerStop(ctx, c.ID, client.ContainerStopOptions{Timeout: &t}); err != nil {
-		return fmt.Errorf("stop container %s: %w", containerName(c, id), err)
+		return fmt.Errorf("stop container %s: %w", name, err)
 	}
-	return nil
+	return hookErr // a *plan.PreStopError: stopped all the same
+}
+
+// preStop runs the pre_stop hooks of a running container within grace, and
+// returns what is left of grace for the stop: at least minStopGrace, as the
+// kubelet gives a preStop hook. A hook that failed is a *plan.PreStopError:
+// the stop goes on all the same.
+func (r *Runtime) preStop(ctx context.Context, c container.InspectResponse, name string, grace time.Duration) (time.Duration, error) {
+	if st := c.State; st == nil || !st.Running || st.Paused || grace <= 0 {
+		return grace, nil
+	}
+	began := time.Now()
+	hctx, hcancel := context.WithTimeout(ctx, grace)
+	defer hcancel()
+	var hookErr error
+	if err := r.runHooks(hctx, c, name, true); err != nil {
+		hookErr = &plan.PreStopError{Err: err}
+	}
+	return max(grace-time.Since(began), minStopGrace), hookErr
 }
 
 // RemoveReplica stops a container of the set, giving it grace to exit after the
@@ -344,18 +364,7 @@ func (r *Runtime) RemoveReplica(ctx context.Context, set, id string, grace time.
 		return err
 	}
 	name := containerName(c, id)
-	var hookErr error
-	if st := c.State; st != nil && st.Running && !st.Paused && grace > 0 {
-		// pre_stop within the grace period; the stop has what is left, and
-		// at least minStopGrace, as the kubelet gives a preStop hook.
-		began := time.Now()
-		hctx, hcancel := context.WithTimeout(ctx, grace)
-		if err := r.runHooks(hctx, c, name, true); err != nil {
-			hookErr = &plan.PreStopError{Err: err}
-		}
-		hcancel()
-		grace = max(grace-time.Since(began), minStopGrace)
-	}
+	grace, hookErr := r.preStop(ctx, c, name, grace)
 	if st := c.State; st != nil && (st.Running || st.Restarting || st.Paused) {
 		t := seconds(grace)
 		_, err := r.cli.ContainerStop(ctx, c.ID, client.ContainerStopOptions{Timeout: &t})

@@ -12,7 +12,9 @@ import (
 // kubelet restarts a container whose liveness probe failed: its stop signal,
 // grace to exit, then a start of the same container (name, ID, volumes and
 // network endpoints kept). The container must carry the set's label and be
-// the caller's (engine.CheckOwner).
+// the caller's (engine.CheckOwner). Its pre_stop hooks run before the stop
+// and its post_start hooks after the start, as the kubelet runs a restarted
+// container's preStop and postStart handlers.
 func (r *Runtime) RestartReplica(ctx context.Context, set, id string, grace time.Duration) error {
 	ctx, cancel := r.bound(ctx, grace)
 	defer cancel()
@@ -20,9 +22,14 @@ func (r *Runtime) RestartReplica(ctx context.Context, set, id string, grace time
 	if err != nil {
 		return err
 	}
+	name := containerName(c, id)
+	grace, hookErr := r.preStop(ctx, c, name, grace)
 	t := seconds(grace)
 	if _, err := r.cli.ContainerRestart(ctx, c.ID, client.ContainerRestartOptions{Timeout: &t}); err != nil {
-		return fmt.Errorf("restart container %s: %w", containerName(c, id), err)
+		return fmt.Errorf("restart container %s: %w", name, err)
 	}
-	return nil
+	if err := r.runHooks(ctx, c, name, false); err != nil {
+		return err // post_start, as after the container's first start
+	}
+	return hookErr // a *plan.PreStopError: restarted all the same
 }

@@ -129,7 +129,10 @@ func (c *Controller) apply(ctx context.Context, st *state.State, mu *sync.Mutex,
 		}
 	case plan.ActStop:
 		if err := c.Runtime.StopReplica(ctx, set, a.ID, st.Spec.GracePeriod()); err != nil {
-			return err
+			if pe := (*plan.PreStopError)(nil); !errors.As(err, &pe) {
+				return err
+			}
+			c.emit(set, a.Name, "%v (stopped all the same)", err)
 		}
 		c.emit(set, a.Name, "%s stopped (%s)", a.Name, a.Reason)
 	case plan.ActConnect:

@@ -105,8 +105,16 @@ volumes:
 	if got := h.exec(name, "/web", "cat", "/data/post-start"); got != "started" {
 		t.Errorf("post_start's file: %q, want started", got)
 	}
-	h.mustOstset("scale", project+"-web", "--replicas", "0", "--timeout", "60s")
+	// ostset stop runs pre_stop as docker compose stop does; the marker is
+	// then taken away, so that the scale-down below writes it anew.
 	vol := "data-" + project + "-web-0"
+	h.mustOstset("stop", project+"-web", "--timeout", "60s")
+	if out := h.docker("run", "--rm", "--label", "io.ostset.test="+h.stateDir, "-v", vol+":/data", imageV1, "cat", "/data/pre-stop"); out != "stopping" {
+		t.Errorf("pre_stop's marker after ostset stop: %q, want stopping", out)
+	}
+	h.docker("run", "--rm", "--label", "io.ostset.test="+h.stateDir, "-v", vol+":/data", imageV1, "rm", "/data/pre-stop")
+	h.mustOstset("start", project+"-web", "--timeout", "60s")
+	h.mustOstset("scale", project+"-web", "--replicas", "0", "--timeout", "60s")
 	out := h.docker("run", "--rm", "--label", "io.ostset.test="+h.stateDir, "-v", vol+":/data", imageV1, "cat", "/data/pre-stop")
 	if out != "stopping" {
 		t.Errorf("pre_stop's marker in %s: %q, want stopping", vol, out)

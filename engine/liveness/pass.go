@@ -2,6 +2,7 @@ package liveness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"time"
@@ -67,9 +68,12 @@ func (m *Manager) Pass(ctx context.Context, st *state.State, obs *plan.Observed,
 			m.WakeAt(set, rec.Backoff.After)
 		default:
 			if err := m.rt.RestartReplica(ctx, set, r.ID, st.Spec.GracePeriod()); err != nil {
-				m.log().Warn("liveness restart", "set", set, "replica", r.Name, "err", err)
-				held[r.ID] = res.Failed
-				continue
+				if pe := (*plan.PreStopError)(nil); !errors.As(err, &pe) {
+					m.log().Warn("liveness restart", "set", set, "replica", r.Name, "err", err)
+					held[r.ID] = res.Failed
+					continue
+				}
+				emit(r.Name, fmt.Sprintf("%v (restarted all the same)", err))
 			}
 			emit(r.Name, r.Name+": "+res.Failed+", restarting")
 			at := m.clock.Now() // the restart's end: its run begins, and the back-off counts, from there
