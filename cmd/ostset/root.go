@@ -102,6 +102,7 @@ func (a *app) loadSettings(cmd *cobra.Command) error {
 	a.v.SetEnvPrefix("OSTSET")
 	a.v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
 	a.v.AutomaticEnv()
+	a.v.SetDefault("probe-starting", true) // docs/set-file.md, Readiness
 	if err := a.v.BindPFlags(cmd.Flags()); err != nil {
 		return err
 	}
