@@ -70,8 +70,12 @@ func TestProberOrderedReadyAheadOfDockersHealthcheck(t *testing.T) {
 	if probed == 0 {
 		t.Errorf("no replica's readiness came from ostset's probe: %+v", s.Containers)
 	}
-	if out := h.mustOstset("get", h.set).stdout; !strings.Contains(out, "(probe passed)") {
-		t.Errorf("get does not say where readiness came from:\n%s", out)
+	if probed > 0 {
+		for _, cmd := range []string{"get", "describe"} {
+			if out := h.mustOstset(cmd, h.set).stdout; !strings.Contains(out, "starting (probe passed)") {
+				t.Errorf("%s does not say where readiness came from:\n%s", cmd, out)
+			}
+		}
 	}
 }
 

@@ -103,7 +103,6 @@ mark=io.ostset.bench  # label on what the floor, compose and docker run create: 
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ostset-bench.XXXXXX")
 export OSTSET_STATE_DIR=$tmp/state # the set's desired spec and history live here only
-export OSTSET_PROBE_STARTING=true # readiness as soon as the healthcheck first passes (docs/set-file.md, Readiness)
 setfile=$tmp/set.yaml
 composefile=$tmp/compose.yaml
 log=$tmp/log
@@ -482,12 +481,19 @@ readiness() {
 }
 
 # rd_parallel: ostset's Parallel up of $rd_par of the app: the delays from the app's
-# readiness (start + 2 s) to ostset's probe finding it ready, and the CPU used meanwhile.
+# readiness (start + 2 s) to ostset's probe finding it ready, taken apart (see decompose),
+# and the CPU used meanwhile.
 rd_parallel() {
 	local t0 c1=0 e0 e1 pid engine delays d hz
 	hz=$(getconf CLK_TCK)
 	engine=$(pgrep -x dockerd; pgrep -x containerd) || true
 	write_rset Parallel 1 $rd_par 10s
+	# The execs of the set's replicas: ostset's probes (exec_create, then exec_start) and
+	# Docker's own checks (exec_start alone), and their exits.
+	docker events --since "$EPOCHREALTIME" --filter type=container --filter "label=io.ostset.set=$name" \
+		--filter event=exec_create --filter event=exec_start --filter event=exec_die \
+		--format '{{.TimeNano}}|{{.Action}}|{{index .Actor.Attributes "name"}}|{{index .Actor.Attributes "execID"}}|{{index .Actor.Attributes "exitCode"}}' >"$tmp/execs" 2>&1 &
+	evpid=$!
 	t0=$EPOCHREALTIME
 	# shellcheck disable=SC2086 # one PID a word
 	e0=$(cpu_ticks $engine)
@@ -501,14 +507,15 @@ rd_parallel() {
 	# shellcheck disable=SC2086
 	e1=$(cpu_ticks $engine)
 	record os-rd-par "ostset up, Parallel, $rd_par, ready at 2 s, interval 10s" "$t0" "$EPOCHREALTIME"
+	sleep 0.2 # the last events reach the recorder
+	kill "$evpid" 2>/dev/null || true
+	wait "$evpid" 2>/dev/null || true
+	evpid=
 	check_ready "$name" 1 $rd_par
 	add os-rd-cpu "CPU of the ostset process (s)" "$(awk -v t="$c1" -v hz="$hz" 'BEGIN { printf "%.2f", t / hz }')"
 	add os-rd-ecpu "CPU of dockerd + containerd (s)" "$(awk -v t=$((e1 - e0)) -v hz="$hz" 'BEGIN { printf "%.2f", t / hz }')"
-	# The probe's verdicts (container ID -> since) are in the set's state while Docker says starting.
-	delays=$(jq -r '.probed // {} | to_entries[] | "\(.key) \(.value)"' "$OSTSET_STATE_DIR/sets/$name.json" |
-		while read -r id since; do
-			echo "$(date -d "$since" +%s.%N) $(date -d "$(docker inspect --format '{{.State.StartedAt}}' "$id")" +%s.%N)"
-		done | awk -v d="$rd_delay" '{ printf "%.0f\n", ($1 - $2 - d) * 1000 }')
+	decompose
+	delays=$(awk '{ print $2 }' "$tmp/parts")
 	[[ $(wc -w <<<"$delays") -eq $rd_par ]] || die "the state has $(wc -w <<<"$delays") probe verdicts, want $rd_par"
 	for d in $delays; do
 		add os-rd-delay "start + 2 s -> ready by ostset's probe (ms)" "$d"
@@ -516,6 +523,53 @@ rd_parallel() {
 	# shellcheck disable=SC2086
 	printf '  %-58s %s ms, %s ms\n' "start + 2 s -> ready, p50, p99" "$(pct 50 $delays)" "$(pct 99 $delays)"
 	run "ostset down" "$ostset" down "$name" --volumes
+}
+
+# Where the time from a replica's start to the planner seeing it ready goes, per replica
+# (milliseconds; columns of $tmp/parts, each added to a key os-rd-<column>):
+#   delay  the app's readiness (StartedAt + 2 s) -> ostset's verdict (the set's state, probed)
+#   first  StartedAt -> ostset's first probe of it (its first exec_create)
+#   wait   the app's readiness -> the exec_create of the probe that passed: the gaps
+#          between probes and the wait for a free probe slot
+#   exec   that probe's exec_create -> its exec_die: the engine runs it
+#   read   its exec_die -> ostset's verdict: the exec's end reaching ostset
+#   plan   ostset's verdict -> the event "<replica> ready" of the pass that saw it
+#   probes how many probes ostset ran on it; dexec: every ostset probe's exec time (median)
+decompose() {
+	local id since started ready
+	"$ostset" events "$name" -o json | jq -r 'select(.message | test("^[^ ]+ ready")) | "\(.replica) \(.time)"' >"$tmp/readyat"
+	jq -r '.probed // {} | to_entries[] | "\(.key) \(.value)"' "$OSTSET_STATE_DIR/sets/$name.json" |
+		while read -r id since; do
+			started=$(docker inspect --format '{{.Name}} {{.State.StartedAt}}' "$id")
+			ready=$(awk -v n="${started%% *}" '"/" $1 == n { print $2; exit }' "$tmp/readyat")
+			echo "${started%% *} $(date -d "${started#* }" +%s%N) $(date -d "$since" +%s%N) $(date -d "${ready:-$since}" +%s%N)"
+		done >"$tmp/verdicts"
+	awk -v d="$rd_delay" -F'|' '
+		FNR == NR { split($0, f, " "); n = substr(f[1], 2); st[n] = f[2]; pr[n] = f[3]; rd[n] = f[4]; next }
+		$2 == "exec_create" { os[$4] = $1; if (!($3 in first)) first[$3] = $1; probes[$3]++ }
+		$2 == "exec_die" && ($4 in os) {
+			ex[++ne] = ($1 - os[$4]) / 1e6
+			if ($5 == "0" && !($3 in pass)) { pass[$3] = $1; passc[$3] = os[$4] }
+		}
+		END {
+			for (n in st) {
+				app = st[n] + d * 1e9
+				printf "%s %.0f %.0f %.0f %.0f %.0f %.0f %d\n", n, (pr[n] - app) / 1e6, (first[n] - st[n]) / 1e6,
+					(passc[n] - app) / 1e6, (pass[n] - passc[n]) / 1e6, (pr[n] - pass[n]) / 1e6, (rd[n] - pr[n]) / 1e6, probes[n]
+			}
+			for (i = 1; i <= ne; i++) print "exec", ex[i] > "/dev/stderr"
+		}' "$tmp/verdicts" "$tmp/execs" >"$tmp/parts" 2>"$tmp/dexec"
+	local i col
+	i=1
+	for col in delay first wait exec read plan probes; do
+		i=$((i + 1))
+		for d in $(awk -v c=$i '{ print $c }' "$tmp/parts"); do
+			add "os-rd-$col" "$col" "$d"
+		done
+	done
+	for d in $(awk '{ printf "%.0f\n", $2 }' "$tmp/dexec"); do
+		add os-rd-dexec "dexec" "$d"
+	done
 }
 
 cat >"$composefile" <<EOF
@@ -675,6 +729,15 @@ if [[ -v times[os-rd-delay] ]]; then
 	# shellcheck disable=SC2086
 	read -r flo fmed fhi <<<"$(stats ${times[os-rd-ecpu]})"
 	echo "CPU during that up: the ostset process $med s ($lo–$hi), dockerd + containerd $fmed s ($flo–$fhi)."
+	echo
+	echo "Taken apart, ms over the $(wc -w <<<"${times[os-rd-delay]}") replicas (p50, p90, max; see decompose in $prog):"
+	echo
+	echo "| part | p50 | p90 | max |"
+	echo "| --- | ---: | ---: | ---: |"
+	for col in delay first wait exec read plan probes dexec; do
+		# shellcheck disable=SC2086
+		echo "| $col | $(pct 50 ${times[os-rd-$col]}) | $(pct 90 ${times[os-rd-$col]}) | $(pct 100 ${times[os-rd-$col]}) |"
+	done
 fi
 fmed=
 if [[ -v times[os-gap-all] ]]; then

@@ -96,7 +96,7 @@ func (a *app) runDaemon(ctx context.Context, log *slog.Logger, metricsAddr strin
 		Prober: prober.New(rt),
 	}
 	defer c.Prober.Close()
-	c.Prober.WhileStarting = a.v.GetBool("probe-starting")
+	c.Prober.WhileStarting = a.probeStarting()
 	d := &daemon.Daemon{Controller: c, Events: rt, Resync: resync}
 	if metricsAddr != "" {
 		m := metrics.New()

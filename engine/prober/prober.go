@@ -51,6 +51,7 @@ type Prober struct {
 	// its healthcheck first passes rather than one interval after it
 	// started. Off, the prober runs only where the engine runs no
 	// healthchecks (Podman without systemd), where it is the readiness.
+	// The ostset command sets it from probe-starting, on by default.
 	WhileStarting bool
 
 	ctx    context.Context
