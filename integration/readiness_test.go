@@ -5,6 +5,7 @@ package integration
 import (
 	"fmt"
 	"strings"
+	"testing"
 )
 
 // readyEvent is the event recordEvents adds when a replica becomes ready by
@@ -98,4 +99,38 @@ func (h *harness) notReadyReason(name string) string {
 		return fmt.Sprintf("%s: %+v", name, c)
 	}
 	return fmt.Sprintf("%s: not in the status %+v", name, s.Containers)
+}
+
+// The readiness read from events: the first passing run of the healthcheck
+// test after a start, while Docker says starting, or Docker's healthy; not a
+// passing run of another command, nor of a container not seen to start, nor
+// one after Docker's own verdict, nor one after a kill.
+func TestReadinessFromEvents(t *testing.T) {
+	type ev struct{ action, key, exec, code string }
+	start, hc := func(k string) ev { return ev{"start", k, "", ""} }, func(k, x string) ev { return ev{"exec_start: " + healthTest, k, x, ""} }
+	die := func(k, x, code string) ev { return ev{"exec_die", k, x, code} }
+	for _, c := range []struct {
+		name  string
+		evs   []ev
+		ready int // index of the event that makes "a" ready, -1 for none
+	}{
+		{"a passing probe", []ev{start("a"), hc("a", "1"), die("a", "1", "1"), hc("a", "2"), die("a", "2", "0")}, 4},
+		{"another command", []ev{start("a"), {"exec_start: /web write x", "a", "1", ""}, die("a", "1", "0")}, -1},
+		{"not seen to start", []ev{hc("a", "1"), die("a", "1", "0")}, -1},
+		{"Docker's healthy", []ev{start("a"), {"health_status: healthy", "a", "", ""}}, 1},
+		{"after unhealthy", []ev{start("a"), {"health_status: unhealthy", "a", "", ""}, hc("a", "1"), die("a", "1", "0")}, -1},
+		{"killed", []ev{start("a"), hc("a", "1"), {"kill", "a", "", ""}, die("a", "1", "0")}, -1},
+		{"another container's exec", []ev{start("a"), hc("b", "1"), die("a", "1", "0")}, -1},
+	} {
+		r := newReadiness(healthTest)
+		got := -1
+		for i, e := range c.evs {
+			if r.observe(e.action, e.key, e.exec, e.code) && got < 0 {
+				got = i
+			}
+		}
+		if got != c.ready {
+			t.Errorf("%s: ready at event %d, want %d", c.name, got, c.ready)
+		}
+	}
 }
