@@ -140,6 +140,25 @@ func TestProbeCommand(t *testing.T) {
 	}
 }
 
+// A replica's healthcheck is given a start interval at create only where
+// the engine's API takes the field (1.44+); below, the engine would drop it.
+func TestHealthcheckAtCreateFollowsTheAPIVersion(t *testing.T) {
+	hc := &container.HealthConfig{Test: []string{"CMD", "x"}, Interval: 10 * time.Second}
+	for version, want := range map[string]time.Duration{"1.41": 0, "1.43": 0, "1.44": StartIntervalGiven, "1.47": StartIntervalGiven} {
+		cli, err := client.New(client.WithHost("unix:///nonexistent"), client.WithAPIVersion(version))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &Runtime{cli: cli}
+		if got := r.healthcheckAtCreate(hc); got.StartInterval != want {
+			t.Errorf("API %s: start interval %s, want %s", version, got.StartInterval, want)
+		}
+	}
+	if hc.StartInterval != 0 {
+		t.Error("the template's healthcheck was changed")
+	}
+}
+
 // On API 1.44+ a healthcheck without a start interval is given one, with a
 // start period of one interval when it has none; NONE, the image's own
 // healthcheck, a set start interval and a short interval are left alone.

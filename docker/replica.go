@@ -65,9 +65,7 @@ func (r *Runtime) createReplica(ctx context.Context, spec plan.ReplicaSpec) (eng
 		// Below 1.44 the engine drops the field without a word.
 		return engine.CreateResult{}, &engine.PermanentError{Replica: spec.Name, Err: fmt.Errorf("%s: %s", spec.Name, StartIntervalUnsupported(r.APIVersion()))}
 	}
-	if r.HasStartInterval() {
-		opts.Config.Healthcheck = withStartInterval(opts.Config.Healthcheck)
-	}
+	opts.Config.Healthcheck = r.healthcheckAtCreate(opts.Config.Healthcheck)
 	reused, fresh, err := r.ensureVolumes(ctx, spec)
 	if err != nil {
 		return engine.CreateResult{}, classifyStart(spec.Name, fmt.Errorf("%s: %w", spec.Name, err))

@@ -12,6 +12,16 @@ import (
 // ready rather than one interval after it started.
 const StartIntervalGiven = time.Second
 
+// healthcheckAtCreate is the healthcheck h as a replica is created with it:
+// given a start interval (withStartInterval) where the engine takes the field
+// (API 1.44+), as it is below.
+func (r *Runtime) healthcheckAtCreate(h *container.HealthConfig) *container.HealthConfig {
+	if !r.HasStartInterval() {
+		return h
+	}
+	return withStartInterval(h)
+}
+
 // withStartInterval returns the healthcheck h given a start interval when it
 // sets none: StartIntervalGiven, with a start period of one interval when it
 // has none (Docker uses the start interval only within the start period).

@@ -103,6 +103,9 @@ func (c *Controller) apply(ctx context.Context, st *state.State, mu *sync.Mutex,
 			return err
 		}
 		c.createdAt.Store(plan.ShortID(res.ID), began)
+		if c.Prober != nil { // probed from now, not from the next observation
+			c.Prober.Started(set, res.ID, spec.Healthcheck)
+		}
 		e := c.report(set, a.Name, "%s created (revision %s)", a.Name, a.Revision)
 		e.Container = plan.ShortID(res.ID)
 		c.record(e)

@@ -80,6 +80,24 @@ func TestProberMakesStartingReplicasReadyInOrder(t *testing.T) {
 	}
 }
 
+// A replica the pass created is probed from then on, not from the next
+// pass's observation: one pass alone leads to its first probe.
+func TestCreatedReplicaIsProbedBeforeTheNextObservation(t *testing.T) {
+	c, rt := probedSet(t, 1, &config.Healthcheck{Test: []string{"CMD", "check"}, Interval: config.Duration(10 * time.Second)})
+	rt.SetPassing("web-0", true)
+	if _, err := c.Pass(context.Background(), "web"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		if n, _ := rt.Probes("web-0"); n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("web-0 not probed after the pass that created it (created %v)", created(rt))
+		}
+	}
+}
+
 // A replica whose probe never passes is never ready, and the next ordinal
 // is not created; the probes run one at a time, at a growing interval.
 func TestReplicaWhoseProbeNeverPassesHoldsTheRollout(t *testing.T) {

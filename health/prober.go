@@ -67,6 +67,7 @@ type Probing struct {
 	Started time.Time
 
 	attempts int       // probes recorded
+	begun    time.Time // start of the last probe
 	last     time.Time // end of the last probe
 	passed   bool      // some probe passed
 	failures int       // consecutive counted failures since the last success
@@ -90,11 +91,16 @@ func (p *Probing) Next() (time.Time, bool) {
 	case p.passed:
 		return p.last.Add(p.Check.Interval), true
 	}
-	return p.last.Add(StartGap(p.attempts, p.Check.Interval)), true
+	// Before the first success the gap runs from one probe's start to the
+	// next one's (as kubelet's period does), so a probe that is slow to run
+	// (a loaded engine's exec) does not stretch the cadence: the next is due
+	// as soon as it ends when it took longer than the gap. After it, the
+	// interval runs from the end of one to the start of the next, as Docker's.
+	return p.begun.Add(StartGap(p.attempts, p.Check.Interval)), true
 }
 
-// StartGap is the wait after the n-th failed probe (n ≥ 1) of a container
-// that has not passed yet: FirstProbeGap doubled n-1 times, at most the
+// StartGap is the time from the start of the n-th failed probe (n ≥ 1) of a
+// container that has not passed yet to the start of the next: FirstProbeGap doubled n-1 times, at most the
 // interval and MaxStartGap.
 func StartGap(n int, interval time.Duration) time.Duration {
 	most := min(interval, MaxStartGap)
@@ -117,7 +123,7 @@ func (p *Probing) Passed(since time.Time) {
 // It reports whether the verdict (Ready) changed.
 func (p *Probing) Record(passed bool, start, end time.Time) bool {
 	p.attempts++
-	p.last = end
+	p.begun, p.last = start, end
 	was := p.ok
 	switch {
 	case passed:

@@ -22,7 +22,6 @@ func TestProbingStartsAtOnceAndBacksOffToTheInterval(t *testing.T) {
 	var gaps []time.Duration
 	for range 6 {
 		p.Record(false, now, now.Add(ms(5)))
-		now = now.Add(ms(5))
 		next, ok := p.Next()
 		if !ok {
 			t.Fatal("probing stopped before a success")
@@ -41,6 +40,22 @@ func TestProbingStartsAtOnceAndBacksOffToTheInterval(t *testing.T) {
 	}
 	if g := StartGap(3, 150*time.Millisecond); g != ms(150) {
 		t.Errorf("gap %v with a 150ms interval", g)
+	}
+}
+
+// A probe slower than the gap does not stretch the cadence before the first
+// success: the gap runs from one probe's start to the next one's, and a
+// probe that outlasts it is followed at once.
+func TestProbingGapRunsFromStartToStart(t *testing.T) {
+	p := NewProbing(Check{Interval: 10 * time.Second}, true, t0)
+	p.Record(false, t0, t0.Add(ms(60)))
+	if next, _ := p.Next(); !next.Equal(t0.Add(ms(100))) {
+		t.Fatalf("after a 60 ms probe started at 0: next at %v, want 100ms", next.Sub(t0))
+	}
+	at := t0.Add(ms(100))
+	p.Record(false, at, at.Add(ms(400)))
+	if next, _ := p.Next(); next.After(at.Add(ms(400))) {
+		t.Fatalf("after a 400 ms probe with a 200 ms gap: next at %v, want by its end (500ms)", next.Sub(t0))
 	}
 }
 

@@ -67,14 +67,15 @@ func TestIdentityAndDataSurviveUpdate(t *testing.T) {
 	}
 }
 
-// OrderedReady scale-up and scale-down, as Docker's own event log saw them.
+// OrderedReady scale-up and scale-down, as Docker's own event log saw them:
+// each ordinal is created only once the one below passed its healthcheck.
 func TestOrderedScaleInDockerEvents(t *testing.T) {
 	h := newHarness(t)
 	rec := h.recordEvents()
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1))
 	evs := rec()
 	for ord := 1; ord < 3; ord++ {
-		before(t, evs, event{"health_status: healthy", h.name(ord - 1)}, event{"create", h.name(ord)})
+		before(t, evs, event{readyEvent, h.name(ord - 1)}, event{"create", h.name(ord)})
 	}
 
 	rec = h.recordEvents()
@@ -97,7 +98,7 @@ func TestParallelDoesNotWait(t *testing.T) {
 	spec = strings.Replace(spec, "  healthcheck:", "  env: {START_DELAY: 2s}\n  healthcheck:", 1)
 	h.mustOstset("up", "-f", h.writeSpec(spec, imageV1))
 	evs := rec()
-	before(t, evs, event{"create", h.name(2)}, event{"health_status: healthy", h.name(0)})
+	before(t, evs, event{"create", h.name(2)}, event{readyEvent, h.name(0)})
 }
 
 // Scale-up halts while a replica is unhealthy and resumes once it recovers.
@@ -159,7 +160,7 @@ func TestRollingUpdateWithPartition(t *testing.T) {
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV2))
 	evs := rec()
 	before(t, evs, event{"destroy", h.name(1)}, event{"destroy", h.name(0)})
-	before(t, evs, event{"health_status: healthy", h.name(1)}, event{"kill", h.name(0)})
+	before(t, evs, event{readyEvent, h.name(1)}, event{"kill", h.name(0)})
 	for ord := range 3 {
 		if rev := h.inspect(h.name(ord)).Config.Labels["io.ostset.revision"]; rev != newRev {
 			t.Errorf("%s at %s, want %s", h.name(ord), rev, newRev)

@@ -20,7 +20,7 @@ import (
 // crashSpec is the crash test's set: per-ordinal volumes kept on scale-down
 // and delete (Retain), an init container that writes to the volume, a
 // healthcheck with a generous timeout (the test counts unavailable replicas
-// from Docker's health events, so a probe slowed by a busy machine must not
+// from Docker's exec and health events, so a probe slowed by a busy machine must not
 // turn a replica unhealthy), and {{VERSION}} in the template, to roll it.
 const crashSpec = `
 name: {{SET}}
@@ -352,6 +352,8 @@ type streamEvent struct {
 	name    string
 	ordinal string // replica containers only
 	init    bool
+	// execID and exitCode are an exec event's attributes.
+	execID, exitCode string
 }
 
 // streamEvents records the set's container and volume events from Docker's
@@ -362,7 +364,7 @@ func (h *harness) streamEvents() (stop func() []streamEvent) {
 	sentinel := h.nextSentinel()
 	cmd := exec.Command("docker", "events", "--since", time.Now().Add(-100*time.Millisecond).Format(time.RFC3339Nano),
 		"--filter", "type=container", "--filter", "type=volume",
-		"--format", `{{.TimeNano}}	{{.Type}}	{{.Action}}	{{.Actor.ID}}	{{index .Actor.Attributes "name"}}	{{index .Actor.Attributes "io.ostset.set"}}	{{index .Actor.Attributes "io.ostset.ordinal"}}	{{index .Actor.Attributes "io.ostset.init"}}`)
+		"--format", `{{.TimeNano}}	{{.Type}}	{{.Action}}	{{.Actor.ID}}	{{index .Actor.Attributes "name"}}	{{index .Actor.Attributes "io.ostset.set"}}	{{index .Actor.Attributes "io.ostset.ordinal"}}	{{index .Actor.Attributes "io.ostset.init"}}	{{index .Actor.Attributes "execID"}}	{{index .Actor.Attributes "exitCode"}}`)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		h.t.Fatal(err)
@@ -376,14 +378,14 @@ func (h *harness) streamEvents() (stop func() []streamEvent) {
 		lines := bufio.NewScanner(out)
 		for lines.Scan() {
 			f := strings.Split(lines.Text(), "\t")
-			if len(f) != 8 {
+			if len(f) != 10 {
 				continue
 			}
 			if f[4] == sentinel && f[2] == "create" {
 				break
 			}
 			ns, _ := strconv.ParseInt(f[0], 10, 64)
-			e := streamEvent{at: ns, kind: f[1], action: f[2], id: f[3], name: f[4], init: f[7] != ""}
+			e := streamEvent{at: ns, kind: f[1], action: f[2], id: f[3], name: f[4], init: f[7] != "", execID: f[8], exitCode: f[9]}
 			switch {
 			case e.kind == "container" && f[5] == h.set:
 				e.ordinal = f[6]
@@ -405,15 +407,17 @@ func (h *harness) streamEvents() (stop func() []streamEvent) {
 // checkEvents replays the run's events: never two live replica containers
 // for one ordinal; no volume of the set destroyed; during each rolling update
 // at most maxUnavailable (1) of the replicas available when it began
-// unavailable at once (a replica is available from its health_status: healthy
-// until it is killed, dies, turns unhealthy or is destroyed; one that is gone
-// is unavailable).
+// unavailable at once (a replica is available from when it became ready,
+// its healthcheck test passing once since it started (readiness), until it
+// is killed, dies, turns unhealthy or is destroyed; one that is gone is
+// unavailable).
 func (r *crashRun) checkEvents(evs []streamEvent) {
 	h := r.h
 	live := map[string][]string{} // ordinal → replica container IDs
 	avail := map[string]bool{}    // ordinal → available
 	window := 0                   // the next or current rolling update
-	var members []string          // the ordinals available when it began
+	ready := newReadiness(healthTest)
+	var members []string // the ordinals available when it began
 	for _, e := range evs {
 		for window < len(r.updates) && e.at > r.updates[window][1] {
 			window, members = window+1, nil
@@ -430,6 +434,8 @@ func (r *crashRun) checkEvents(evs []streamEvent) {
 		case e.kind == "volume" && e.action == "destroy":
 			h.t.Errorf("seed %d: volume %s destroyed", r.seed, e.name)
 		case e.kind != "container" || e.init || e.ordinal == "":
+		case ready.observe(e.action, e.id, e.execID, e.exitCode):
+			avail[e.ordinal] = true
 		case e.action == "create":
 			live[e.ordinal] = append(live[e.ordinal], e.id)
 			if len(live[e.ordinal]) > 1 {
@@ -439,8 +445,6 @@ func (r *crashRun) checkEvents(evs []streamEvent) {
 		case e.action == "destroy":
 			live[e.ordinal] = slices.DeleteFunc(live[e.ordinal], func(id string) bool { return id == e.id })
 			avail[e.ordinal] = false
-		case e.action == "health_status: healthy":
-			avail[e.ordinal] = true
 		case e.action == "kill" || e.action == "die" || e.action == "stop" || e.action == "health_status: unhealthy":
 			avail[e.ordinal] = false
 		}

@@ -258,7 +258,8 @@ type event struct {
 func (e event) String() string { return e.Action + " " + e.Name }
 
 // recordEvents starts recording the set's container events from Docker's own
-// event stream, and returns the function that stops and returns them. The
+// event stream, and returns the function that stops and returns them, with a
+// readyEvent where a replica became ready (the execs themselves are left out). The
 // stream is read live (Docker's replay buffer holds only the last 256 events of
 // the whole engine, which healthchecks fill in seconds); it ends at a sentinel
 // container created after the action, so every earlier event has been seen.
@@ -269,8 +270,8 @@ func (h *harness) recordEvents() (stop func() []event) {
 	cmd := exec.Command("docker", "events", "--since", since.Format(time.RFC3339Nano),
 		"--filter", "type=container", "--filter", "event=create", "--filter", "event=start",
 		"--filter", "event=kill", "--filter", "event=die", "--filter", "event=destroy",
-		"--filter", "event=health_status",
-		"--format", "{{.Action}}\t{{index .Actor.Attributes \"name\"}}")
+		"--filter", "event=health_status", "--filter", "event=exec_start", "--filter", "event=exec_die",
+		"--format", `{{.Action}}	{{index .Actor.Attributes "name"}}	{{index .Actor.Attributes "execID"}}	{{index .Actor.Attributes "exitCode"}}`)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		h.t.Fatal(err)
@@ -281,16 +282,24 @@ func (h *harness) recordEvents() (stop func() []event) {
 	evs := make(chan []event, 1)
 	go func() {
 		var got []event
+		ready := newReadiness(healthTest)
 		lines := bufio.NewScanner(out)
 		for lines.Scan() {
-			a, n, ok := strings.Cut(lines.Text(), "\t")
-			if !ok {
+			f := strings.Split(lines.Text(), "\t")
+			if len(f) != 4 {
 				continue
 			}
+			a, n := f[0], f[1]
 			if n == sentinel && a == "create" {
 				break
 			}
-			if strings.HasPrefix(n, h.set+"-") {
+			if !strings.HasPrefix(n, h.set+"-") {
+				continue
+			}
+			if ready.observe(a, n, f[2], f[3]) {
+				got = append(got, event{Action: readyEvent, Name: n})
+			}
+			if !strings.HasPrefix(a, "exec_") {
 				got = append(got, event{Action: a, Name: n})
 			}
 		}

@@ -91,7 +91,7 @@ func TestInitContainersSeedTheVolume(t *testing.T) {
 		before(t, evs, event{"die", check(ord)}, event{"create", h.name(ord)})
 		before(t, evs, event{"start", h.name(ord)}, event{"destroy", check(ord)})
 	}
-	before(t, evs, event{"health_status: healthy", h.name(0)}, event{"create", seed(1)})
+	before(t, evs, event{readyEvent, h.name(0)}, event{"create", seed(1)})
 
 	stop = h.recordEvents()
 	h.docker("restart", "-t", "2", h.name(1))

@@ -34,14 +34,13 @@ type proberStatus struct {
 	}
 }
 
-// An ordered rollout goes on as soon as each replica's own healthcheck
-// passes when ostset runs it, not when Docker first runs it one interval
+// By default, an ordered rollout goes on as soon as each replica's own
+// healthcheck passes when ostset runs it, not when Docker first runs it one interval
 // after the start: each replica is started before Docker's own check of the
 // one before it has passed, in order, and the status says the readiness of
 // those Docker still calls starting came from ostset's probe.
 func TestProberOrderedReadyAheadOfDockersHealthcheck(t *testing.T) {
 	h := newHarness(t)
-	h.env = append(h.env, "OSTSET_PROBE_STARTING=true")
 	spec := h.writeSpec(proberSpec, imageV1, "{ENV}", "{START_DELAY: 2s}")
 	stop := h.recordEvents()
 	h.mustOstset("up", "-f", spec)
@@ -71,8 +70,12 @@ func TestProberOrderedReadyAheadOfDockersHealthcheck(t *testing.T) {
 	if probed == 0 {
 		t.Errorf("no replica's readiness came from ostset's probe: %+v", s.Containers)
 	}
-	if out := h.mustOstset("get", h.set).stdout; !strings.Contains(out, "(probe passed)") {
-		t.Errorf("get does not say where readiness came from:\n%s", out)
+	if probed > 0 {
+		for _, cmd := range []string{"get", "describe"} {
+			if out := h.mustOstset(cmd, h.set).stdout; !strings.Contains(out, "starting (probe passed)") {
+				t.Errorf("%s does not say where readiness came from:\n%s", cmd, out)
+			}
+		}
 	}
 }
 
@@ -80,7 +83,6 @@ func TestProberOrderedReadyAheadOfDockersHealthcheck(t *testing.T) {
 // check, and the next ordinal is not created.
 func TestProberNeverPassingHealthcheckHoldsTheRollout(t *testing.T) {
 	h := newHarness(t)
-	h.env = append(h.env, "OSTSET_PROBE_STARTING=true")
 	spec := h.writeSpec(proberSpec, imageV1, "{ENV}", "{UNHEALTHY: \"1\"}")
 	r := h.ostset("up", "-f", spec, "--timeout", "4s")
 	if r.code != 3 {
@@ -93,5 +95,25 @@ func TestProberNeverPassingHealthcheckHoldsTheRollout(t *testing.T) {
 	}
 	if h.exists(h.name(1)) {
 		t.Fatalf("%s was created while %s never passed its healthcheck", h.name(1), h.name(0))
+	}
+}
+
+// With probe-starting off, Docker's own healthcheck alone makes a starting
+// replica ready on Docker: the next ordinal starts only after Docker reported
+// the one before healthy, and no readiness comes from ostset's probe.
+func TestProberOffWaitsForDockersHealthcheck(t *testing.T) {
+	h := newHarness(t)
+	h.env = append(h.env, "OSTSET_PROBE_STARTING=false")
+	spec := h.writeSpec(strings.Replace(proberSpec, "replicas: 3", "replicas: 2", 1), imageV1, "{ENV}", "{START_DELAY: 1s}")
+	stop := h.recordEvents()
+	h.mustOstset("up", "-f", spec)
+	var s proberStatus
+	h.statusJSON(&s)
+	evs := stop()
+	before(t, evs, event{"health_status: healthy", h.name(0)}, event{"start", h.name(1)})
+	for _, c := range s.Containers {
+		if c.ReadyBy != "" {
+			t.Errorf("%s ready by %q with probe-starting off", c.Name, c.ReadyBy)
+		}
 	}
 }

@@ -95,8 +95,20 @@ func TestRemoteEngineProbeAndSecretVolume(t *testing.T) {
 		return strings.TrimSpace(string(out)), err
 	}
 	name := h.name(0)
-	if health, err := remote("inspect", "--format", "{{.State.Health.Status}}", name); err != nil || health != "healthy" {
-		t.Errorf("%s: health %q, %v; want healthy", name, health, err)
+	if why := h.notReadyReason(name); why != "" {
+		t.Errorf("up returned with %s not ready: %s", name, why)
+	}
+	// The remote engine's own healthcheck runs the same probe: it passes too
+	// (Docker runs it one interval after the start, so wait for it).
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		health, err := remote("inspect", "--format", "{{.State.Health.Status}}", name)
+		if err == nil && health == "healthy" {
+			break
+		}
+		if err != nil || health != "starting" || time.Now().After(deadline) {
+			t.Errorf("%s: health %q, %v; want healthy", name, health, err)
+			break
+		}
 	}
 	if got, err := remote("exec", name, "/bin/busybox", "cat", "/etc/secret/password"); err != nil || got != "s3cr3t" {
 		t.Errorf("user 1000 reads the Secret on the remote engine: %q, %v", got, err)

@@ -24,8 +24,8 @@ func TestKubectlAndComposeVerbs(t *testing.T) {
 	if r := h.mustOstset("wait", "--for=condition=Ready", h.name(0), "--timeout", "2m"); !strings.Contains(r.stdout, h.name(0)+" condition met") {
 		t.Fatalf("wait %s: %s", h.name(0), r)
 	}
-	if st := h.inspect(h.name(0)); st.State.Health == nil || st.State.Health.Status != "healthy" {
-		t.Fatalf("wait returned before %s was healthy: %+v", h.name(0), st.State)
+	if why := h.notReadyReason(h.name(0)); why != "" {
+		t.Fatalf("wait returned before %s was ready: %s", h.name(0), why)
 	}
 	h.mustOstset("wait", "--for=condition=Ready", h.set, "--timeout", "2m")
 	ps := h.mustOstset("ps")

@@ -89,7 +89,7 @@ func TestOrdinalsStartMovesTheSet(t *testing.T) {
 	if got, want := h.replicaNames(), []string{h.name(2), h.name(3)}; !sameSet(got, want) {
 		t.Fatalf("replicas %v, want %v", got, want)
 	}
-	before(t, rec(), event{"health_status: healthy", h.name(3)}, event{"kill", h.name(1)})
+	before(t, rec(), event{readyEvent, h.name(3)}, event{"kill", h.name(1)})
 }
 
 // Ports: ordinal i publishes on hostPort+i; a port taken on the host is a clear

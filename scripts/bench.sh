@@ -20,11 +20,11 @@
 #    2 min a run), an app ready 2 s after it starts (START_DELAY=2s) with a healthcheck
 #    every 10 s, whose first check Docker runs 10 s after each start: an OrderedReady up
 #    of 5, a rolling update of the 5, and an OrderedReady up of 5 with the healthcheck every
-#    1 s, for ostset and the floor; and for ostset alone a Parallel up of 20 of that app,
-#    taking from the set's state when ostset's probe found each replica ready, less its
-#    start and the app's 2 s (p50 and p99 over the 20), and the CPU used meanwhile by the
-#    ostset process (which runs the probes) and by dockerd + containerd (which run the
-#    execs).
+#    1 s, for ostset and the floor; and for ostset alone a Parallel up of 20 of that app:
+#    the time from each replica's start + 2 s to the pass that saw it ready (p50 and p99
+#    over the 20), taken apart from Docker's exec events, the set's state and its events
+#    (see decompose), and the CPU used meanwhile by the ostset process (which runs the
+#    probes) and by dockerd + containerd (which run the execs).
 # 3. The baselines, BENCH_BASELINE_RUNS runs spread among those of part 2: ostset up of 10,
 #      Parallel, and its down; docker-compose up -d --scale app=10 until all are healthy,
 #      and down -v; 10 sequential docker run -d until all are healthy, and rm -f.
@@ -103,7 +103,6 @@ mark=io.ostset.bench  # label on what the floor, compose and docker run create: 
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ostset-bench.XXXXXX")
 export OSTSET_STATE_DIR=$tmp/state # the set's desired spec and history live here only
-export OSTSET_PROBE_STARTING=true # readiness as soon as the healthcheck first passes (docs/set-file.md, Readiness)
 setfile=$tmp/set.yaml
 composefile=$tmp/compose.yaml
 log=$tmp/log
@@ -482,12 +481,19 @@ readiness() {
 }
 
 # rd_parallel: ostset's Parallel up of $rd_par of the app: the delays from the app's
-# readiness (start + 2 s) to ostset's probe finding it ready, and the CPU used meanwhile.
+# readiness (start + 2 s) to ostset's probe finding it ready, taken apart (see decompose),
+# and the CPU used meanwhile.
 rd_parallel() {
 	local t0 c1=0 e0 e1 pid engine delays d hz
 	hz=$(getconf CLK_TCK)
 	engine=$(pgrep -x dockerd; pgrep -x containerd) || true
 	write_rset Parallel 1 $rd_par 10s
+	# The execs of the set's replicas: ostset's probes (exec_create, then exec_start) and
+	# Docker's own checks (exec_start alone), and their exits.
+	docker events --since "$EPOCHREALTIME" --filter type=container --filter "label=io.ostset.set=$name" \
+		--filter event=exec_create --filter event=exec_start --filter event=exec_die \
+		--format '{{.TimeNano}}|{{.Action}}|{{index .Actor.Attributes "name"}}|{{index .Actor.Attributes "execID"}}|{{index .Actor.Attributes "exitCode"}}' >"$tmp/execs" 2>&1 &
+	evpid=$!
 	t0=$EPOCHREALTIME
 	# shellcheck disable=SC2086 # one PID a word
 	e0=$(cpu_ticks $engine)
@@ -501,21 +507,74 @@ rd_parallel() {
 	# shellcheck disable=SC2086
 	e1=$(cpu_ticks $engine)
 	record os-rd-par "ostset up, Parallel, $rd_par, ready at 2 s, interval 10s" "$t0" "$EPOCHREALTIME"
+	sleep 0.2 # the last events reach the recorder
+	kill "$evpid" 2>/dev/null || true
+	wait "$evpid" 2>/dev/null || true
+	evpid=
 	check_ready "$name" 1 $rd_par
 	add os-rd-cpu "CPU of the ostset process (s)" "$(awk -v t="$c1" -v hz="$hz" 'BEGIN { printf "%.2f", t / hz }')"
 	add os-rd-ecpu "CPU of dockerd + containerd (s)" "$(awk -v t=$((e1 - e0)) -v hz="$hz" 'BEGIN { printf "%.2f", t / hz }')"
-	# The probe's verdicts (container ID -> since) are in the set's state while Docker says starting.
-	delays=$(jq -r '.probed // {} | to_entries[] | "\(.key) \(.value)"' "$OSTSET_STATE_DIR/sets/$name.json" |
-		while read -r id since; do
-			echo "$(date -d "$since" +%s.%N) $(date -d "$(docker inspect --format '{{.State.StartedAt}}' "$id")" +%s.%N)"
-		done | awk -v d="$rd_delay" '{ printf "%.0f\n", ($1 - $2 - d) * 1000 }')
-	[[ $(wc -w <<<"$delays") -eq $rd_par ]] || die "the state has $(wc -w <<<"$delays") probe verdicts, want $rd_par"
-	for d in $delays; do
-		add os-rd-delay "start + 2 s -> ready by ostset's probe (ms)" "$d"
-	done
+	decompose
+	delays=$(awk '{ print $2 }' "$tmp/parts")
+	[[ $(wc -w <<<"$delays") -eq $rd_par ]] || die "$(wc -w <<<"$delays") replicas ready, want $rd_par"
 	# shellcheck disable=SC2086
-	printf '  %-58s %s ms, %s ms\n' "start + 2 s -> ready, p50, p99" "$(pct 50 $delays)" "$(pct 99 $delays)"
+	printf '  %-58s %s ms, %s ms (%s of %s by probe)\n' "start + 2 s -> ready, p50, p99" "$(pct 50 $delays)" "$(pct 99 $delays)" \
+		"$(awk 'NF > 2' "$tmp/parts" | wc -l)" "$rd_par"
 	run "ostset down" "$ostset" down "$name" --volumes
+}
+
+# Where the time from a replica's start to the planner seeing it ready goes, per replica
+# (milliseconds; columns of $tmp/parts, each added to a key os-rd-<column>):
+#   ready  the app's readiness (StartedAt + 2 s) -> the event "<replica> ready" of the pass
+#          that saw it (every replica: ostset's probe or Docker's own check made it ready)
+#   delay  the app's readiness -> ostset's verdict (the set's state, probed); the columns
+#          below are of the replicas ostset's probe made ready
+#   first  StartedAt -> ostset's first probe of it (its first exec_create)
+#   wait   the app's readiness -> the exec_create of the probe that passed: the gaps
+#          between probes and the wait for a free probe slot
+#   exec   that probe's exec_create -> its exec_die: the engine runs it
+#   read   its exec_die -> ostset's verdict: the exec's end reaching ostset
+#   plan   ostset's verdict -> the event "<replica> ready"
+#   probes how many probes ostset ran on it; dexec: every ostset probe's exec time
+decompose() {
+	local id started since ready
+	"$ostset" events "$name" -o json | jq -r 'select(.message | test("^[^ ]+ ready")) | "\(.replica) \(.time)"' >"$tmp/readyat"
+	jq -r '.probed // {} | to_entries[] | "\(.key) \(.value)"' "$OSTSET_STATE_DIR/sets/$name.json" >"$tmp/probed"
+	for id in $(docker ps -q --no-trunc --filter "label=io.ostset.set=$name"); do
+		started=$(docker inspect --format '{{.Name}} {{.State.StartedAt}}' "$id")
+		since=$(awk -v id="$id" 'index(id, $1) == 1 { print $2; exit }' "$tmp/probed")
+		ready=$(awk -v n="${started%% *}" '"/" $1 == n { print $2; exit }' "$tmp/readyat")
+		[[ -n $ready ]] || die "no ready event of ${started%% *}"
+		echo "${started%% *} $(date -d "${started#* }" +%s%N) $([[ -n $since ]] && date -d "$since" +%s%N || echo -) $(date -d "$ready" +%s%N)"
+	done >"$tmp/verdicts"
+	awk -v d="$rd_delay" -F'|' '
+		FNR == NR { split($0, f, " "); n = substr(f[1], 2); st[n] = f[2]; pr[n] = f[3]; rd[n] = f[4]; next }
+		$2 ~ /^exec_create/ { os[$4] = $1; if (!($3 in first)) first[$3] = $1; probes[$3]++ }
+		$2 == "exec_die" && ($4 in os) {
+			print "dexec", ($1 - os[$4]) / 1e6 > "/dev/stderr"
+			if ($5 == "0" && !($3 in pass)) { pass[$3] = $1; passc[$3] = os[$4] }
+		}
+		END {
+			for (n in st) {
+				app = st[n] + d * 1e9
+				if (pr[n] == "-") { printf "%s %.0f\n", n, (rd[n] - app) / 1e6; continue }
+				printf "%s %.0f %.0f %.0f %.0f %.0f %.0f %.0f %d\n", n, (rd[n] - app) / 1e6, (pr[n] - app) / 1e6,
+					(first[n] - st[n]) / 1e6, (passc[n] - app) / 1e6, (pass[n] - passc[n]) / 1e6,
+					(pr[n] - pass[n]) / 1e6, (rd[n] - pr[n]) / 1e6, probes[n]
+			}
+		}' "$tmp/verdicts" "$tmp/execs" >"$tmp/parts" 2>"$tmp/dexec"
+	local i col d
+	i=1
+	for col in ready delay first wait exec read plan probes; do
+		i=$((i + 1))
+		for d in $(awk -v c=$i 'NF >= c { print $c }' "$tmp/parts"); do
+			add "os-rd-$col" "$col" "$d"
+		done
+	done
+	for d in $(awk '{ printf "%.0f\n", $2 }' "$tmp/dexec"); do
+		add os-rd-dexec "dexec" "$d"
+	done
+	add os-rd-byprobe "made ready by ostset's probe" "$(awk 'NF > 2' "$tmp/parts" | wc -l)"
 }
 
 cat >"$composefile" <<EOF
@@ -663,18 +722,27 @@ row "down, $parallel replicas" os-down-par fl-down-par s 2
 row "up, OrderedReady, $rd_n, app ready at 2 s, healthcheck every 10s" os-rd-up fl-rd-up s 2
 row "rolling update, $rd_n, app ready at 2 s, healthcheck every 10s" os-rd-roll fl-rd-roll s 2
 row "up, OrderedReady, $rd_n, app ready at 2 s, healthcheck every 1s" os-rd1-up fl-rd1-up s 2
-if [[ -v times[os-rd-delay] ]]; then
+if [[ -v times[os-rd-ready] ]]; then
 	# shellcheck disable=SC2086
 	read -r lo med hi <<<"$(stats ${times[os-rd-par]})"
 	echo
 	echo "ostset up, Parallel, $rd_par of the app ready at 2 s (healthcheck every 10s): $med s ($lo–$hi)."
 	# shellcheck disable=SC2086
-	echo "From the app's readiness (start + 2 s) to ostset's probe finding it ready, $(wc -w <<<"${times[os-rd-delay]}") replicas: p50 $(pct 50 ${times[os-rd-delay]}) ms, p99 $(pct 99 ${times[os-rd-delay]}) ms, max $(pct 100 ${times[os-rd-delay]}) ms."
+	echo "From the app's readiness (start + 2 s) to the pass that saw it ready, $(wc -w <<<"${times[os-rd-ready]}") replicas: p50 $(pct 50 ${times[os-rd-ready]}) ms, p99 $(pct 99 ${times[os-rd-ready]}) ms, max $(pct 100 ${times[os-rd-ready]}) ms; made ready by ostset's probe: $(echo ${times[os-rd-byprobe]}) per run."
 	# shellcheck disable=SC2086
 	read -r lo med hi <<<"$(stats ${times[os-rd-cpu]})"
 	# shellcheck disable=SC2086
 	read -r flo fmed fhi <<<"$(stats ${times[os-rd-ecpu]})"
 	echo "CPU during that up: the ostset process $med s ($lo–$hi), dockerd + containerd $fmed s ($flo–$fhi)."
+	echo
+	echo "Taken apart, ms (p50, p90, max; see decompose in $prog):"
+	echo
+	echo "| part | p50 | p90 | max |"
+	echo "| --- | ---: | ---: | ---: |"
+	for col in ready delay first wait exec read plan probes dexec; do
+		# shellcheck disable=SC2086
+		echo "| $col | $(pct 50 ${times[os-rd-$col]}) | $(pct 90 ${times[os-rd-$col]}) | $(pct 100 ${times[os-rd-$col]}) |"
+	done
 fi
 fmed=
 if [[ -v times[os-gap-all] ]]; then

@@ -100,7 +100,7 @@ func (a *app) runDaemon(ctx context.Context, log *slog.Logger, metricsAddr strin
 	lv := liveness.New(rt, nil).Waking(c.Prober.Changed)
 	defer lv.Close()
 	c.Liveness = lv
-	c.Prober.WhileStarting = a.v.GetBool("probe-starting")
+	c.Prober.WhileStarting = a.probeStarting()
 	d := &daemon.Daemon{Controller: c, Events: rt, Resync: resync}
 	if metricsAddr != "" {
 		m := metrics.New()

@@ -14,6 +14,8 @@ import (
 	"github.com/ostset/ostset/engine"
 	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/engine/state"
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
 )
 
 // Invalid input exits 2 with a message saying what and where, before any
@@ -118,6 +120,35 @@ func TestSettingsPrecedence(t *testing.T) {
 	}
 	if got := stateDir("/from/env", "--state-dir", "/from/flag"); got != "/from/flag" {
 		t.Errorf("from the flag: %q", got)
+	}
+}
+
+// probe-starting is on unless the settings file or OSTSET_PROBE_STARTING
+// turns it off.
+func TestProbeStartingIsOnByDefault(t *testing.T) {
+	dir := t.TempDir()
+	off := filepath.Join(dir, "off.yaml")
+	if err := os.WriteFile(off, []byte("probe-starting: false\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty.yaml")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		env, file string
+		want      bool
+	}{{"", empty, true}, {"false", empty, false}, {"true", off, true}, {"", off, false}} {
+		t.Setenv("OSTSET_PROBE_STARTING", c.env)
+		a := &app{v: viper.New()}
+		cmd := &cobra.Command{}
+		cmd.Flags().String("config", c.file, "")
+		if err := a.loadSettings(cmd); err != nil {
+			t.Fatal(err)
+		}
+		if got := a.probeStarting(); got != c.want {
+			t.Errorf("OSTSET_PROBE_STARTING=%q, settings %s: %v, want %v", c.env, filepath.Base(c.file), got, c.want)
+		}
 	}
 }
 

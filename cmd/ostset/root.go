@@ -104,6 +104,7 @@ func (a *app) loadSettings(cmd *cobra.Command) error {
 	a.v.SetEnvPrefix("OSTSET")
 	a.v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
 	a.v.AutomaticEnv()
+	a.v.SetDefault("probe-starting", true) // see probeStarting
 	if err := a.v.BindPFlags(cmd.Flags()); err != nil {
 		return err
 	}
@@ -174,7 +175,7 @@ func (a *app) controller() (*engine.Controller, error) {
 	}
 	if ex, ok := rt.(prober.Exec); ok {
 		c.Prober = prober.New(ex) // its goroutines end with the command
-		c.Prober.WhileStarting = a.v.GetBool("probe-starting")
+		c.Prober.WhileStarting = a.probeStarting()
 		if lr, ok := rt.(liveness.Runtime); ok {
 			c.Liveness = liveness.New(lr, nil).Waking(c.Prober.Changed)
 		}
@@ -184,6 +185,13 @@ func (a *app) controller() (*engine.Controller, error) {
 	}
 	return c, nil
 }
+
+// probeStarting is the setting probe-starting (OSTSET_PROBE_STARTING), on
+// unless set to false: whether the process that drives a set probes its
+// starting replicas also where the engine runs healthchecks itself (Docker),
+// so that a replica is ready when its healthcheck first passes, not one
+// interval after it started (docs/set-file.md, Readiness).
+func (a *app) probeStarting() bool { return a.v.GetBool("probe-starting") }
 
 func (a *app) printEvent(e state.Event) {
 	if e.Replica == "" {

@@ -138,3 +138,64 @@ func TestWhileStartingOffProbesOnlyWhereTheEngineRunsNoChecks(t *testing.T) {
 		p.Close()
 	}
 }
+
+// A container this process started is probed at once, before any
+// observation; the next observation takes its prober over (the same one,
+// its probes counted on) when it carries the same healthcheck, begins it
+// anew with the one it carries otherwise, and ends it when the container is
+// not there. The image's own healthcheck (nil) waits for the observation.
+func TestStartedProbesBeforeTheObservation(t *testing.T) {
+	f := &fakeExec{}
+	p := New(f)
+	p.WhileStarting = true
+	defer p.Close()
+	p.Started("web", "img", nil)
+	p.Started("web", "a", check)
+	p.Started("web", "a", check)
+	if n := p.InFlight(); n != 1 {
+		t.Fatalf("%d probers, want 1 (container a)", n)
+	}
+	for deadline := time.Now().Add(5 * time.Second); f.probes.Load() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no probe before an observation")
+		}
+	}
+	started := time.Now()
+	obs := []plan.Replica{{ID: "a", State: plan.StateRunning, Health: plan.HealthStarting, Healthcheck: check, StartedAt: started}}
+	p.mu.Lock()
+	w := p.byID["a"]
+	p.mu.Unlock()
+	p.Sync("web", obs, nil)
+	p.mu.Lock()
+	same, at := p.byID["a"] == w, w.started
+	p.mu.Unlock()
+	if !same || !at.Equal(started) {
+		t.Fatalf("the observation did not take the prober over (same %v, started %v)", same, at)
+	}
+	other := *check
+	other.Test = []string{"CMD", "/bin/sh", "-c", "x"}
+	p.Started("web", "b", check)
+	p.Sync("web", append(obs, plan.Replica{ID: "b", State: plan.StateRunning, Health: plan.HealthStarting, Healthcheck: &other, StartedAt: started}), nil)
+	p.mu.Lock()
+	hc := p.byID["b"].hc
+	p.mu.Unlock()
+	if !sameCheck(hc, other) {
+		t.Fatalf("prober of b runs %q, want the container's %q", hc.Test, other.Test)
+	}
+	p.Started("web", "c", check)
+	p.Sync("web", obs, nil) // b and c are gone
+	if n := p.InFlight(); n != 1 {
+		t.Fatalf("%d probers, want 1 (container a)", n)
+	}
+}
+
+// Started, like Sync, leaves a starting replica to the engine's own
+// healthcheck where the engine runs one and WhileStarting is off.
+func TestStartedFollowsWhileStarting(t *testing.T) {
+	p := New(&fakeExec{})
+	defer p.Close()
+	p.Started("web", "a", check)
+	if n := p.InFlight(); n != 0 {
+		t.Fatalf("%d probers with WhileStarting off on Docker", n)
+	}
+}
