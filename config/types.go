@@ -21,6 +21,9 @@ const (
 const (
 	RollingUpdate = "RollingUpdate"
 	OnDelete      = "OnDelete"
+	// Recreate removes every replica of an older revision before any of the
+	// update revision is created (Kubernetes 1.37, alpha).
+	Recreate = "Recreate"
 )
 
 // Image pull policies (template.imagePullPolicy), with Kubernetes' meaning.
