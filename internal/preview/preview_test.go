@@ -192,3 +192,14 @@ func TestPreviewImageNotPresent(t *testing.T) {
 		t.Errorf("the preview pulled: %v", rt.Log)
 	}
 }
+
+// A replica that is not ready now holds the rollout back: the preview says
+// so, and still lists the whole rollout, as it goes once the replica is ready.
+func TestPreviewWaitsFirst(t *testing.T) {
+	c, rt := running(t, webSet(3, "ostset/web:1"))
+	rt.SetHealth("web-1", "unhealthy")
+	p, out := preview(t, c, webSet(3, "ostset/web:2"))
+	if len(p.Plan.Replicas) != 3 || !strings.Contains(out, "  first waits for: web-1 not ready (health: unhealthy)") {
+		t.Errorf("render:\n%s", out)
+	}
+}

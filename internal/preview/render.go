@@ -75,7 +75,7 @@ func renderPlan(w io.Writer, p Plan) {
 	if p.Held != "" {
 		fmt.Fprintf(w, "  held: %s\n", p.Held)
 	}
-	if len(p.Waiting) > 0 && !p.Empty() {
+	if len(p.Waiting) > 0 {
 		fmt.Fprintf(w, "  first waits for: %s\n", strings.Join(p.Waiting, "; "))
 	}
 	if len(p.Stalled) > 0 {

@@ -89,8 +89,14 @@ func simulate(st state.State, obs plan.Observed, now time.Time, name func(string
 		if pass == 0 {
 			out.Waiting, out.Held = pl.Waiting, pl.Held
 		}
+		if len(pl.Actions) == 0 && pass == 0 && !pl.Complete {
+			// It waits now (a replica not ready): what follows once it is.
+			ready(&in.Observed, now)
+			in.Backoff, in.Refused = nil, nil
+			continue
+		}
 		if len(pl.Actions) == 0 {
-			if pass > 0 && !pl.Complete {
+			if !pl.Complete {
 				out.Stalled = pl.Waiting
 			}
 			break
