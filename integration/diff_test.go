@@ -112,3 +112,22 @@ func TestDiffAndDryRunChangeNothing(t *testing.T) {
 		}
 	}
 }
+
+// A new set previews as created whole: its replicas, volumes and network;
+// none of them is made, and the state directory stays empty.
+func TestDiffOfANewSetShowsEverythingCreated(t *testing.T) {
+	h := newHarness(t)
+	r := h.ostset("diff", "-f", h.writeSpec(baseSpec, imageV1))
+	for _, want := range []string{h.set + ": new set, revision " + h.set + "-", "  + create  " + h.name(0) + " at ", "  + create  " + h.name(2) + " at ",
+		"  + create volume data-" + h.name(2), "  + create network " + h.network} {
+		if r.code != 1 || !strings.Contains(r.stdout, want) {
+			t.Errorf("no %q in: %s", want, r)
+		}
+	}
+	if len(h.replicaNames()) > 0 || len(h.dockerLines("network", "ls", "-q", "--filter", "name=^"+h.network+"$")) > 0 {
+		t.Errorf("diff made containers or the network")
+	}
+	if files := snapshot(t, h.stateDir); len(files) > 0 {
+		t.Errorf("diff wrote the state directory: %v", files)
+	}
+}

@@ -138,13 +138,21 @@ func TestPreviewNewSet(t *testing.T) {
 	rt := enginetest.New()
 	dir := filepath.Join(t.TempDir(), "state")
 	c := &engine.Controller{Runtime: rt, Store: state.Store{Dir: dir}}
-	p, out := preview(t, c, webSet(2, "v1"))
+	e := Engine{Controller: c, NetworkExists: func(context.Context, string) (bool, error) { return false, nil }}
+	p, err := e.Preview(context.Background(), webSet(2, "v1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	Render(&b, p)
+	out := b.String()
 	want := "web: new set, revision " + p.Revision + `
   plan (in order, each replica taken as ready once created):
   + create  web-0 at ` + p.Revision + `
   + create  web-1 at ` + p.Revision + `
   + create volume data-web-0
   + create volume data-web-1
+  + create network ostset
 `
 	if !p.New || out != want {
 		t.Errorf("render:\n%s\nwant:\n%s", out, want)
