@@ -50,7 +50,7 @@ func TestDiffAndDryRunChangeNothing(t *testing.T) {
 	state := snapshot(t, h.stateDir)
 	stop := h.recordEvents()
 
-	if r := h.ostset("diff", "-f", h.writeSpec(baseSpec, imageV1)); r.code != 0 || !strings.HasPrefix(r.stdout, h.set+": no change (revision "+v1+")") {
+	if r := h.ostset("diff", "-f", h.writeSpec(baseSpec, imageV1)); r.code != 0 || !strings.HasPrefix(r.stdout, h.set+": no change, revision "+v1) {
 		t.Errorf("diff of the running file: %s", r)
 	}
 	file := h.writeSpec(baseSpec, imageV2)

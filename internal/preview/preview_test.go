@@ -73,7 +73,7 @@ func TestPreviewUnchangedSetIsNoChange(t *testing.T) {
 	if p.Changed() {
 		t.Errorf("an unchanged set previews as changed:\n%s", out)
 	}
-	if want := "web: no change (revision <v1>)\n"; revs(t, c, out) != want {
+	if want := "web: no change, revision <v1>\n"; revs(t, c, out) != want {
 		t.Errorf("render:\n%s\nwant:\n%s", revs(t, c, out), want)
 	}
 	if len(rt.Log) > 0 {

@@ -27,7 +27,7 @@ func Render(w io.Writer, s Set) {
 	case s.Changed():
 		fmt.Fprintf(w, "%s: revision %s unchanged%s\n", s.Name, s.Stored, where)
 	default:
-		fmt.Fprintf(w, "%s: no change (revision %s)%s\n", s.Name, s.Stored, where)
+		fmt.Fprintf(w, "%s: no change, revision %s%s\n", s.Name, s.Stored, where)
 	}
 	if s.UnknownRevision != "" {
 		fmt.Fprintf(w, "  note: %s\n", s.UnknownRevision)
