@@ -42,7 +42,10 @@ func (p *planner) recreate() bool {
 			// Its init containers go first (leftoverInits, condemnedInits).
 			removing += p.recreateInits(p.inits[r.Ordinal], true)
 		default:
-			p.act(Action{Kind: ActDelete, Ordinal: r.Ordinal, Name: r.Name, ID: r.ID, Revision: r.Revision, Releases: !p.inRange(r.Ordinal),
+			// Not a scale-down (Releases false), even out of the range: as
+			// Kubernetes marks for deletion only the claims of the pods its
+			// scale-down reaches, whenScaled: Delete keeps these volumes.
+			p.act(Action{Kind: ActDelete, Ordinal: r.Ordinal, Name: r.Name, ID: r.ID, Revision: r.Revision,
 				Exited: health.Failed(hc(&r)), Reason: fmt.Sprintf("Recreate %s -> %s: every old replica goes before any new one is created", r.Revision, p.in.UpdateRevision)})
 		}
 	}

@@ -36,7 +36,7 @@ func TestPlanRecreate(t *testing.T) {
 		{name: "replicas at the update revision stay, and nothing is created while an old one remains",
 			set: testSet(recreateStrategy), obs: Observed{Replicas: []Replica{ok(0, "b"), ok(1, "a")}},
 			want: "delete web-1" + why},
-		{name: "an old replica out of the range goes too, releasing its ordinal",
+		{name: "an old replica out of the range goes too",
 			set: testSet(recreateStrategy, replicas(1)), obs: Observed{Replicas: []Replica{ok(0, "b"), ok(1, "a")}},
 			want: "delete web-1" + why},
 		{name: "an old init container goes too",
