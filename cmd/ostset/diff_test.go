@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,6 +40,15 @@ func TestDiffExitCodes(t *testing.T) {
 				t.Errorf("%v: no %q in\n%s", cmd, want, out)
 			}
 		}
+	}
+	out, _, _ := f.run(context.Background(), "diff", "-f", file, "-o", "json")
+	var previews []struct {
+		Name            string
+		RevisionChanged bool
+		Plan            struct{ Replicas []struct{ Name, Action string } }
+	}
+	if err := json.Unmarshal([]byte(out), &previews); err != nil || len(previews) != 1 || !previews[0].RevisionChanged || len(previews[0].Plan.Replicas) != 3 {
+		t.Errorf("diff -o json: %v\n%s", err, out)
 	}
 	write("name: web\nreplicas: -1\ntemplate:\n  image: y\n")
 	if _, _, err := f.run(context.Background(), "diff", "-f", file); exitCode(err) != exitInvalid {
