@@ -45,7 +45,9 @@ func TestDiffExitCodes(t *testing.T) {
 	var previews []struct {
 		Name            string
 		RevisionChanged bool
-		Plan            struct{ Replicas []struct{ Name, Action string } }
+		Plan            struct {
+			Replicas []struct{ Name, Action string }
+		}
 	}
 	if err := json.Unmarshal([]byte(out), &previews); err != nil || len(previews) != 1 || !previews[0].RevisionChanged || len(previews[0].Plan.Replicas) != 3 {
 		t.Errorf("diff -o json: %v\n%s", err, out)
