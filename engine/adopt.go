@@ -33,21 +33,6 @@ func (c *Controller) observe(ctx context.Context, name string, st state.State, o
 	return WithOwnership(ctx, own), own.Classify(name, obs), nil
 }
 
-// ObserveOnly observes a set as a pass does, classified by owner, and changes
-// nothing, not even the state directory's ID (Store.ExistingOwner): what
-// ostset diff plans from.
-func (c *Controller) ObserveOnly(ctx context.Context, name string, st state.State) (plan.Observed, error) {
-	self, err := c.Store.ExistingOwner()
-	if err != nil {
-		return plan.Observed{}, err
-	}
-	obs, err := c.Runtime.Observe(ctx, name, ObserveOptions{Timings: st.Spec.MinReadySeconds > 0})
-	if err != nil {
-		return plan.Observed{}, err
-	}
-	return plan.Ownership{Self: self, Adopted: st.AdoptedOwners}.Classify(name, obs), nil
-}
-
 // labelOwner labels a replica and its volumes with this state directory.
 func (c *Controller) labelOwner(spec *plan.ReplicaSpec) error {
 	self, err := c.Store.Owner()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
+	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/engine/state"
 	"github.com/ostset/ostset/internal/present"
 )
@@ -95,7 +96,7 @@ func (e Engine) Preview(ctx context.Context, s config.Set) (Set, error) {
 		out.Changes = present.RevisionChanges(prev.Spec, cur.Spec)
 		out.SpecChanges = specChanges(st.Spec, next.Spec)
 	}
-	obs, err := c.ObserveOnly(ctx, s.Name, st)
+	obs, err := observe(ctx, c, s.Name, st)
 	if err != nil {
 		return out, err
 	}
@@ -104,6 +105,21 @@ func (e Engine) Preview(ctx context.Context, s config.Set) (Set, error) {
 		return out, err
 	}
 	return out, nil
+}
+
+// observe observes a set as a pass does, classified by owner, and changes
+// nothing, not even the state directory's ID (Store.ExistingOwner: a
+// directory without one owns nothing yet).
+func observe(ctx context.Context, c *engine.Controller, name string, st state.State) (plan.Observed, error) {
+	self, err := c.Store.ExistingOwner()
+	if err != nil {
+		return plan.Observed{}, err
+	}
+	obs, err := c.Runtime.Observe(ctx, name, engine.ObserveOptions{Timings: st.Spec.MinReadySeconds > 0})
+	if err != nil {
+		return plan.Observed{}, err
+	}
+	return plan.Ownership{Self: self, Adopted: st.AdoptedOwners}.Classify(name, obs), nil
 }
 
 // displayName names the revision up would make in the plan's lines.
