@@ -21,7 +21,7 @@ func (s Set) MaxUnavailableCount() int {
 	if v == "" {
 		v = DefaultMaxUnavailable
 	}
-	n, err := v.resolve(s.DesiredReplicas())
+	n, err := v.Resolve(s.DesiredReplicas())
 	if err != nil || n < 1 {
 		return 1
 	}

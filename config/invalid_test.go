@@ -63,8 +63,10 @@ func TestInvalidInputs(t *testing.T) {
 		// Policies.
 		{"unknown pod management policy", one(base + "podManagementPolicy: Ordered\n"), []string{
 			`set.yaml:4: podManagementPolicy: "Ordered" must be OrderedReady or Parallel`}},
-		{"unknown update strategy", one(base + "updateStrategy: {type: Recreate}\n"), []string{
-			`set.yaml:4: updateStrategy.type: "Recreate" must be RollingUpdate or OnDelete`}},
+		{"unknown update strategy", one(base + "updateStrategy: {type: Recreated}\n"), []string{
+			`set.yaml:4: updateStrategy.type: "Recreated" must be RollingUpdate, OnDelete or Recreate`}},
+		{"Recreate with a partition", one(base + "updateStrategy:\n  type: Recreate\n  rollingUpdate: {partition: 1}\n"), []string{
+			`set.yaml:6: updateStrategy.rollingUpdate.partition: only allowed for updateStrategy.type RollingUpdate, not Recreate`}},
 		{"unknown retention policy", one(base + "persistentVolumeClaimRetentionPolicy:\n  whenScaled: delete\n"), []string{
 			`set.yaml:5: persistentVolumeClaimRetentionPolicy.whenScaled: "delete" must be Retain or Delete`}},
 		{"unknown pull policy", one(base + "  imagePullPolicy: always\n"), []string{

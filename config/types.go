@@ -10,6 +10,7 @@ import (
 
 	"github.com/ostset/ostset/config/envref"
 	"github.com/ostset/ostset/config/lifecycle"
+	"github.com/ostset/ostset/config/scalars"
 )
 
 // Pod management policies.
@@ -22,6 +23,9 @@ const (
 const (
 	RollingUpdate = "RollingUpdate"
 	OnDelete      = "OnDelete"
+	// Recreate removes every replica of an older revision before any of the
+	// update revision is created (Kubernetes 1.37, alpha).
+	Recreate = "Recreate"
 )
 
 // Image pull policies (template.imagePullPolicy), with Kubernetes' meaning.
@@ -89,8 +93,8 @@ type RollingUpdateParams struct {
 	MaxUnavailable IntOrPercent `yaml:"maxUnavailable" json:"maxUnavailable"`
 }
 
-// IntOrPercent is "N" or "N%".
-type IntOrPercent string
+// IntOrPercent is "N" or "N%" (scalars.IntOrPercent).
+type IntOrPercent = scalars.IntOrPercent
 
 // Ordinals sets the first ordinal.
 type Ordinals struct {

@@ -91,9 +91,14 @@ func (s Set) validate() []FieldError {
 	v.nonNegative("replicas", replicas)
 	v.atMost("replicas", replicas, MaxReplicas)
 	v.oneOf("podManagementPolicy", s.PodManagementPolicy, OrderedReady, Parallel)
-	v.oneOf("updateStrategy.type", s.UpdateStrategy.Type, RollingUpdate, OnDelete)
+	v.oneOf("updateStrategy.type", s.UpdateStrategy.Type, RollingUpdate, OnDelete, Recreate)
+	for _, f := range []string{"updateStrategy.rollingUpdate.partition", "updateStrategy.rollingUpdate.maxUnavailable"} {
+		if s.UpdateStrategy.Type == Recreate && s.Written[f] { // as Kubernetes' validation
+			v.add(f, "only allowed for updateStrategy.type RollingUpdate, not Recreate")
+		}
+	}
 	v.nonNegative("updateStrategy.rollingUpdate.partition", s.UpdateStrategy.RollingUpdate.Partition)
-	if _, err := s.UpdateStrategy.RollingUpdate.MaxUnavailable.resolve(1); err != nil {
+	if _, err := s.UpdateStrategy.RollingUpdate.MaxUnavailable.Resolve(1); err != nil {
 		v.add("updateStrategy.rollingUpdate.maxUnavailable", "%v", err)
 	}
 	if d := *s.UpdateStrategy.ProgressDeadlineSeconds; d <= s.MinReadySeconds {

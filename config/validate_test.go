@@ -150,11 +150,11 @@ func TestValidateRejects(t *testing.T) {
 		}},
 		{"enums", func(s *Set) {
 			s.PodManagementPolicy = "Ordered"
-			s.UpdateStrategy.Type = "Recreate"
+			s.UpdateStrategy.Type = "Recreated"
 			s.PersistentVolumeClaimRetentionPolicy = RetentionPolicy{WhenDeleted: "delete", WhenScaled: "Keep"}
 		}, []string{
 			`podManagementPolicy: "Ordered" must be OrderedReady or Parallel`,
-			`updateStrategy.type: "Recreate" must be RollingUpdate or OnDelete`,
+			`updateStrategy.type: "Recreated" must be RollingUpdate, OnDelete or Recreate`,
 			`persistentVolumeClaimRetentionPolicy.whenDeleted: "delete" must be Retain or Delete`,
 			`persistentVolumeClaimRetentionPolicy.whenScaled: "Keep" must be Retain or Delete`,
 		}},

@@ -182,6 +182,13 @@ func (r *Runtime) activeEndpoints(ctx context.Context, n network.Summary, refuse
 	return false, &engine.StaleEndpointsError{Network: n.Name, ID: n.ID, Err: refused}
 }
 
+// NetworkExists reports whether a network called name exists, changing
+// nothing (ostset diff).
+func (r *Runtime) NetworkExists(ctx context.Context, name string) (bool, error) {
+	found, err := r.networksNamed(ctx, name)
+	return len(found) > 0, err
+}
+
 // networksNamed lists the networks whose name is exactly name (Docker's name
 // filter matches substrings).
 func (r *Runtime) networksNamed(ctx context.Context, name string) ([]network.Summary, error) {

@@ -208,8 +208,8 @@ func checkPortShift(s config.Set, held []HeldPort) []error {
 				continue
 			}
 			rolling := s.UpdateStrategy.Type != config.OnDelete
-			if rolling && j > i && j >= s.UpdateStrategy.RollingUpdate.Partition {
-				continue // replaced first, and its port freed
+			if s.UpdateStrategy.Type == config.Recreate || rolling && j > i && j >= s.UpdateStrategy.RollingUpdate.Partition {
+				continue // replaced first (under Recreate all are), and its port freed
 			}
 			errs = append(errs, fmt.Errorf("%s: %s: host port %d (for %s) is held by %s of this set, which the update would replace only after %s: "+
 				"shift hostPort by at least the replica count (%d) or upwards, or scale the set to 0 first and then apply the change",

@@ -135,7 +135,7 @@ func TestPreflightExpandsTemplatedBindSources(t *testing.T) {
 // rolling update replaces web-1 first, whose new port web-0 holds until it
 // is replaced after web-1. Shifted up, web-1 goes first and frees web-0's new
 // port; shifted by the replica count, nothing overlaps. Under OnDelete the
-// order is a person's, so any overlap is refused.
+// order is a person's, so any overlap is refused; under Recreate none is.
 func TestCheckHostRefusesAPortShiftTheRolloutCannotFinish(t *testing.T) {
 	held := []engine.HeldPort{
 		{Container: "web-0", Set: "web", Port: 19610, Protocol: "tcp"},
@@ -157,5 +157,9 @@ func TestCheckHostRefusesAPortShiftTheRolloutCannotFinish(t *testing.T) {
 	}
 	if err := engine.CheckHost(set(19611, "updateStrategy:\n  type: OnDelete\n"), nil, engine.Host{Ports: held}); err == nil {
 		t.Error("a shift under OnDelete was not refused")
+	}
+	// Under Recreate every old replica is gone before any new one starts.
+	if err := engine.CheckHost(set(19609, "updateStrategy:\n  type: Recreate\n"), nil, engine.Host{Ports: held}); err != nil {
+		t.Errorf("a shift under Recreate: %v", err)
 	}
 }

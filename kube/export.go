@@ -234,8 +234,8 @@ func (e *exporter) updateStrategy() kubeUpdateStrategy {
 		e.unexpressed("updateStrategy.autoRollback", "a StatefulSet does not roll back by itself")
 		e.keep(true, "updateStrategy", "autoRollback")
 	}
-	if u.Type == config.OnDelete {
-		return kubeUpdateStrategy{Type: config.OnDelete}
+	if u.Type != config.RollingUpdate { // OnDelete, Recreate: no rollingUpdate, as Kubernetes validates
+		return kubeUpdateStrategy{Type: u.Type}
 	}
 	ru := &kubeRollingUpdate{Partition: u.RollingUpdate.Partition}
 	if mu := string(u.RollingUpdate.MaxUnavailable); mu != config.DefaultMaxUnavailable {

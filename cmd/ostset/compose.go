@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -37,25 +36,13 @@ func (f composeFlags) options(files []string) compose.Options {
 	return compose.Options{Files: files, ProjectName: f.project, EnvFiles: f.envFiles, Profiles: f.profiles}
 }
 
-// composeFiles tells whether the files are compose files (a top-level
-// services: key). Compose files and set files are not mixed in one command.
+// composeFiles tells whether the files are compose files (compose.AreComposeFiles).
 func composeFiles(files []string) (bool, error) {
-	var isCompose, isSet []string
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return false, invalid(err)
-		}
-		if compose.IsComposeFile(data) {
-			isCompose = append(isCompose, f)
-		} else {
-			isSet = append(isSet, f)
-		}
+	ok, err := compose.AreComposeFiles(files)
+	if err != nil {
+		return false, invalid(err)
 	}
-	if len(isCompose) > 0 && len(isSet) > 0 {
-		return false, invalidf("%s is a compose file and %s is not: compose files and set files are not mixed in one command", isCompose[0], isSet[0])
-	}
-	return len(isCompose) > 0, nil
+	return ok, nil
 }
 
 // loadCompose loads a compose project. What ostset cannot map is an error,

@@ -2,11 +2,9 @@ package main
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/engine/state"
@@ -105,17 +103,8 @@ func (a *app) describe(st state.State, s plan.Status, events []state.Event, d da
 	_ = t.Flush()
 
 	fmt.Fprintln(w, "Spec:")
-	var node yaml.Node
-	if err := node.Encode(present.DescribedSpec(st.Spec)); err != nil {
+	if err := present.PrintSpec(w, "  ", st.Spec); err != nil {
 		return err
-	}
-	dropEmpty(&node)
-	spec, err := yaml.Marshal(&node)
-	if err != nil {
-		return err
-	}
-	for _, line := range strings.Split(strings.TrimRight(string(spec), "\n"), "\n") {
-		fmt.Fprintf(w, "  %s\n", line)
 	}
 
 	fmt.Fprintln(w, "Events:")
@@ -126,33 +115,4 @@ func (a *app) describe(st state.State, s plan.Status, events []state.Event, d da
 		fmt.Fprintf(w, "  %s ago\t%s\n", present.Age(e.Time, now), e.Message)
 	}
 	return nil
-}
-
-// dropEmpty leaves out of a YAML mapping the fields without a value: "",
-// null, [] and {}, and a mapping that has nothing left. Zeros and false stay:
-// they are values.
-func dropEmpty(n *yaml.Node) bool {
-	switch n.Kind {
-	case yaml.MappingNode:
-		kept := n.Content[:0]
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if !dropEmpty(n.Content[i+1]) {
-				kept = append(kept, n.Content[i], n.Content[i+1])
-			}
-		}
-		n.Content = kept
-		return len(kept) == 0
-	case yaml.SequenceNode:
-		for _, c := range n.Content {
-			dropEmpty(c)
-		}
-		return len(n.Content) == 0
-	case yaml.ScalarNode:
-		return n.Tag == "!!null" || (n.Tag == "!!str" && n.Value == "")
-	case yaml.DocumentNode:
-		for _, c := range n.Content {
-			dropEmpty(c)
-		}
-	}
-	return false
 }

@@ -67,7 +67,9 @@ func report(err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(stderr, "ostset:", err)
+	if !errors.Is(err, errChanged) { // the diff said it all
+		fmt.Fprintln(stderr, "ostset:", err)
+	}
 	return exitCode(err)
 }
 

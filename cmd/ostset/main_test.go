@@ -12,7 +12,6 @@ import (
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine"
-	"github.com/ostset/ostset/engine/plan"
 	"github.com/ostset/ostset/engine/state"
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
@@ -64,34 +63,6 @@ func TestUpWarnsAboutUnsetVariables(t *testing.T) {
 	want := "warning: " + file + `:4: template.args[1]: The "DBNEEDS_NEVER_SET" variable is not set. Defaulting to a blank string.` + "\n"
 	if stderr.String() != want {
 		t.Errorf("stderr:\n%s\nwant:\n%s", stderr.String(), want)
-	}
-}
-
-func TestRolloutLine(t *testing.T) {
-	three := 3
-	spec := config.Set{Name: "web", Replicas: &three, Template: config.Template{Image: "x"}}
-	spec.ApplyDefaults()
-	st := state.State{Spec: spec}
-	status := plan.Status{Replicas: 3, ReadyReplicas: 3, UpdatedReplicas: 1, CurrentRevision: "web-a", UpdateRevision: "web-b"}
-	cases := []struct {
-		partition int
-		complete  bool
-		ready     int
-		want      string
-	}{
-		{0, false, 2, "Waiting for 1 pods to be ready..."},
-		{0, false, 3, "waiting for statefulset rolling update to complete 1 pods at revision web-b..."},
-		{2, false, 3, "Waiting for partitioned roll out to finish: 1 out of 1 new pods have been updated..."},
-		{2, true, 3, "partitioned roll out complete: 1 new pods have been updated..."},
-		{0, true, 3, "statefulset rolling update complete 1 pods at revision web-b..."},
-	}
-	for _, c := range cases {
-		st.Spec.UpdateStrategy.RollingUpdate.Partition = c.partition
-		s := status
-		s.ReadyReplicas = c.ready
-		if got := rolloutLine(st, plan.Plan{Status: s, Complete: c.complete}); got != c.want {
-			t.Errorf("partition %d complete %v ready %d: %q, want %q", c.partition, c.complete, c.ready, got, c.want)
-		}
 	}
 }
 

@@ -73,7 +73,7 @@ func newRolloutStatusCmd(a *app) *cobra.Command {
 			c.Report = nil
 			last := ""
 			c.OnPlan = func(st state.State, pl plan.Plan) {
-				if line := rolloutLine(st, pl); line != last {
+				if line := present.RolloutLine(st.Spec, st.Paused, pl); line != last {
 					fmt.Fprintln(a.stdout, line)
 					last = line
 				}
@@ -92,31 +92,6 @@ func newRolloutStatusCmd(a *app) *cobra.Command {
 	timeoutFlag(cmd, &timeout)
 	cmd.ValidArgsFunction = a.completeSets
 	return cmd
-}
-
-// rolloutLine says where a rollout stands, in kubectl's words.
-func rolloutLine(st state.State, pl plan.Plan) string {
-	s, spec := pl.Status, st.Spec
-	if st.Paused && pl.Complete {
-		return fmt.Sprintf("rollout paused: %d of %d pods at revision %s", s.UpdatedReplicas, s.Replicas, s.UpdateRevision)
-	}
-	if pl.Complete {
-		switch {
-		case spec.UpdateStrategy.Type == config.OnDelete:
-			return fmt.Sprintf("roll out complete: %d pods ready (OnDelete: %d at revision %s)", s.ReadyReplicas, s.UpdatedReplicas, s.UpdateRevision)
-		case spec.Partition() > spec.FirstOrdinal():
-			return fmt.Sprintf("partitioned roll out complete: %d new pods have been updated...", s.UpdatedReplicas)
-		}
-		return fmt.Sprintf("statefulset rolling update complete %d pods at revision %s...", s.UpdatedReplicas, s.UpdateRevision)
-	}
-	if s.ReadyReplicas < s.Replicas {
-		return fmt.Sprintf("Waiting for %d pods to be ready...", s.Replicas-s.ReadyReplicas)
-	}
-	if spec.UpdateStrategy.Type == config.RollingUpdate && spec.Partition() > spec.FirstOrdinal() {
-		want := max(0, spec.EndOrdinal()-max(spec.Partition(), spec.FirstOrdinal()))
-		return fmt.Sprintf("Waiting for partitioned roll out to finish: %d out of %d new pods have been updated...", s.UpdatedReplicas, want)
-	}
-	return fmt.Sprintf("waiting for statefulset rolling update to complete %d pods at revision %s...", s.UpdatedReplicas, s.UpdateRevision)
 }
 
 func newRolloutHistoryCmd(a *app) *cobra.Command {

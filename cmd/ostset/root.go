@@ -37,6 +37,9 @@ type app struct {
 	// command changed the set: a wait that follows the daemon relays what the
 	// daemon recorded after it.
 	marks map[string]int64
+	// dryRun: ostset diff (up --dry-run) loads files without writing their
+	// ConfigMap and Secret files into the state directory.
+	dryRun bool
 	// made holds, by set, the update revision this command made (up, rollout
 	// restart, rollout undo): its wait is for that revision, and fails if
 	// another command replaces it before its rollout completes.
@@ -93,7 +96,7 @@ func newRootFor(a *app) *cobra.Command {
 		newUpCmd(a), newScaleCmd(a), newGetCmd(a), newStatusCmd(a), newDownCmd(a),
 		newReconcileCmd(a), daemon, newVersionCmd(a),
 		newLogsCmd(a), newRolloutCmd(a), newDescribeCmd(a), newEventsCmd(a), newRecreateCmd(a),
-		newExportCmd(a), newConvertCmd(a), newProbeCmd(), newExecCmd(a), newVolumesCmd(a), newViewCmd(a),
+		newExportCmd(a), newConvertCmd(a), newProbeCmd(), newExecCmd(a), newVolumesCmd(a), newViewCmd(a), newDiffCmd(a),
 	)
 	installVerbs(root, a)
 	return root

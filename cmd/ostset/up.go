@@ -84,7 +84,7 @@ func (a *app) mark(names ...string) {
 
 func newUpCmd(a *app) *cobra.Command {
 	var files []string
-	var adopt, lenient, strict, build bool
+	var adopt, lenient, strict, build, dryRun bool
 	var w waitFlags
 	var cf composeFlags
 	cmd := &cobra.Command{
@@ -94,6 +94,9 @@ func newUpCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(files) == 0 {
 				return invalidf("up: -f FILE is required")
+			}
+			if dryRun {
+				return a.diff(cmd.Context(), files, cf, lenient, strict, "")
 			}
 			if isCompose, err := composeFiles(files); err != nil || isCompose {
 				if err != nil {
@@ -135,6 +138,7 @@ func newUpCmd(a *app) *cobra.Command {
 	strictFlag(cmd, &strict)
 	cmd.Flags().BoolVar(&build, "build", false, "compose: build the images of services with build: even when they exist")
 	cf.register(cmd)
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print what up would change (as ostset diff) and change nothing; exit 1 when something would")
 	cmd.Flags().BoolVar(&adopt, "adopt", false, "take over the sets' containers and volumes that another state directory created")
 	w.register(cmd)
 	return cmd
@@ -163,32 +167,18 @@ func (a *app) loadFiles(files []string, lenient, strict, run bool) ([]config.Set
 	}
 	for i := range sets {
 		file, _, _ := strings.Cut(sets[i].Source, ":")
-		absoluteBindSources(&sets[i], filepath.Dir(file))
+		sets[i].AbsoluteBindSources(filepath.Dir(file))
 	}
 	if err := a.store().CheckEnvValues(sets, configFiles); run && err != nil {
 		return nil, invalid(err)
+	}
+	if a.dryRun { // ostset diff writes nothing
+		return sets, nil
 	}
 	if err := a.store().WriteConfigFiles(configFiles); err != nil {
 		return nil, err
 	}
 	return sets, nil
-}
-
-func absoluteBindSources(s *config.Set, dir string) {
-	absolute(s.Template.VolumeMounts, dir)
-	for _, c := range s.Template.InitContainers {
-		absolute(c.VolumeMounts, dir)
-	}
-}
-
-func absolute(mounts []config.VolumeMount, dir string) {
-	for i, m := range mounts {
-		if strings.HasPrefix(m.Source, ".") {
-			if abs, err := filepath.Abs(filepath.Join(dir, m.Source)); err == nil {
-				mounts[i].Source = abs
-			}
-		}
-	}
 }
 
 // preflight checks the sets against the engine's host before anything is

@@ -187,6 +187,9 @@ type planner struct {
 	// container's name, by name.
 	foreignInits map[string]Foreign
 	acted        map[int]bool // ordinals with an action in this plan
+	// recreateHeld: a paused Recreate rollout keeps replicas of older
+	// revisions, so a replica created meanwhile takes the current one.
+	recreateHeld bool
 	plan         Plan
 }
 
@@ -198,7 +201,7 @@ func MakePlan(in Input) Plan {
 	if !p.heldElsewhere() && !p.stopped() {
 		p.volumes()
 		p.condemnedInits()
-		if p.replicasInRange() && p.condemned() {
+		if p.recreate() && p.replicasInRange() && p.condemned() {
 			p.update()
 		}
 	}
@@ -248,6 +251,9 @@ func (p *planner) inRange(ord int) bool { return ord >= p.start && ord < p.end }
 // the partition keep the current revision, as Kubernetes does.
 func (p *planner) revisionFor(ord int) string {
 	if p.set.UpdateStrategy.Type == config.RollingUpdate && ord < p.set.Partition() && p.in.CurrentRevision != "" {
+		return p.in.CurrentRevision
+	}
+	if p.recreateHeld && p.in.CurrentRevision != "" {
 		return p.in.CurrentRevision
 	}
 	return p.in.UpdateRevision
@@ -588,7 +594,7 @@ func (p *planner) complete() bool {
 		if !ok || !p.available(r) {
 			return false
 		}
-		if p.set.UpdateStrategy.Type == config.RollingUpdate && !p.in.Paused && ord >= p.set.Partition() && r.Revision != p.in.UpdateRevision {
+		if (p.set.UpdateStrategy.Type == config.RollingUpdate || p.set.UpdateStrategy.Type == config.Recreate) && !p.in.Paused && ord >= p.set.Partition() && r.Revision != p.in.UpdateRevision {
 			return false
 		}
 	}

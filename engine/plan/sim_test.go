@@ -332,6 +332,10 @@ func (w *world) churn(t *rapid.T, fair bool) {
 
 // checkSafety asserts the StatefulSet guarantees for one plan taken on the world.
 func checkSafety(t *rapid.T, w *world, p Plan) {
+	if w.set.UpdateStrategy.Type == config.Recreate {
+		checkRecreate(t, w, p)
+		return
+	}
 	if len(w.theirs.Replicas)+len(w.theirs.Volumes) > 0 && (len(p.Actions) > 0 || p.Complete) {
 		t.Fatalf("a plan for a set another state directory holds objects of:\n%s", p)
 	}
@@ -534,7 +538,7 @@ func (r Replica) isAvailable(s config.Set, now time.Time) bool {
 func drawSet(t *rapid.T) config.Set {
 	s := config.Set{Name: "web", Replicas: ptr(rapid.IntRange(0, 6).Draw(t, "replicas")), Template: config.Template{Image: "img"}}
 	s.PodManagementPolicy = rapid.SampledFrom([]string{config.OrderedReady, config.Parallel}).Draw(t, "policy")
-	s.UpdateStrategy.Type = rapid.SampledFrom([]string{config.RollingUpdate, config.OnDelete}).Draw(t, "strategy")
+	s.UpdateStrategy.Type = rapid.SampledFrom([]string{config.RollingUpdate, config.OnDelete, config.Recreate}).Draw(t, "strategy")
 	s.UpdateStrategy.RollingUpdate.Partition = rapid.IntRange(0, 4).Draw(t, "partition")
 	s.UpdateStrategy.RollingUpdate.MaxUnavailable = config.IntOrPercent(rapid.SampledFrom([]string{"1", "2", "50%"}).Draw(t, "maxUnavailable"))
 	s.Ordinals.Start = rapid.IntRange(0, 2).Draw(t, "start")

@@ -157,6 +157,11 @@ func Conditions(st State, pl plan.Plan, now time.Time) []plan.Condition {
 	case st.Progress.Late:
 		prog.Status, prog.Reason = "False", "ProgressDeadlineExceeded"
 		prog.Message = fmt.Sprintf("rollout to %s made no progress for %s", st.UpdateRevision, st.Spec.ProgressDeadline())
+	case st.Spec.UpdateStrategy.Type == config.Recreate: // Kubernetes' reason and messages
+		prog.Reason, prog.Message = "RecreateInProgress", "Waiting for new-revision pods to be created"
+		if oldRevisionReplicas(s) > 0 {
+			prog.Message = "Deleting old revision pods"
+		}
 	}
 	conds := []plan.Condition{avail, prog}
 	if st.RollingBackFrom != "" {

@@ -46,6 +46,23 @@ func (s Store) Owner() (plan.Owner, error) {
 	return plan.Owner{ID: id, Dir: dir}, nil
 }
 
+// ExistingOwner is Owner without making the ID: a state directory that has
+// none yet owns nothing (its Owner's ID is empty), and is left unwritten.
+func (s Store) ExistingOwner() (plan.Owner, error) {
+	dir, err := filepath.Abs(s.Dir)
+	if err != nil {
+		return plan.Owner{}, fmt.Errorf("state directory %s: %w", s.Dir, err)
+	}
+	if id, ok := storeIDs.Load(dir); ok {
+		return plan.Owner{ID: id.(string), Dir: dir}, nil
+	}
+	id, err := readID(filepath.Join(dir, idFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return plan.Owner{Dir: dir}, nil
+	}
+	return plan.Owner{ID: id, Dir: dir}, err
+}
+
 // loadOrMakeID reads dir/id, or makes it: the state directory (0700) if missing,
 // then the ID in a temp file (0600) that is hard-linked into place, so that of
 // two processes making it at once one wins and the other reads the winner's.

@@ -67,7 +67,7 @@ var groups = []struct {
 	{"basic", "Basic Commands:", []string{"up", "apply", "get", "ps", "ls", "status", "view", "edit", "delete", "down"}},
 	{"deploy", "Deploy Commands:", []string{"rollout", "restart", "scale", "stop", "start", "recreate", "wait", "reconcile", "daemon"}},
 	{"debug", "Troubleshooting and Debugging Commands:", []string{"describe", "logs", "events", "exec", "cp", "top", "volumes"}},
-	{"advanced", "Advanced Commands:", []string{"config", "export", "convert", "probe"}},
+	{"advanced", "Advanced Commands:", []string{"diff", "config", "export", "convert", "probe"}},
 	{"other", "Other Commands:", []string{"version"}},
 }
 

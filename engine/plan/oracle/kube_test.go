@@ -212,7 +212,9 @@ func kubeSet(sp spec, status apps.StatefulSetStatus) *apps.StatefulSet {
 	if sp.scaledDelete {
 		s.Spec.PersistentVolumeClaimRetentionPolicy.WhenScaled = apps.DeletePersistentVolumeClaimRetentionPolicyType
 	}
-	if !sp.onDelete {
+	if sp.recreate {
+		s.Spec.UpdateStrategy.Type = apps.RecreateStatefulSetStrategyType
+	} else if !sp.onDelete {
 		mu := intstr.Parse(sp.maxUnavailable)
 		s.Spec.UpdateStrategy = apps.StatefulSetUpdateStrategy{Type: apps.RollingUpdateStatefulSetStrategyType,
 			RollingUpdate: &apps.RollingUpdateStatefulSetStrategy{Partition: new(int32(sp.partition)), MaxUnavailable: &mu}}

@@ -39,9 +39,11 @@ type nopWriter struct{}
 
 func (nopWriter) Write(p []byte) (int, error) { return len(p), nil }
 
-// gates turns on what Kubernetes 1.37 has on by default for StatefulSets.
+// gates turns on what Kubernetes 1.37 has on by default for StatefulSets,
+// and the alpha Recreate strategy, which ostset has.
 func gates(t *testing.T) {
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.MaxUnavailableStatefulSet, true)
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.StatefulSetRecreateStrategy, true)
 }
 
 // divergence is a pass, or a quiet state, where the controllers disagree.
@@ -150,6 +152,10 @@ func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p
 		}
 		if s.ord < w.sp.start || s.ord >= w.sp.start+w.sp.replicas {
 			w.released[s.ord] = w.passes
+			// Recreate's removal of an old replica, not the scale-down's.
+			if r, ok := w.replicas[s.ord]; ok && w.sp.recreate && w.sp.scaledDelete && r.version != w.sp.version {
+				w.removedOutsideScaleDown[s.ord] = true
+			}
 		}
 		w.remove(s.ord)
 	}
@@ -421,8 +427,9 @@ func (w *world) event(t *rapid.T, maxVersion *int) {
 		w.sp.scaledDelete = !w.sp.scaledDelete
 		w.logf("event: whenScaled %v", map[bool]string{true: "Delete", false: "Retain"}[w.sp.scaledDelete])
 	case 12:
-		w.sp.onDelete = !w.sp.onDelete
-		w.logf("event: updateStrategy %v", map[bool]string{true: "OnDelete", false: "RollingUpdate"}[w.sp.onDelete])
+		strategy := rapid.SampledFrom([]string{"RollingUpdate", "OnDelete", "Recreate"}).Draw(t, "updateStrategy")
+		w.sp.onDelete, w.sp.recreate = strategy == "OnDelete", strategy == "Recreate"
+		w.logf("event: updateStrategy %s", strategy)
 	case 13:
 		w.sp.start = rapid.IntRange(0, 2).Draw(t, "ordinals.start")
 		w.logf("event: ordinals.start %d", w.sp.start)
@@ -430,11 +437,13 @@ func (w *world) event(t *rapid.T, maxVersion *int) {
 }
 
 func drawSpec(t *rapid.T) spec {
+	strategy := rapid.IntRange(0, 4).Draw(t, "strategy")
 	return spec{
 		replicas:       rapid.IntRange(0, 5).Draw(t, "replicas"),
 		start:          rapid.IntRange(0, 2).Draw(t, "start"),
 		parallel:       rapid.Bool().Draw(t, "parallel"),
-		onDelete:       rapid.IntRange(0, 3).Draw(t, "strategy") == 0,
+		onDelete:       strategy == 0,
+		recreate:       strategy == 1,
 		partition:      rapid.IntRange(0, 4).Draw(t, "partition"),
 		maxUnavailable: rapid.SampledFrom([]string{"1", "2", "50%"}).Draw(t, "maxUnavailable"),
 		minReady:       rapid.IntRange(0, 3).Draw(t, "minReadySeconds"),

@@ -181,6 +181,18 @@ func TestScenarioOnDelete(t *testing.T) {
 	expectNone(t, scenario(t, sp, template(2), deleteByHand(1), deleteByHand(0)))
 }
 
+// Recreate (Kubernetes 1.37, alpha): every old replica goes before the
+// first new one is created, in either policy, also with a scale-down, an
+// unhealthy old replica and minReadySeconds.
+func TestScenarioRecreate(t *testing.T) {
+	sp := base(3)
+	sp.recreate = true
+	expectNone(t, scenario(t, sp, template(2)))
+	expectNone(t, scenario(t, parallel(sp), template(2), scale(1)))
+	sp.minReady = 2
+	expectNone(t, scenario(t, sp, sicken(1), template(2), scale(4)))
+}
+
 // TestStatefulSetRollingUpdateRespectsMinReadySeconds,
 // TestStatefulSetScaleDownRespectsMinReadySeconds.
 func TestScenarioMinReadySeconds(t *testing.T) {

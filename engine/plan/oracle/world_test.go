@@ -25,6 +25,7 @@ type spec struct {
 	replicas, start int
 	parallel        bool
 	onDelete        bool
+	recreate        bool // updateStrategy Recreate (wins over onDelete)
 	partition       int
 	maxUnavailable  string // "1", "2", "50%"
 	minReady        int
@@ -39,7 +40,9 @@ func (sp spec) String() string {
 	} else {
 		s += " OrderedReady"
 	}
-	if sp.onDelete {
+	if sp.recreate {
+		s += " Recreate"
+	} else if sp.onDelete {
 		s += " OnDelete"
 	} else {
 		s += fmt.Sprintf(" RollingUpdate(partition=%d maxUnavailable=%s)", sp.partition, sp.maxUnavailable)
@@ -61,6 +64,9 @@ func (sp spec) ostsetSet() config.Set {
 	s.UpdateStrategy.Type = config.RollingUpdate
 	if sp.onDelete {
 		s.UpdateStrategy.Type = config.OnDelete
+	}
+	if sp.recreate {
+		s.UpdateStrategy.Type = config.Recreate
 	}
 	s.UpdateStrategy.RollingUpdate.Partition = sp.partition
 	s.UpdateStrategy.RollingUpdate.MaxUnavailable = config.IntOrPercent(sp.maxUnavailable)

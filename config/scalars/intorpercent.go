@@ -1,4 +1,6 @@
-package config
+// Package scalars holds small value types of the set model that parse and
+// print themselves: config names them by alias.
+package scalars
 
 import (
 	"encoding/json"
@@ -8,6 +10,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 )
+
+// IntOrPercent is "N" or "N%".
+type IntOrPercent string
 
 // UnmarshalYAML accepts an integer (maxUnavailable: 2) or a string
 // ("25%"); whether the value makes sense is Validate's business.
@@ -55,8 +60,8 @@ func (v *IntOrPercent) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// resolve returns the value against total: "25%" of 10 is 2 (rounded down).
-func (v IntOrPercent) resolve(total int) (int, error) {
+// Resolve returns the value against total: "25%" of 10 is 2 (rounded down).
+func (v IntOrPercent) Resolve(total int) (int, error) {
 	s := string(v)
 	if p, ok := strings.CutSuffix(s, "%"); ok {
 		n, err := strconv.Atoi(p)
