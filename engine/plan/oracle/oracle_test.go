@@ -91,7 +91,7 @@ func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p
 	// quiet.
 	var volumeDeletes []int
 	for onlyVolumes(p) {
-		w.condemned, _ = plan.Condemn(in.Set, w.condemned, p.Actions)
+		w.condemned = p.CondemnedVolumes
 		for _, a := range p.Actions {
 			volumeDeletes = append(volumeDeletes, a.Ordinal)
 			delete(w.volumes, a.Ordinal)
@@ -143,7 +143,7 @@ func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p
 	if len(kube) > 0 || len(volumeDeletes) > 0 {
 		w.logf("%s %s: %s", w.sp, w.state(), stepsString(kube))
 	}
-	w.condemned, _ = plan.Condemn(in.Set, w.condemned, p.Actions)
+	w.condemned = p.CondemnedVolumes
 	for _, s := range kube {
 		if s.create {
 			continue
