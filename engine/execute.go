@@ -254,7 +254,7 @@ func (c *Controller) removeSet(ctx context.Context, st state.State, obs plan.Obs
 	}
 	replicas := slices.Clone(obs.Replicas)
 	slices.SortFunc(replicas, func(a, b plan.Replica) int { return b.Ordinal - a.Ordinal })
-	st.CondemnedVolumes = plan.SettleCondemned(spec, st.CondemnedVolumes, obs) // as a pass would before they go
+	condemned, kept := plan.VolumesOnDelete(spec, st.CondemnedVolumes, obs)
 	// Recorded before the removals, so that a delete cut short keeps it.
 	if st.ReleaseVolumes(replicas, c.now()) {
 		if err := c.Store.Save(st); err != nil {
@@ -267,8 +267,7 @@ func (c *Controller) removeSet(ctx context.Context, st state.State, obs plan.Obs
 		}
 		c.emit(spec.Name, r.Name, "%s removed", r.Name)
 	}
-	kept, err := c.removeCondemnedVolumes(ctx, st, obs.Volumes)
-	if err != nil {
+	if err := c.removeCondemnedVolumes(ctx, st, condemned); err != nil {
 		return err
 	}
 	if st.Deleting.Volumes {
@@ -300,21 +299,16 @@ func (c *Controller) removeSet(ctx context.Context, st state.State, obs plan.Obs
 
 // removeCondemnedVolumes removes, for a delete of the set, the volumes whose
 // removal with their replica whenScaled: Delete left pending (see
-// State.CondemnedVolumes): the set's replicas are gone, and the delete must
-// not turn them into kept volumes. It returns the other volumes.
-func (c *Controller) removeCondemnedVolumes(ctx context.Context, st state.State, vols []plan.Volume) ([]plan.Volume, error) {
-	var rest []plan.Volume
+// State.CondemnedVolumes, plan.VolumesOnDelete): the set's replicas are gone,
+// and the delete must not turn them into kept volumes.
+func (c *Controller) removeCondemnedVolumes(ctx context.Context, st state.State, vols []plan.Volume) error {
 	for _, v := range vols {
-		if !slices.Contains(st.CondemnedVolumes, v.Ordinal) {
-			rest = append(rest, v)
-			continue
-		}
 		if err := c.Runtime.RemoveVolume(ctx, st.Spec.Name, v.Name); err != nil {
-			return nil, err
+			return err
 		}
 		c.emit(st.Spec.Name, "", "volume %s removed (whenScaled: Delete; its replica was condemned)", v.Name)
 	}
-	return rest, nil
+	return nil
 }
 
 // removeNetwork removes a network the set no longer uses, if ostset created it

@@ -68,3 +68,20 @@ func SettleCondemned(set config.Set, condemned []int, obs Observed) []int {
 	}
 	return condemned
 }
+
+// VolumesOnDelete splits, for a delete of the set, the volumes of obs into
+// those that go with their condemned replica (see condemn), whatever
+// whenDeleted says, and the others, which whenDeleted (or down --volumes)
+// decides on. obs is the set as the delete finds it, before it removes any
+// replica.
+func VolumesOnDelete(set config.Set, condemned []int, obs Observed) (withReplica, others []Volume) {
+	condemned = SettleCondemned(set, condemned, obs)
+	for _, v := range obs.Volumes {
+		if slices.Contains(condemned, v.Ordinal) {
+			withReplica = append(withReplica, v)
+		} else {
+			others = append(others, v)
+		}
+	}
+	return withReplica, others
+}

@@ -27,10 +27,12 @@ func (st *State) RememberReadiness(rs []plan.Replica) {
 
 // Saw takes in a pass's observation: the readiness it shows (see
 // RememberReadiness), the records of condemned volumes it settles (see
-// plan.SettleCondemned) and the failures of replicas that exist now or are no
-// longer wanted (see forgetFailures).
+// plan.SettleCondemned), the revisions it keeps (see TrimHistory) and the
+// failures of replicas that exist now or are no longer wanted (see
+// forgetFailures).
 func (st *State) Saw(obs plan.Observed) {
 	st.RememberReadiness(obs.Replicas)
 	st.settleCondemnedVolumes(obs)
+	st.TrimHistory(obs)
 	st.forgetFailures(obs.Replicas)
 }

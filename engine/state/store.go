@@ -167,18 +167,28 @@ func (st *State) SetUpdateRevision(spec config.RevisionSpec, cause string, now t
 	if changed {
 		st.RollingBackFrom = ""
 	}
-	st.trimHistory()
 	return changed
 }
 
-// trimHistory keeps the newest revisionHistoryLimit revisions besides the
-// current and update revisions, which are never dropped.
-func (st *State) trimHistory() {
+// TrimHistory keeps the newest revisionHistoryLimit revisions besides the
+// live ones, which are never dropped: the current and update revisions and
+// those of the replicas (and init containers) obs holds. Each pass trims it
+// as it observes (Saw), as Kubernetes' controller truncates the history at
+// each sync: a revision a replica still runs (under OnDelete, or below the
+// partition) stays, and counts for nothing against the limit.
+func (st *State) TrimHistory(obs plan.Observed) {
 	keep := st.Spec.HistoryLimit()
+	running := map[string]bool{}
+	for _, r := range obs.Replicas {
+		running[r.Revision] = true
+	}
+	for _, c := range obs.Inits {
+		running[c.Revision] = true
+	}
 	var out []Revision
 	for i := len(st.Revisions) - 1; i >= 0; i-- {
 		r := st.Revisions[i]
-		live := r.Name == st.CurrentRevision || r.Name == st.UpdateRevision
+		live := r.Name == st.CurrentRevision || r.Name == st.UpdateRevision || running[r.Name]
 		if live || keep > 0 {
 			out = append(out, r)
 		}

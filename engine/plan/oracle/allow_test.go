@@ -27,7 +27,7 @@ var allowances = []allowance{
 		// sides of it are treated differently.
 		Step: func(d *divergence, s step) bool {
 			sp := d.before.sp
-			return !sp.onDelete && (s.ord < sp.partition) != (s.ord-sp.start < sp.partition)
+			return sp.rolling() && (s.ord < sp.partition) != (s.ord-sp.start < sp.partition)
 		},
 	},
 	{
@@ -75,7 +75,7 @@ var allowances = []allowance{
 		Step: func(d *divergence, s step) bool {
 			w, sp := d.before, d.before.sp
 			r, ok := w.replicas[s.ord]
-			return !sp.onDelete && !s.create && slices.Contains(d.ostsetSteps, s) && ok && r.state == running && !r.ready &&
+			return sp.rolling() && !s.create && slices.Contains(d.ostsetSteps, s) && ok && r.state == running && !r.ready &&
 				r.version != sp.version && rev(r.version) != w.current && s.ord >= sp.partition
 		},
 	},

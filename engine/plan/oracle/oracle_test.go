@@ -42,6 +42,9 @@ func (nopWriter) Write(p []byte) (int, error) { return len(p), nil }
 // gates turns on what Kubernetes 1.37 has on by default for StatefulSets.
 func gates(t *testing.T) {
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.MaxUnavailableStatefulSet, true)
+	if recreateSupported {
+		featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.StatefulSetRecreateStrategy, true)
+	}
 }
 
 // divergence is a pass, or a quiet state, where the controllers disagree.
@@ -84,6 +87,7 @@ func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p
 		}
 	}
 	in := w.input()
+	w.trimHistory()
 	p = plan.MakePlan(in)
 	// In OrderedReady a pass that removes volumes does nothing else; the
 	// controller's next pass follows at once. Kubernetes' garbage collector
@@ -136,6 +140,9 @@ func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p
 	if !slices.Equal(kube, ost) {
 		return false, &divergence{what: "steps", kube: stepsString(kube), ostset: stepsString(ost), before: w, kubeSteps: kube, ostsetSteps: ost}, ks, p
 	}
+	if kk, ok := fmt.Sprint(w.kube.kept()), fmt.Sprint(w.kept()); kk != ok {
+		w.passDiffs = append(w.passDiffs, &divergence{what: "history", kube: "revisions of versions " + kk, ostset: "revisions of versions " + ok, before: w, seen: w.state()})
+	}
 	w.passDiffs = append(w.passDiffs, w.compareStatus(ks, p, false)...)
 	if d := w.compareClaims(claims, volumeDeletes); d != nil {
 		w.passDiffs = append(w.passDiffs, d)
@@ -153,6 +160,9 @@ func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p
 		}
 		w.remove(s.ord)
 	}
+	for _, ord := range volumeDeletes { // before any create (engine.execute)
+		delete(w.volumes, ord)
+	}
 	for _, pod := range w.kube.created {
 		ord := ordinalOf(pod.Name)
 		v := w.kube.version(podRevision(pod))
@@ -160,11 +170,47 @@ func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p
 		delete(w.condemnedUnderDelete, ord)
 		w.volumes[ord] = true
 	}
-	for _, ord := range volumeDeletes {
-		delete(w.volumes, ord)
-	}
 	w.current = p.Status.CurrentRevision
 	return len(kube) == 0 && len(volumeDeletes) == 0, nil, ks, p
+}
+
+// trimHistory trims ostset's history as a pass does when it observes the
+// world (state.Saw), from the current revision the last pass left.
+func (w *world) trimHistory() {
+	if w.current != "" {
+		w.hist.CurrentRevision = revisionName(unrev(w.current))
+	}
+	var obs plan.Observed
+	for _, ord := range w.ords() {
+		obs.Replicas = append(obs.Replicas, plan.Replica{Ordinal: ord, Revision: revisionName(w.replicas[ord].version)})
+	}
+	w.hist.TrimHistory(obs)
+}
+
+// deleteSet deletes the set once both are quiet: Kubernetes' garbage
+// collector takes every pod, the claims the pods own and, under whenDeleted:
+// Delete, those the set owns; ostset down removes the replicas, the volumes
+// of condemned replicas, and under whenDeleted: Delete all others. The
+// claims left must agree.
+func (w *world) deleteSet() []*divergence {
+	obs := w.input().Observed
+	w.kube.deleteSet()
+	claims := w.kube.claimOrdinals()
+	vols := map[int]bool{}
+	if _, others := plan.VolumesOnDelete(w.sp.ostsetSet(), w.condemned, obs); !w.sp.deletedDelete {
+		for _, v := range others {
+			vols[v.Ordinal] = true
+		}
+	}
+	w.logf("event: the set is deleted")
+	kc := fmt.Sprint(slices.Sorted(maps.Keys(claims)))
+	oc := fmt.Sprint(slices.Sorted(maps.Keys(vols)))
+	if kc == oc {
+		return nil
+	}
+	return []*divergence{{what: "claims after the delete", kube: "claims of ordinals " + kc, ostset: "volumes of ordinals " + oc, before: w,
+		seen: w.state(), kubeClaims: claims, ostsetVolumes: vols, releasedLastPass: map[int]bool{},
+		removedOutsideScaleDown: maps.Clone(w.removedOutsideScaleDown), condemnedUnderDelete: maps.Clone(w.condemnedUnderDelete)}}
 }
 
 func onlyVolumes(p plan.Plan) bool {
@@ -307,7 +353,7 @@ func allowed(d *divergence) []*allowance {
 			all = append(all, &list[i])
 		}
 	}
-	if d.what == "claims" {
+	if d.what == "claims" || d.what == "claims after the delete" {
 		return explainVolumes(d, all)
 	}
 	if d.what != "steps" {
@@ -364,13 +410,14 @@ func (w *world) event(t *rapid.T, maxVersion *int) {
 		}
 		return w.replicas[rapid.SampledFrom(ords).Draw(t, "ordinal")], true
 	}
-	switch ev := rapid.IntRange(0, 13).Draw(t, "event"); ev {
+	switch ev := rapid.IntRange(0, 14).Draw(t, "event"); ev {
 	case 0:
 		w.sp.replicas = rapid.IntRange(0, 5).Draw(t, "replicas")
 		w.logf("event: scale to %d", w.sp.replicas)
 	case 1:
 		*maxVersion++
 		w.sp.version = *maxVersion
+		w.record()
 		if rapid.IntRange(0, 2).Draw(t, "broken") == 0 {
 			w.broken[w.sp.version] = true
 			w.logf("event: template changed to v%d, whose replicas never become ready", w.sp.version)
@@ -379,6 +426,7 @@ func (w *world) event(t *rapid.T, maxVersion *int) {
 		w.logf("event: template changed to v%d", w.sp.version)
 	case 2:
 		w.sp.version = rapid.IntRange(1, *maxVersion).Draw(t, "undo to")
+		w.record()
 		w.logf("event: template set back to v%d", w.sp.version)
 	case 3:
 		w.sp.partition = rapid.IntRange(0, 4).Draw(t, "partition")
@@ -421,26 +469,59 @@ func (w *world) event(t *rapid.T, maxVersion *int) {
 		w.sp.scaledDelete = !w.sp.scaledDelete
 		w.logf("event: whenScaled %v", map[bool]string{true: "Delete", false: "Retain"}[w.sp.scaledDelete])
 	case 12:
-		w.sp.onDelete = !w.sp.onDelete
-		w.logf("event: updateStrategy %v", map[bool]string{true: "OnDelete", false: "RollingUpdate"}[w.sp.onDelete])
+		w.sp.onDelete, w.sp.recreate = drawStrategy(t)
+		w.logf("event: updateStrategy %v", strategyName(w.sp))
 	case 13:
 		w.sp.start = rapid.IntRange(0, 2).Draw(t, "ordinals.start")
 		w.logf("event: ordinals.start %d", w.sp.start)
+	case 14:
+		w.sp.historyLimit = rapid.IntRange(0, 3).Draw(t, "revisionHistoryLimit")
+		w.record()
+		w.logf("event: revisionHistoryLimit %d", w.sp.historyLimit)
 	}
 }
 
+// drawStrategy draws the update strategy: RollingUpdate most often,
+// OnDelete, and Recreate where ostset has it.
+func drawStrategy(t *rapid.T) (onDelete, recreate bool) {
+	n := 3
+	if recreateSupported {
+		n = 4
+	}
+	switch rapid.IntRange(0, n).Draw(t, "strategy") {
+	case 0:
+		return true, false
+	case 4:
+		return false, true
+	}
+	return false, false
+}
+
+func strategyName(sp spec) string {
+	switch {
+	case sp.onDelete:
+		return "OnDelete"
+	case sp.recreate:
+		return "Recreate"
+	}
+	return "RollingUpdate"
+}
+
 func drawSpec(t *rapid.T) spec {
-	return spec{
+	sp := spec{
 		replicas:       rapid.IntRange(0, 5).Draw(t, "replicas"),
 		start:          rapid.IntRange(0, 2).Draw(t, "start"),
 		parallel:       rapid.Bool().Draw(t, "parallel"),
-		onDelete:       rapid.IntRange(0, 3).Draw(t, "strategy") == 0,
 		partition:      rapid.IntRange(0, 4).Draw(t, "partition"),
 		maxUnavailable: rapid.SampledFrom([]string{"1", "2", "50%"}).Draw(t, "maxUnavailable"),
 		minReady:       rapid.IntRange(0, 3).Draw(t, "minReadySeconds"),
 		scaledDelete:   rapid.Bool().Draw(t, "whenScaled Delete"),
+		deletedDelete:  rapid.Bool().Draw(t, "whenDeleted Delete"),
+		historyLimit:   rapid.IntRange(0, 3).Draw(t, "revisionHistoryLimit"),
 		version:        1,
 	}
+	sp.onDelete, sp.recreate = drawStrategy(t)
+	return sp
 }
 
 // check reports divergences: allowed ones are counted, any other fails the
@@ -498,7 +579,12 @@ func TestOracle(t *testing.T) {
 				return
 			}
 		}
-		check(t, w, w.settle())
+		if check(t, w, w.settle()) {
+			return
+		}
+		if rapid.Bool().Draw(t, "delete the set") {
+			check(t, w, w.deleteSet())
+		}
 	})
 	acceptedMu.Lock()
 	defer acceptedMu.Unlock()

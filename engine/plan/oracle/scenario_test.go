@@ -74,6 +74,7 @@ func scenario(t *testing.T, sp spec, events ...event) []string {
 	if !run() {
 		for _, e := range events {
 			e.do(w)
+			w.record() // as ostset up does
 			w.logf("event: %s", e.name)
 			if run() {
 				break
@@ -93,7 +94,7 @@ func scenario(t *testing.T, sp spec, events ...event) []string {
 }
 
 func base(replicas int) spec {
-	return spec{replicas: replicas, maxUnavailable: "1", version: 1}
+	return spec{replicas: replicas, maxUnavailable: "1", historyLimit: 10, version: 1}
 }
 
 func parallel(sp spec) spec { sp.parallel = true; return sp }

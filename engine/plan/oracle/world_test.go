@@ -13,6 +13,7 @@ import (
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 const setName = "web"
@@ -29,8 +30,18 @@ type spec struct {
 	maxUnavailable  string // "1", "2", "50%"
 	minReady        int
 	scaledDelete    bool
-	version         int
+	// deletedDelete: whenDeleted: Delete (fixed for a history: Kubernetes
+	// sets a claim's owner by it only as it creates or updates the pod).
+	deletedDelete bool
+	// recreate: updateStrategy Recreate (only when ostset has it, see
+	// recreateSupported).
+	recreate     bool
+	historyLimit int
+	version      int
 }
+
+// rolling: RollingUpdate, where the partition and maxUnavailable apply.
+func (sp spec) rolling() bool { return !sp.onDelete && !sp.recreate }
 
 func (sp spec) String() string {
 	s := fmt.Sprintf("replicas=%d start=%d", sp.replicas, sp.start)
@@ -41,6 +52,8 @@ func (sp spec) String() string {
 	}
 	if sp.onDelete {
 		s += " OnDelete"
+	} else if sp.recreate {
+		s += " Recreate"
 	} else {
 		s += fmt.Sprintf(" RollingUpdate(partition=%d maxUnavailable=%s)", sp.partition, sp.maxUnavailable)
 	}
@@ -48,7 +61,10 @@ func (sp spec) String() string {
 	if sp.scaledDelete {
 		s += " whenScaled=Delete"
 	}
-	return s + fmt.Sprintf(" template=v%d", sp.version)
+	if sp.deletedDelete {
+		s += " whenDeleted=Delete"
+	}
+	return s + fmt.Sprintf(" revisionHistoryLimit=%d template=v%d", sp.historyLimit, sp.version)
 }
 
 // ostsetSet is sp as ostset's set.
@@ -62,6 +78,9 @@ func (sp spec) ostsetSet() config.Set {
 	if sp.onDelete {
 		s.UpdateStrategy.Type = config.OnDelete
 	}
+	if sp.recreate {
+		s.UpdateStrategy.Type = recreateType
+	}
 	s.UpdateStrategy.RollingUpdate.Partition = sp.partition
 	s.UpdateStrategy.RollingUpdate.MaxUnavailable = config.IntOrPercent(sp.maxUnavailable)
 	s.Ordinals.Start = sp.start
@@ -70,8 +89,50 @@ func (sp spec) ostsetSet() config.Set {
 	if sp.scaledDelete {
 		s.PersistentVolumeClaimRetentionPolicy.WhenScaled = config.Delete
 	}
+	s.PersistentVolumeClaimRetentionPolicy.WhenDeleted = config.Retain
+	if sp.deletedDelete {
+		s.PersistentVolumeClaimRetentionPolicy.WhenDeleted = config.Delete
+	}
+	s.RevisionHistoryLimit = new(sp.historyLimit)
 	s.ApplyDefaults()
 	return s
+}
+
+// recreateType is updateStrategy.type Recreate. recreateSupported: ostset's
+// set file takes it (ostset has the strategy); until then histories draw no
+// Recreate, and Kubernetes' (alpha in 1.37, gate StatefulSetRecreateStrategy)
+// is left out.
+const recreateType = "Recreate"
+
+var recreateSupported = func() bool {
+	s := spec{replicas: 1, maxUnavailable: "1", version: 1}.ostsetSet()
+	s.UpdateStrategy.Type = recreateType
+	return s.Validate() == nil
+}()
+
+// revisionName is the name ostset gives the revision of a template version
+// (engine/state's history, compared with Kubernetes' ControllerRevisions).
+func revisionName(version int) string {
+	s := spec{replicas: 1, maxUnavailable: "1", version: version}.ostsetSet()
+	return config.RevisionName(setName, s.RevisionSpec("sha256:"+imageOf(version)).Hash())
+}
+
+// record makes the template the update revision of ostset's history, as
+// ostset up does, and notes which version each revision name holds.
+func (w *world) record() {
+	w.hist.Spec = w.sp.ostsetSet()
+	w.hist.SetUpdateRevision(w.hist.Spec.RevisionSpec("sha256:"+imageOf(w.sp.version)), "", w.now)
+	w.histVersion[w.hist.UpdateRevision] = w.sp.version
+}
+
+// kept are the template versions ostset's history holds.
+func (w *world) kept() []int {
+	var out []int
+	for _, r := range w.hist.Revisions {
+		out = append(out, w.histVersion[r.Name])
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Replica states in the world.
@@ -126,11 +187,17 @@ type world struct {
 	passDiffs []*divergence
 	// broken are the template versions whose replicas never become ready.
 	broken map[int]bool
+	// hist is ostset's revision history (engine/state) and histVersion the
+	// version each of its revisions holds.
+	hist        state.State
+	histVersion map[string]int
 }
 
 func newWorld(sp spec) *world {
-	return &world{sp: sp, now: t0, replicas: map[int]*replica{}, volumes: map[int]bool{}, kube: newKube(), broken: map[int]bool{},
-		released: map[int]int{}, removedOutsideScaleDown: map[int]bool{}, condemnedUnderDelete: map[int]bool{}}
+	w := &world{sp: sp, now: t0, replicas: map[int]*replica{}, volumes: map[int]bool{}, kube: newKube(), broken: map[int]bool{},
+		released: map[int]int{}, removedOutsideScaleDown: map[int]bool{}, condemnedUnderDelete: map[int]bool{}, histVersion: map[string]int{}}
+	w.record()
+	return w
 }
 
 func (w *world) logf(format string, args ...any) {
