@@ -51,6 +51,14 @@ func (p *planner) volumes() {
 	}
 }
 
+// removesVolumeOf: this pass removes volumes of ord (see volumes). An
+// ordinal back in the range is created on the next pass, once they are gone
+// and the record with them (SettleCondemned): its new replica gets new
+// volumes, and a record spent is not taken for one still to carry out.
+func (p *planner) removesVolumeOf(ord int) bool {
+	return slices.ContainsFunc(p.plan.Actions, func(a Action) bool { return a.Kind == ActDeleteVolume && a.Ordinal == ord })
+}
+
 // SettleCondemned drops the ordinals of condemned that are settled: neither a
 // container (replica or init container) nor a volume of the ordinal is left in
 // obs (the volumes went), or the ordinal is back in the range while its

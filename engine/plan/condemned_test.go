@@ -62,8 +62,17 @@ func TestMarkedVolumeGoesWhateverPolicyAndRangeSince(t *testing.T) {
 	in := Input{Set: testSet(replicas(2), whenScaled(config.Retain)), CurrentRevision: "b", UpdateRevision: "b", Now: t0,
 		Observed: Observed{Replicas: okN(1, "b"), Volumes: []Volume{dataVol(0), dataVol(1)}}, CondemnedVolumes: []int{1}}
 	in.CondemnedVolumes = SettleCondemned(in.Set, in.CondemnedVolumes, in.Observed)
-	if got, want := MakePlan(in).String(), "delete-volume data-web-1: whenScaled: Delete\ncreate web-1 at b: missing\n"; got != want {
+	if got, want := MakePlan(in).String(), "delete-volume data-web-1: whenScaled: Delete\nwait web-1 not created until its old volumes are removed (whenScaled: Delete)\n"; got != want {
 		t.Errorf("web-1 gone, back in the range under Retain:\n%s\nwant:\n%s", got, want)
+	}
+	// The next pass: the volume gone, the record with it; web-1 is created
+	// (with a new volume), and a later removal of it by hand takes nothing.
+	in.Observed.Volumes = in.Observed.Volumes[:1]
+	if in.CondemnedVolumes = SettleCondemned(in.Set, in.CondemnedVolumes, in.Observed); in.CondemnedVolumes != nil {
+		t.Errorf("record %v left once the volume is gone", in.CondemnedVolumes)
+	}
+	if got, want := MakePlan(in).String(), "create web-1 at b: missing\n"; got != want {
+		t.Errorf("once the volume is gone:\n%s\nwant:\n%s", got, want)
 	}
 	// Its replica back in the range before it went: the mark is dropped.
 	in.Observed.Replicas = okN(2, "b")

@@ -329,6 +329,10 @@ func (p *planner) replicaInRange(ord int) bool {
 			p.blocked(f)
 			return false
 		}
+		if p.removesVolumeOf(ord) {
+			p.wait("%s not created until its old volumes are removed (whenScaled: Delete)", ReplicaName(p.set.Name, ord))
+			return false
+		}
 		if p.refusedWait(ord) || !p.initialized(ord) {
 			return false
 		}

@@ -89,16 +89,19 @@ func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p
 	in := w.input()
 	w.trimHistory()
 	p = plan.MakePlan(in)
-	// In OrderedReady a pass that removes volumes does nothing else; the
-	// controller's next pass follows at once. Kubernetes' garbage collector
-	// removes claims beside the controller: the volumes are compared once
-	// quiet.
+	// A pass that removes volumes holds back the creates of their ordinals
+	// (and in OrderedReady does nothing else); the controller's next pass
+	// follows at once: the volumes are removed first and the pass planned
+	// again, as Kubernetes' garbage collector deletes the claims beside the
+	// controller.
 	var volumeDeletes []int
-	for onlyVolumes(p) {
+	for removesVolumes(p) {
 		w.condemned = p.CondemnedVolumes
 		for _, a := range p.Actions {
-			volumeDeletes = append(volumeDeletes, a.Ordinal)
-			delete(w.volumes, a.Ordinal)
+			if a.Kind == plan.ActDeleteVolume {
+				volumeDeletes = append(volumeDeletes, a.Ordinal)
+				delete(w.volumes, a.Ordinal)
+			}
 		}
 		in = w.input()
 		p = plan.MakePlan(in)
@@ -129,8 +132,6 @@ func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p
 			// same pass; Kubernetes creates it on the next. Both end with the
 			// same replacement at the same revision: it is compared then.
 			ost = append(ost, step{ord: a.Ordinal})
-		case plan.ActDeleteVolume:
-			volumeDeletes = append(volumeDeletes, a.Ordinal)
 		default:
 			ost = append(ost, step{ord: a.Ordinal, other: a.Kind.String()}) // no counterpart in Kubernetes
 		}
@@ -159,9 +160,6 @@ func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p
 			w.released[s.ord] = w.passes
 		}
 		w.remove(s.ord)
-	}
-	for _, ord := range volumeDeletes { // before any create (engine.execute)
-		delete(w.volumes, ord)
 	}
 	for _, pod := range w.kube.created {
 		ord := ordinalOf(pod.Name)
@@ -213,13 +211,8 @@ func (w *world) deleteSet() []*divergence {
 		removedOutsideScaleDown: maps.Clone(w.removedOutsideScaleDown), condemnedUnderDelete: maps.Clone(w.condemnedUnderDelete)}}
 }
 
-func onlyVolumes(p plan.Plan) bool {
-	for _, a := range p.Actions {
-		if a.Kind != plan.ActDeleteVolume {
-			return false
-		}
-	}
-	return len(p.Actions) > 0
+func removesVolumes(p plan.Plan) bool {
+	return slices.ContainsFunc(p.Actions, func(a plan.Action) bool { return a.Kind == plan.ActDeleteVolume })
 }
 
 // settle lets both controllers act, and time pass, until neither asks for
