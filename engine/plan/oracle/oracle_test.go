@@ -8,7 +8,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	apps "k8s.io/api/apps/v1"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
@@ -547,6 +549,9 @@ func check(t fataler, w *world, ds []*divergence) (stop bool) {
 	return stop
 }
 
+// progressEvery is how often a run prints how many histories it has run.
+const progressEvery = 50000
+
 // fataler is a *testing.T or a *rapid.T.
 type fataler interface {
 	Fatalf(format string, args ...any)
@@ -558,7 +563,13 @@ type fataler interface {
 // documented difference (allowances).
 func TestOracle(t *testing.T) {
 	gates(t)
+	began := time.Now()
+	var histories atomic.Int64
 	rapid.Check(t, func(t *rapid.T) {
+		// A long run says how far it got (rapid reports only at the end).
+		if n := histories.Add(1); n%progressEvery == 0 {
+			fmt.Fprintf(os.Stderr, "oracle: %d histories in %s (%.0f/s)\n", n, time.Since(began).Round(time.Second), float64(n)/time.Since(began).Seconds())
+		}
 		w := newWorld(drawSpec(t))
 		w.logf("start: %s", w.sp)
 		maxVersion := 1
