@@ -58,18 +58,10 @@ type divergence struct {
 	ostsetSteps  []step
 	// seen is the world the pass saw, for a difference of status.
 	seen string
-	// countsRemoving: ostset's count is Kubernetes' plus the replicas
-	// being removed.
-	countsRemoving bool
 	// condemnedLeft: the pass saw replicas outside the desired range.
 	condemnedLeft bool
 	// The ordinals with claims, and with volumes (claims).
 	kubeClaims, ostsetVolumes map[int]bool
-	// releasedLastPass: the previous pass removed the ordinal's replica
-	// outside the range; removedOutsideScaleDown: its replica, outside the
-	// range under whenScaled: Delete, was removed otherwise (by hand, or
-	// already being removed).
-	releasedLastPass, removedOutsideScaleDown map[int]bool
 	// condemnedUnderDelete: the ordinal's replica was outside the range
 	// under whenScaled: Delete at some pass.
 	condemnedUnderDelete map[int]bool
@@ -80,12 +72,9 @@ type divergence struct {
 // there were none; otherwise it returns the divergence and leaves the world.
 func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p plan.Plan) {
 	w.passes++
-	for ord, r := range w.replicas {
+	for ord := range w.replicas {
 		if w.sp.scaledDelete && outside(w.sp, ord) {
 			w.condemnedUnderDelete[ord] = true
-		}
-		if r.state == terminating && w.sp.scaledDelete && (ord < w.sp.start || ord >= w.sp.start+w.sp.replicas) {
-			w.removedOutsideScaleDown[ord] = true
 		}
 	}
 	in := w.input()
@@ -158,9 +147,6 @@ func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p
 		if s.create {
 			continue
 		}
-		if s.ord < w.sp.start || s.ord >= w.sp.start+w.sp.replicas {
-			w.released[s.ord] = w.passes
-		}
 		w.remove(s.ord)
 	}
 	for _, pod := range w.kube.created {
@@ -209,8 +195,8 @@ func (w *world) deleteSet() []*divergence {
 		return nil
 	}
 	return []*divergence{{what: "claims after the delete", kube: "claims of ordinals " + kc, ostset: "volumes of ordinals " + oc, before: w,
-		seen: w.state(), kubeClaims: claims, ostsetVolumes: vols, releasedLastPass: map[int]bool{},
-		removedOutsideScaleDown: maps.Clone(w.removedOutsideScaleDown), condemnedUnderDelete: maps.Clone(w.condemnedUnderDelete)}}
+		seen: w.state(), kubeClaims: claims, ostsetVolumes: vols,
+		condemnedUnderDelete: maps.Clone(w.condemnedUnderDelete)}}
 }
 
 func removesVolumes(p plan.Plan) bool {
@@ -267,11 +253,8 @@ func (w *world) compareClaims(claims map[int]bool, removing []int) *divergence {
 		return nil
 	}
 	d := &divergence{what: "claims", kube: "claims of ordinals " + kc, ostset: "volumes of ordinals " + oc, before: w,
-		seen: w.state(), kubeClaims: claims, ostsetVolumes: vols, releasedLastPass: map[int]bool{},
-		removedOutsideScaleDown: maps.Clone(w.removedOutsideScaleDown), condemnedUnderDelete: maps.Clone(w.condemnedUnderDelete)}
-	for ord, at := range w.released {
-		d.releasedLastPass[ord] = at == w.passes-1
-	}
+		seen: w.state(), kubeClaims: claims, ostsetVolumes: vols,
+		condemnedUnderDelete: maps.Clone(w.condemnedUnderDelete)}
 	return d
 }
 
@@ -292,13 +275,6 @@ func (w *world) compareStatus(ks *apps.StatefulSetStatus, p plan.Plan, quiet boo
 		{"currentRevision", w.kube.version(ks.CurrentRevision), unrev(s.CurrentRevision)},
 		{"updateRevision", w.kube.version(ks.UpdateRevision), unrev(s.UpdateRevision)},
 	}
-	// Replicas being removed, by revision.
-	removing := map[string]int{}
-	for _, r := range w.replicas {
-		if r.state == terminating {
-			removing[rev(r.version)]++
-		}
-	}
 	condemnedLeft := false
 	for ord := range w.replicas {
 		condemnedLeft = condemnedLeft || ord < w.sp.start || ord >= w.sp.start+w.sp.replicas
@@ -308,12 +284,6 @@ func (w *world) compareStatus(ks *apps.StatefulSetStatus, p plan.Plan, quiet boo
 		if f.kube != f.ostset && (quiet || f.name != "currentReplicas") {
 			d := &divergence{what: "status." + f.name, kube: fmt.Sprint(f.kube), ostset: fmt.Sprint(f.ostset), before: w, seen: w.state(),
 				condemnedLeft: condemnedLeft}
-			switch f.name {
-			case "currentReplicas":
-				d.countsRemoving = f.ostset-removing[s.CurrentRevision] == f.kube
-			case "updatedReplicas":
-				d.countsRemoving = f.ostset-removing[s.UpdateRevision] == f.kube
-			}
 			out = append(out, d)
 		}
 	}
@@ -446,9 +416,6 @@ func (w *world) event(t *rapid.T, maxVersion *int) {
 		w.logf("event: every replica's probe passes again")
 	case 8:
 		if r, ok := pick(); ok && r.state != terminating {
-			if w.sp.scaledDelete && (r.ord < w.sp.start || r.ord >= w.sp.start+w.sp.replicas) {
-				w.removedOutsideScaleDown[r.ord] = true
-			}
 			w.remove(r.ord)
 			w.logf("event: %s-%d deleted by hand", setName, r.ord)
 		}

@@ -172,14 +172,8 @@ type world struct {
 	condemned []int
 	kube      *kube
 	trace     []string
-	// passes counts the passes; released holds, per ordinal, the pass that
-	// removed its replica outside the range, and removedOutsideScaleDown the
-	// ordinals whose replica, outside the range under whenScaled: Delete,
-	// was removed otherwise (by hand, or already being removed when it fell
-	// out of the range).
-	passes                  int
-	released                map[int]int
-	removedOutsideScaleDown map[int]bool
+	// passes counts the passes.
+	passes int
 	// condemnedUnderDelete are the ordinals whose replica (since created)
 	// was outside the range under whenScaled: Delete at some pass.
 	condemnedUnderDelete map[int]bool
@@ -195,7 +189,7 @@ type world struct {
 
 func newWorld(sp spec) *world {
 	w := &world{sp: sp, now: t0, replicas: map[int]*replica{}, volumes: map[int]bool{}, kube: newKube(), broken: map[int]bool{},
-		released: map[int]int{}, removedOutsideScaleDown: map[int]bool{}, condemnedUnderDelete: map[int]bool{}, histVersion: map[string]int{}}
+		condemnedUnderDelete: map[int]bool{}, histVersion: map[string]int{}}
 	w.record()
 	return w
 }
