@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -113,9 +114,17 @@ var recreateSupported = func() bool {
 // revisionName is the name ostset gives the revision of a template version
 // (engine/state's history, compared with Kubernetes' ControllerRevisions).
 func revisionName(version int) string {
+	if n, ok := revisionNames.Load(version); ok {
+		return n.(string)
+	}
 	s := spec{replicas: 1, maxUnavailable: "1", version: version}.ostsetSet()
-	return config.RevisionName(setName, s.RevisionSpec("sha256:"+imageOf(version)).Hash())
+	n := config.RevisionName(setName, s.RevisionSpec("sha256:"+imageOf(version)).Hash())
+	revisionNames.Store(version, n)
+	return n
 }
+
+// revisionNames caches revisionName: a hash each replica of each pass.
+var revisionNames sync.Map
 
 // record makes the template the update revision of ostset's history, as
 // ostset up does, and notes which version each revision name holds.
