@@ -56,10 +56,11 @@ var allowances = []allowance{
 		// Kubernetes marked the claim for deletion with its pod when the
 		// pod was condemned, and does not unmark it before the pod is
 		// ready again: a pod back in the range that fails or is deleted
-		// first takes its claim along.
+		// first takes its claim along, as does one condemned again (or
+		// the set deleted) before a pass of Kubernetes reached it.
 		Volume: func(d *divergence, ord int) bool {
 			sp := d.before.sp
-			return d.condemnedUnderDelete[ord] && !outside(sp, ord)
+			return d.condemnedUnderDelete[ord] && (!outside(sp, ord) || d.backInRange[ord])
 		},
 	},
 	{

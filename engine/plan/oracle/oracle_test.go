@@ -65,6 +65,9 @@ type divergence struct {
 	// condemnedUnderDelete: the ordinal's replica was outside the range
 	// under whenScaled: Delete at some pass.
 	condemnedUnderDelete map[int]bool
+	// backInRange: the ordinal's replica, so condemned, was in the range
+	// again at some pass (ostset forgot the condemnation then).
+	backInRange map[int]bool
 }
 
 // pass has both controllers look at the world once and compares what they
@@ -75,6 +78,9 @@ func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p
 	for ord := range w.replicas {
 		if w.sp.scaledDelete && outside(w.sp, ord) {
 			w.condemnedUnderDelete[ord] = true
+		}
+		if w.condemnedUnderDelete[ord] && !outside(w.sp, ord) {
+			w.backInRange[ord] = true
 		}
 	}
 	in := w.input()
@@ -154,6 +160,7 @@ func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p
 		v := w.kube.version(podRevision(pod))
 		w.replicas[ord] = &replica{ord: ord, version: v, state: running, created: w.now, pod: pod, sick: w.broken[v]}
 		delete(w.condemnedUnderDelete, ord)
+		delete(w.backInRange, ord)
 		w.volumes[ord] = true
 	}
 	w.current = p.Status.CurrentRevision
@@ -196,7 +203,7 @@ func (w *world) deleteSet() []*divergence {
 	}
 	return []*divergence{{what: "claims after the delete", kube: "claims of ordinals " + kc, ostset: "volumes of ordinals " + oc, before: w,
 		seen: w.state(), kubeClaims: claims, ostsetVolumes: vols,
-		condemnedUnderDelete: maps.Clone(w.condemnedUnderDelete)}}
+		condemnedUnderDelete: maps.Clone(w.condemnedUnderDelete), backInRange: maps.Clone(w.backInRange)}}
 }
 
 func removesVolumes(p plan.Plan) bool {
@@ -254,7 +261,7 @@ func (w *world) compareClaims(claims map[int]bool, removing []int) *divergence {
 	}
 	d := &divergence{what: "claims", kube: "claims of ordinals " + kc, ostset: "volumes of ordinals " + oc, before: w,
 		seen: w.state(), kubeClaims: claims, ostsetVolumes: vols,
-		condemnedUnderDelete: maps.Clone(w.condemnedUnderDelete)}
+		condemnedUnderDelete: maps.Clone(w.condemnedUnderDelete), backInRange: maps.Clone(w.backInRange)}
 	return d
 }
 

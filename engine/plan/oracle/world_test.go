@@ -186,6 +186,9 @@ type world struct {
 	// condemnedUnderDelete are the ordinals whose replica (since created)
 	// was outside the range under whenScaled: Delete at some pass.
 	condemnedUnderDelete map[int]bool
+	// backInRange are those of them whose replica was in the range again at
+	// some pass.
+	backInRange map[int]bool
 	// passDiffs are the status differences of the passes of one settling.
 	passDiffs []*divergence
 	// broken are the template versions whose replicas never become ready.
@@ -198,7 +201,7 @@ type world struct {
 
 func newWorld(sp spec) *world {
 	w := &world{sp: sp, now: t0, replicas: map[int]*replica{}, volumes: map[int]bool{}, kube: newKube(), broken: map[int]bool{},
-		condemnedUnderDelete: map[int]bool{}, histVersion: map[string]int{}}
+		condemnedUnderDelete: map[int]bool{}, backInRange: map[int]bool{}, histVersion: map[string]int{}}
 	w.record()
 	return w
 }
