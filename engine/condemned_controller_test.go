@@ -2,7 +2,9 @@ package engine_test
 
 import (
 	"context"
+
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -179,5 +181,60 @@ func TestScaleDownDuringInitRemovesItsVolume(t *testing.T) {
 	}
 	if got, want := volumeNames(t, rt), []string{"data-web-0"}; !slices.Equal(got, want) {
 		t.Fatalf("volumes %v after scaling down a replica that was initializing, want %v", got, want)
+	}
+}
+
+// Under whenScaled: Delete a condemned replica removed otherwise than by the
+// scale-down (by hand, before its turn in OrderedReady) takes its volume
+// along: the pass that reached the scale-down recorded every condemned
+// ordinal, as Kubernetes marks every condemned pod's claims.
+func TestCondemnedReplicaRemovedByHandTakesItsVolume(t *testing.T) {
+	c, rt := newRetentionController(t, 3, config.Delete)
+	st, _ := c.Store.Load("web")
+	st.Spec.PodManagementPolicy = config.OrderedReady
+	st.Spec.Replicas = ptr(1)
+	storeSpec(t, c.Store, st.Spec)
+	if _, err := c.Pass(context.Background(), "web"); err != nil { // removes web-2
+		t.Fatal(err)
+	}
+	if st, _ := c.Store.Load("web"); !slices.Equal(st.CondemnedVolumes, []int{1, 2}) {
+		t.Fatalf("recorded %v, want [1 2]", st.CondemnedVolumes)
+	}
+	rt.Destroy("web-1")
+	converge(t, c)
+	if got, want := volumeNames(t, rt), []string{"data-web-0"}; !slices.Equal(got, want) {
+		t.Fatalf("volumes %v, want %v", got, want)
+	}
+}
+
+// A condemned replica gone, its ordinal back in the range before its volume
+// was removed: the volume is removed before any replica is created
+// (Kubernetes' garbage collector deleted the claim with the pod), so that the
+// ordinal's new replica gets a new one, never the one being removed; a
+// removal that fails creates nothing.
+func TestCondemnedVolumeGoesBeforeItsOrdinalComesBack(t *testing.T) {
+	c, rt := newRetentionController(t, 3, config.Delete)
+	applyRetention(t, c.Store, 0, config.Delete)
+	if _, err := c.Pass(context.Background(), "web"); err != nil { // removes every replica, their volumes left
+		t.Fatal(err)
+	}
+	applyRetention(t, c.Store, 3, config.Delete)
+	rt.FailRemoveVolume = "data-web-1"
+	if _, err := c.Pass(context.Background(), "web"); err == nil {
+		t.Fatal("pass with a failing volume removal succeeded")
+	}
+	if got := rt.Replicas(); len(got) > 0 {
+		t.Fatalf("replicas %v created while a volume of a returning ordinal could not be removed", got)
+	}
+	rt.Log = nil
+	converge(t, c)
+	all := []string{"data-web-0", "data-web-1", "data-web-2"}
+	if got := volumeNames(t, rt); !slices.Equal(got, all) {
+		t.Fatalf("volumes %v, want %v", got, all)
+	}
+	removed := slices.Index(rt.Log, "remove volume data-web-1")
+	created := slices.IndexFunc(rt.Log, func(l string) bool { return strings.HasPrefix(l, "create web-1") })
+	if removed < 0 || created < removed {
+		t.Errorf("data-web-1 removed at %d, web-1 created at %d of %q", removed, created, rt.Log)
 	}
 }

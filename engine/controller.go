@@ -175,7 +175,7 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(state.S
 	for _, a := range pl.Actions {
 		c.logger().Info("action", "set", name, "action", a.String())
 	}
-	if st.RecordRemovals(pl.Actions, c.now()) {
+	if condemned := st.Condemn(pl.CondemnedVolumes); st.RecordRemovals(pl.Actions, c.now()) || condemned {
 		if err := c.Store.Save(st); err != nil {
 			return pl, st, err
 		}

@@ -44,6 +44,18 @@ func (c *Controller) execute(ctx context.Context, st *state.State, actions []pla
 		}
 	}
 	var mu sync.Mutex // guards st.VolumeUse
+	// Volumes go first, and alone: a volume removed for its condemned
+	// replica must be gone before a replica of its ordinal, back in the
+	// range, is created (with a new one).
+	if vols := slices.DeleteFunc(slices.Clone(actions), func(a plan.Action) bool { return a.Kind != plan.ActDeleteVolume }); len(vols) > 0 && len(vols) < len(actions) {
+		if err := c.execute(ctx, st, vols, observed); err != nil {
+			return err
+		}
+		actions = slices.DeleteFunc(slices.Clone(actions), func(a plan.Action) bool { return a.Kind == plan.ActDeleteVolume })
+		observed = slices.DeleteFunc(slices.Clone(observed), func(v plan.Volume) bool {
+			return slices.ContainsFunc(vols, func(a plan.Action) bool { return a.Name == v.Name })
+		})
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(parallelLimit)
 	errs := make([]error, len(actions))
@@ -253,6 +265,7 @@ func (c *Controller) removeSet(ctx context.Context, st state.State, obs plan.Obs
 	}
 	replicas := slices.Clone(obs.Replicas)
 	slices.SortFunc(replicas, func(a, b plan.Replica) int { return b.Ordinal - a.Ordinal })
+	condemned, kept := plan.VolumesOnDelete(spec, st.CondemnedVolumes, obs)
 	// Recorded before the removals, so that a delete cut short keeps it.
 	if st.ReleaseVolumes(replicas, c.now()) {
 		if err := c.Store.Save(st); err != nil {
@@ -265,8 +278,7 @@ func (c *Controller) removeSet(ctx context.Context, st state.State, obs plan.Obs
 		}
 		c.emit(spec.Name, r.Name, "%s removed", r.Name)
 	}
-	kept, err := c.removeCondemnedVolumes(ctx, st, obs.Volumes)
-	if err != nil {
+	if err := c.removeCondemnedVolumes(ctx, st, condemned); err != nil {
 		return err
 	}
 	if st.Deleting.Volumes {
@@ -297,24 +309,17 @@ func (c *Controller) removeSet(ctx context.Context, st state.State, obs plan.Obs
 }
 
 // removeCondemnedVolumes removes, for a delete of the set, the volumes whose
-// removal a scale-down under whenScaled: Delete left pending (the whenScaled
-// rule, see State.CondemnedVolumes): the set's replicas are gone, and the
-// delete must not turn them into kept volumes. It returns the other volumes.
-func (c *Controller) removeCondemnedVolumes(ctx context.Context, st state.State, vols []plan.Volume) ([]plan.Volume, error) {
-	var rest []plan.Volume
+// removal with their replica whenScaled: Delete left pending (see
+// State.CondemnedVolumes, plan.VolumesOnDelete): the set's replicas are gone,
+// and the delete must not turn them into kept volumes.
+func (c *Controller) removeCondemnedVolumes(ctx context.Context, st state.State, vols []plan.Volume) error {
 	for _, v := range vols {
-		inRange := v.Ordinal >= st.Spec.FirstOrdinal() && v.Ordinal < st.Spec.EndOrdinal() // scaled up again since
-		condemned := !inRange && slices.Contains(st.CondemnedVolumes, v.Ordinal)
-		if !volumes.RemoveOnScaleDown(st.Spec.PersistentVolumeClaimRetentionPolicy.WhenScaled, condemned, true) {
-			rest = append(rest, v)
-			continue
-		}
 		if err := c.Runtime.RemoveVolume(ctx, st.Spec.Name, v.Name); err != nil {
-			return nil, err
+			return err
 		}
-		c.emit(st.Spec.Name, "", "volume %s removed (whenScaled: Delete; a scale-down removed its replica)", v.Name)
+		c.emit(st.Spec.Name, "", "volume %s removed (whenScaled: Delete; its replica was condemned)", v.Name)
 	}
-	return rest, nil
+	return nil
 }
 
 // removeNetwork removes a network the set no longer uses, if ostset created it

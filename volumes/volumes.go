@@ -16,15 +16,6 @@ const (
 	Delete = "Delete"
 )
 
-// RemoveOnScaleDown says whether a volume of an ordinal outside the desired range
-// may be removed: only under whenScaled=Delete, only when a scale-down of the set
-// condemned the ordinal's replica while that policy held (condemned), and only
-// once its container is gone. As in Kubernetes, the volumes a delete of the set
-// kept, or that an earlier scale-down left under Retain, are never removed.
-func RemoveOnScaleDown(whenScaled string, condemned, containerGone bool) bool {
-	return whenScaled == Delete && condemned && containerGone
-}
-
 // RemoveOnSetDelete says whether ostset down removes the set's volumes.
 func RemoveOnSetDelete(whenDeleted string, explicit bool) bool {
 	return explicit || whenDeleted == Delete

@@ -53,6 +53,8 @@ type Runtime struct {
 	// FailPreStop makes removing the named containers report a pre_stop hook
 	// that failed (*plan.PreStopError), once each is removed.
 	FailPreStop map[string]bool
+	// FailRemoveVolume makes removing the named volume fail once.
+	FailRemoveVolume string
 	// OnRemove, when set, is called with the name of each replica removed.
 	OnRemove func(name string)
 	// FailCreate makes the n-th CreateReplica call fail (1-based; 0: never).
@@ -458,6 +460,11 @@ func (r *Runtime) RemoveVolume(ctx context.Context, _, name string) error {
 		if err := engine.CheckOwner(ctx, v.Owner); err != nil {
 			return fmt.Errorf("refusing to remove volume %s: %w", name, err)
 		}
+	}
+	if name == r.FailRemoveVolume {
+		r.FailRemoveVolume = ""
+		r.record("remove volume %s failed", name)
+		return fmt.Errorf("%s: injected failure", name)
 	}
 	delete(r.volumes, name)
 	r.record("remove volume %s", name)

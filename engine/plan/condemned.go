@@ -7,43 +7,89 @@ import (
 	"github.com/ostset/ostset/volumes"
 )
 
-// The volumes a scale-down condemns (Input.CondemnedVolumes): under
-// whenScaled: Delete, the ordinals whose replica a scale-down removes are
-// recorded before the removal; their volumes are removed once the container
-// is gone (see planner.volumes), and the record with them.
+// The volumes that go with their replica (Input.CondemnedVolumes,
+// Plan.CondemnedVolumes), as Kubernetes' controller makes a condemned pod the
+// owner of its claims under whenScaled: Delete, and the garbage collector
+// deletes them with the pod, whoever removes it.
+//
+// A pass that reaches the scale-down (every desired replica available, in
+// OrderedReady) marks every ordinal it finds outside the range, replica or
+// init containers, in any state: under whenScaled: Delete its volumes go
+// with it, under Retain they stay (the mark is cleared). Once the ordinal
+// has no container left, its volumes are removed (planner.volumes), under
+// the policy and range of the pass that marked it: neither a switch to
+// Retain nor a scale back up after the replica is gone saves them, as the
+// garbage collector has deleted the claims by then. Only a replica back in
+// the range before it is gone keeps them (SettleCondemned).
 
-// Condemn returns condemned (sorted) with the ordinals that the actions
-// release added, when set's whenScaled is Delete, and reports whether it
-// added any. A replica still initializing is condemned as well (a pod in
-// Kubernetes).
-func Condemn(set config.Set, condemned []int, actions []Action) ([]int, bool) {
-	added := false
-	for _, a := range actions {
-		if a.Kind != ActDelete && a.Kind != ActDeleteInit {
-			continue
-		}
-		if a.Releases && set.PersistentVolumeClaimRetentionPolicy.WhenScaled == volumes.Delete && !slices.Contains(condemned, a.Ordinal) {
-			condemned = append(condemned, a.Ordinal)
-			slices.Sort(condemned)
-			added = true
+// condemn marks, or clears, the ordinal ord outside the range for the removal
+// of its volumes with its replica, per the set's whenScaled.
+func (p *planner) condemn(ord int) {
+	marked := slices.Contains(p.plan.CondemnedVolumes, ord)
+	switch del := p.set.PersistentVolumeClaimRetentionPolicy.WhenScaled == volumes.Delete; {
+	case del && !marked:
+		p.plan.CondemnedVolumes = append(slices.Clone(p.plan.CondemnedVolumes), ord)
+		slices.Sort(p.plan.CondemnedVolumes)
+	case !del && marked:
+		p.plan.CondemnedVolumes = slices.DeleteFunc(slices.Clone(p.plan.CondemnedVolumes), func(o int) bool { return o == ord })
+		if len(p.plan.CondemnedVolumes) == 0 {
+			p.plan.CondemnedVolumes = nil
 		}
 	}
-	return condemned, added
 }
 
-// SettleCondemned drops the ordinals of condemned that are settled: the
-// ordinal is back in the range (a scale up reuses its volumes), whenScaled is
-// no longer Delete, or neither its container nor any of its volumes is left
-// in obs (the whenScaled rule removed them).
+// volumes removes the volumes of the ordinals marked to lose them (see
+// condemn) once no container of the ordinal is left, replica or init
+// container: a volume no container uses. Any other volume (kept by ostset
+// down, by a scale-down under Retain, or of an ordinal back in the range
+// before its replica went) is left alone.
+func (p *planner) volumes() {
+	for _, v := range p.in.Observed.Volumes {
+		if slices.Contains(p.in.CondemnedVolumes, v.Ordinal) && !p.byOrdinal.has(v.Ordinal) && len(p.inits[v.Ordinal]) == 0 {
+			p.act(Action{Kind: ActDeleteVolume, Ordinal: v.Ordinal, Name: v.Name, Reason: "whenScaled: Delete"})
+		}
+	}
+}
+
+// removesVolumeOf: this pass removes volumes of ord (see volumes). An
+// ordinal back in the range is created on the next pass, once they are gone
+// and the record with them (SettleCondemned): its new replica gets new
+// volumes, and a record spent is not taken for one still to carry out.
+func (p *planner) removesVolumeOf(ord int) bool {
+	return slices.ContainsFunc(p.plan.Actions, func(a Action) bool { return a.Kind == ActDeleteVolume && a.Ordinal == ord })
+}
+
+// SettleCondemned drops the ordinals of condemned that are settled: neither a
+// container (replica or init container) nor a volume of the ordinal is left in
+// obs (the volumes went), or the ordinal is back in the range while its
+// replica (or its init containers) still exists: a scale back up before the
+// replica is gone keeps its volumes.
 func SettleCondemned(set config.Set, condemned []int, obs Observed) []int {
-	condemned = slices.DeleteFunc(condemned, func(ord int) bool {
-		left := slices.ContainsFunc(obs.Replicas, func(r Replica) bool { return r.Ordinal == ord }) ||
-			slices.ContainsFunc(obs.Volumes, func(v Volume) bool { return v.Ordinal == ord })
-		return (ord >= set.FirstOrdinal() && ord < set.EndOrdinal()) ||
-			set.PersistentVolumeClaimRetentionPolicy.WhenScaled != volumes.Delete || !left
+	condemned = slices.DeleteFunc(slices.Clone(condemned), func(ord int) bool {
+		alive := slices.ContainsFunc(obs.Replicas, func(r Replica) bool { return r.Ordinal == ord }) ||
+			slices.ContainsFunc(obs.Inits, func(c InitContainer) bool { return c.Ordinal == ord })
+		volume := slices.ContainsFunc(obs.Volumes, func(v Volume) bool { return v.Ordinal == ord })
+		return !alive && !volume || alive && ord >= set.FirstOrdinal() && ord < set.EndOrdinal()
 	})
 	if len(condemned) == 0 {
 		return nil
 	}
 	return condemned
+}
+
+// VolumesOnDelete splits, for a delete of the set, the volumes of obs into
+// those that go with their condemned replica (see condemn), whatever
+// whenDeleted says, and the others, which whenDeleted (or down --volumes)
+// decides on. obs is the set as the delete finds it, before it removes any
+// replica.
+func VolumesOnDelete(set config.Set, condemned []int, obs Observed) (withReplica, others []Volume) {
+	condemned = SettleCondemned(set, condemned, obs)
+	for _, v := range obs.Volumes {
+		if slices.Contains(condemned, v.Ordinal) {
+			withReplica = append(withReplica, v)
+		} else {
+			others = append(others, v)
+		}
+	}
+	return withReplica, others
 }

@@ -106,6 +106,7 @@ func (p *planner) condemnedInits() {
 		if p.inRange(c.Ordinal) {
 			continue
 		}
+		p.condemn(c.Ordinal)
 		if c.State == StateRemoving {
 			p.wait("%s being removed", c.Name)
 			continue

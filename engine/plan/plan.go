@@ -9,7 +9,6 @@ import (
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/health"
-	"github.com/ostset/ostset/volumes"
 )
 
 // Input is everything Plan decides from. It is a value: Plan does no I/O and
@@ -35,9 +34,10 @@ type Input struct {
 	// created on: a replica is judged detached against every one of its own
 	// revision's. A revision missing here has the set's networks.
 	Networks map[string][]string
-	// CondemnedVolumes are the ordinals whose replica a scale-down removed (or is
-	// removing) while whenScaled was Delete (State.CondemnedVolumes): only their
-	// volumes may be removed by the whenScaled rule.
+	// CondemnedVolumes are the ordinals whose volumes go with their replica
+	// (State.CondemnedVolumes, see condemn): marked by a pass that found the
+	// replica outside the range under whenScaled: Delete. Only their volumes
+	// are ever removed by a pass, once no container of the ordinal is left.
 	CondemnedVolumes []int
 	// Refused holds, per ordinal, the last refusal of its create or start that
 	// a retry does not cure (a held host port: State.Failures): the ordinal
@@ -153,6 +153,10 @@ type Plan struct {
 	// Blocked lists the containers without the set's label that hold a name the
 	// plan needs (each also a line of Waiting): only a person can clear them.
 	Blocked []Conflict
+	// CondemnedVolumes are Input.CondemnedVolumes as this pass leaves them
+	// (see condemn): the engine records them before it carries the actions
+	// out, so that a replica removed from then on takes its volumes along.
+	CondemnedVolumes []int
 }
 
 // String renders the plan for golden tests and debugging.
@@ -230,6 +234,7 @@ func newPlanner(in Input) *planner {
 		inits:     map[int][]InitContainer{},
 		acted:     map[int]bool{},
 	}
+	p.plan.CondemnedVolumes = in.CondemnedVolumes
 	p.foreignInits = map[string]Foreign{}
 	for _, c := range in.Observed.Inits {
 		p.inits[c.Ordinal] = append(p.inits[c.Ordinal], c)
@@ -335,6 +340,10 @@ func (p *planner) replicaInRange(ord int) bool {
 	if !ok {
 		if f, taken := p.foreign[ord]; taken {
 			p.blocked(f)
+			return false
+		}
+		if p.removesVolumeOf(ord) {
+			p.wait("%s not created until its old volumes are removed (whenScaled: Delete)", ReplicaName(p.set.Name, ord))
 			return false
 		}
 		if p.refusedWait(ord) || !p.initialized(ord) {
@@ -501,6 +510,9 @@ func (p *planner) condemned() bool {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Ordinal > out[j].Ordinal })
 	for _, r := range out {
+		p.condemn(r.Ordinal)
+	}
+	for _, r := range out {
 		if r.State == StateRemoving {
 			p.wait("%s being removed", r.Name)
 			if p.monotonic {
@@ -543,13 +555,32 @@ func (p *planner) update() {
 		return
 	}
 	budget := p.set.MaxUnavailableCount() - p.unavailable()
+	replace := func(r Replica) {
+		p.act(Action{Kind: ActDelete, Ordinal: r.Ordinal, Name: r.Name, ID: r.ID, Revision: r.Revision,
+			Reason: fmt.Sprintf("update %s -> %s", r.Revision, p.in.UpdateRevision)})
+	}
+	if !p.monotonic {
+		// Parallel: an old replica that is unavailable anyway is replaced
+		// first and spends nothing (Kubernetes' two phases): maxUnavailable
+		// bounds what the rollout takes down, and these are down already.
+		// Counted against it, a few broken old replicas would stall the
+		// rollout that replaces them.
+		stale = slices.DeleteFunc(stale, func(r Replica) bool {
+			if !p.available(&r) {
+				replace(r)
+				return true
+			}
+			return false
+		})
+	}
 	if budget <= 0 {
-		p.wait("%d replicas unavailable (maxUnavailable %d)", p.unavailable(), p.set.MaxUnavailableCount())
+		if len(stale) > 0 {
+			p.wait("%d replicas unavailable (maxUnavailable %d)", p.unavailable(), p.set.MaxUnavailableCount())
+		}
 		return
 	}
 	for _, r := range stale[:min(budget, len(stale))] {
-		p.act(Action{Kind: ActDelete, Ordinal: r.Ordinal, Name: r.Name, ID: r.ID, Revision: r.Revision,
-			Reason: fmt.Sprintf("update %s -> %s", r.Revision, p.in.UpdateRevision)})
+		replace(r)
 	}
 }
 
@@ -561,20 +592,6 @@ func (p *planner) unavailable() int {
 		}
 	}
 	return n
-}
-
-// volumes removes the volumes of ordinals outside the range that a scale-down
-// condemned under whenScaled: Delete, once their container is gone. Any other
-// volume outside the range (kept by ostset down, or by a scale-down under
-// Retain) is left alone.
-func (p *planner) volumes() {
-	for _, v := range p.in.Observed.Volumes {
-		hasContainer := p.byOrdinal.has(v.Ordinal)
-		condemned := slices.Contains(p.in.CondemnedVolumes, v.Ordinal)
-		if !p.inRange(v.Ordinal) && volumes.RemoveOnScaleDown(p.set.PersistentVolumeClaimRetentionPolicy.WhenScaled, condemned, !hasContainer) {
-			p.act(Action{Kind: ActDeleteVolume, Ordinal: v.Ordinal, Name: v.Name, Reason: "whenScaled: Delete"})
-		}
-	}
 }
 
 func (p *planner) complete() bool {

@@ -52,10 +52,10 @@ func (w *world) settle() {
 	w.condemned = SettleCondemned(w.set, w.condemned, w.observed())
 }
 
-// condemn records, as a pass does before it acts, the ordinals a plan's
-// scale-down condemns.
+// condemn records, as a pass does before it acts, the ordinals whose
+// volumes go with their replica as the plan leaves them.
 func (w *world) condemn(p Plan) {
-	w.condemned, _ = Condemn(w.set, w.condemned, p.Actions)
+	w.condemned = p.CondemnedVolumes
 }
 
 // down deletes the set keeping its volumes, as ostset down under Retain does;
@@ -452,14 +452,11 @@ func checkSafety(t *rapid.T, w *world, p Plan) {
 				updateDeletes++
 			}
 		case ActDeleteVolume:
-			if s.PersistentVolumeClaimRetentionPolicy.WhenScaled != config.Delete {
-				t.Fatalf("%s under Retain", a)
-			}
-			if exists || (a.Ordinal >= start && a.Ordinal < end) {
-				t.Fatalf("%s while its ordinal is in use", a)
+			if exists || slices.ContainsFunc(w.observed().Inits, func(c InitContainer) bool { return c.Ordinal == a.Ordinal }) {
+				t.Fatalf("%s while a container of its ordinal is left", a)
 			}
 			if !slices.Contains(w.condemned, a.Ordinal) {
-				t.Fatalf("%s: no scale-down condemned it (kept by a delete, or by a scale-down under Retain)", a)
+				t.Fatalf("%s: no pass condemned it under whenScaled: Delete (kept by a delete, or by a scale-down under Retain)", a)
 			}
 		}
 	}

@@ -119,10 +119,13 @@ func (p *planner) status() Status {
 			cs.CrashLoop = &CrashLoopStatus{NextTry: after}
 		}
 		s.Containers = append(s.Containers, cs)
-		if r.Revision == p.in.CurrentRevision {
+		// A replica being removed is neither current nor updated, as
+		// Kubernetes leaves a terminating pod out of both counts: it is
+		// going, whatever its revision.
+		if r.Revision == p.in.CurrentRevision && r.State != StateRemoving {
 			s.CurrentReplicas++
 		}
-		if r.Revision == p.in.UpdateRevision {
+		if r.Revision == p.in.UpdateRevision && r.State != StateRemoving {
 			s.UpdatedReplicas++
 		}
 		if ready {

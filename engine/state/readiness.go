@@ -27,12 +27,13 @@ func (st *State) RememberReadiness(rs []plan.Replica) {
 
 // Saw takes in a pass's observation: the readiness it shows (see
 // RememberReadiness), the records of condemned volumes it settles (see
-// plan.SettleCondemned), the failures of replicas that exist now or are no
-// longer wanted (see forgetFailures) and the containers a stopped set keeps
-// (see noteStopped).
+// plan.SettleCondemned), the revisions it keeps (see TrimHistory), the
+// failures of replicas that exist now or are no longer wanted (see
+// forgetFailures) and the containers a stopped set keeps (see noteStopped).
 func (st *State) Saw(obs plan.Observed) {
 	st.RememberReadiness(obs.Replicas)
 	st.settleCondemnedVolumes(obs)
+	st.TrimHistory(obs)
 	st.forgetFailures(obs.Replicas)
 	st.noteStopped(obs.Replicas)
 }

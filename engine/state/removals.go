@@ -1,15 +1,14 @@
 package state
 
 import (
+	"slices"
 	"time"
 
 	"github.com/ostset/ostset/engine/plan"
 )
 
 // RecordRemovals notes in st the replicas the actions remove (see
-// State.Removing) and, under whenScaled: Delete, the ordinals a scale-down
-// condemns (State.CondemnedVolumes, see Condemn), and reports whether it
-// noted any. Removing an init container needs no removal record: a replica's
+// State.Removing), and reports whether it noted any. Removing an init container needs no removal record: a replica's
 // init containers are all removed again before it is created. Nor does
 // removing a replica that exited: it is sent no stop signal, and a pass that
 // finds it still there removes it again.
@@ -23,9 +22,19 @@ func (st *State) RecordRemovals(actions []plan.Action, now time.Time) bool {
 			st.Removing[a.ID], recorded = now, true
 		}
 	}
-	condemned := false
-	st.CondemnedVolumes, condemned = plan.Condemn(st.Spec, st.CondemnedVolumes, actions)
-	return recorded || condemned
+	return recorded
+}
+
+// Condemn records the ordinals whose volumes go with their replica as a
+// pass's plan leaves them (Plan.CondemnedVolumes), and reports whether they
+// changed: recorded before the plan's removals, so that a replica removed
+// from then on, by the pass or otherwise, takes its volumes along.
+func (st *State) Condemn(ordinals []int) bool {
+	if slices.Equal(st.CondemnedVolumes, ordinals) {
+		return false
+	}
+	st.CondemnedVolumes = slices.Clone(ordinals)
+	return true
 }
 
 // settleCondemnedVolumes drops the records of State.CondemnedVolumes that are

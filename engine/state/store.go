@@ -90,14 +90,16 @@ type State struct {
 	// pass finishes the removal (see finishRemovals), as Kubernetes finishes
 	// the delete of a pod with a deletion timestamp.
 	Removing map[string]time.Time `json:"removing,omitempty"`
-	// CondemnedVolumes are the ordinals (sorted) whose replica a scale-down
-	// removed while whenScaled was Delete, recorded before the removal: their
-	// volumes are removed once the container is gone, and the record with them.
-	// A scale back up before that cancels it (the ordinal reuses its volumes),
-	// as does a switch to whenScaled: Retain. No other volume is ever removed by
-	// a scale-down: not those ostset down kept, nor those an earlier scale-down
-	// left under Retain (Kubernetes deletes only the claims of the pods a
-	// scale-down condemned).
+	// CondemnedVolumes are the ordinals (sorted) whose volumes go with their
+	// replica (Plan.CondemnedVolumes): a pass that reached the scale-down
+	// found the replica outside the range while whenScaled was Delete,
+	// recorded before any removal. The volumes are removed once no container
+	// of the ordinal is left, whoever removed it, and the record with them. A
+	// scale back up while the replica still exists cancels it (the ordinal
+	// keeps its volumes), as does a pass that finds it outside the range under
+	// whenScaled: Retain. No other volume is ever removed by a scale-down: not
+	// those ostset down kept, nor those an earlier scale-down left under
+	// Retain (Kubernetes deletes only the claims of the pods it condemned).
 	CondemnedVolumes []int `json:"condemnedVolumes,omitempty"`
 	// Failures holds, by replica name, the last permanent error (see
 	// PermanentError) of creating or starting the replica, until a create of
@@ -174,18 +176,28 @@ func (st *State) SetUpdateRevision(spec config.RevisionSpec, cause string, now t
 	if changed {
 		st.RollingBackFrom = ""
 	}
-	st.trimHistory()
 	return changed
 }
 
-// trimHistory keeps the newest revisionHistoryLimit revisions besides the
-// current and update revisions, which are never dropped.
-func (st *State) trimHistory() {
+// TrimHistory keeps the newest revisionHistoryLimit revisions besides the
+// live ones, which are never dropped: the current and update revisions and
+// those of the replicas (and init containers) obs holds. Each pass trims it
+// as it observes (Saw), as Kubernetes' controller truncates the history at
+// each sync: a revision a replica still runs (under OnDelete, or below the
+// partition) stays, and counts for nothing against the limit.
+func (st *State) TrimHistory(obs plan.Observed) {
 	keep := st.Spec.HistoryLimit()
+	running := map[string]bool{}
+	for _, r := range obs.Replicas {
+		running[r.Revision] = true
+	}
+	for _, c := range obs.Inits {
+		running[c.Revision] = true
+	}
 	var out []Revision
 	for i := len(st.Revisions) - 1; i >= 0; i-- {
 		r := st.Revisions[i]
-		live := r.Name == st.CurrentRevision || r.Name == st.UpdateRevision
+		live := r.Name == st.CurrentRevision || r.Name == st.UpdateRevision || running[r.Name]
 		if live || keep > 0 {
 			out = append(out, r)
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/engine/plan"
 )
 
 // The set lock excludes a second holder and gives up when its context ends.
@@ -85,6 +86,7 @@ func TestRevisionHistory(t *testing.T) {
 		if img == "a" {
 			st.CurrentRevision = st.UpdateRevision // a's rollout completed, the later ones did not
 		}
+		st.TrimHistory(plan.Observed{}) // the pass that follows
 	}
 	// current stays at a: a is kept, as is e (update).
 	if got, want := historyNames(st), []string{"1:a", "3:c", "4:d", "5:e"}; !slices.Equal(got, want) {
@@ -93,6 +95,7 @@ func TestRevisionHistory(t *testing.T) {
 	if changed := st.SetUpdateRevision(revSpec("c"), "up c again", t0); !changed {
 		t.Error("going back to c did not change the update revision")
 	}
+	st.TrimHistory(plan.Observed{})
 	if got, want := historyNames(st), []string{"1:a", "4:d", "5:e", "6:c"}; !slices.Equal(got, want) {
 		t.Errorf("after reapplying c: %v, want %v", got, want)
 	}
@@ -104,6 +107,31 @@ func TestRevisionHistory(t *testing.T) {
 	}
 	if _, err := st.Undo(99, "undo", t0); err == nil {
 		t.Error("undo to a missing revision succeeded")
+	}
+}
+
+// A revision a replica still runs (below the partition, or under OnDelete)
+// is live, as in Kubernetes: never dropped, and not counted against the
+// limit; once no replica runs it, it goes as any other.
+func TestRevisionHistoryKeepsWhatReplicasRun(t *testing.T) {
+	limit := 1
+	st := State{Spec: config.Set{Name: "web", RevisionHistoryLimit: &limit}}
+	var names []string
+	for _, img := range []string{"a", "b", "c", "d"} {
+		st.SetUpdateRevision(revSpec(img), "up "+img, t0)
+		names = append(names, st.UpdateRevision)
+		if img == "a" {
+			st.CurrentRevision = st.UpdateRevision
+		}
+	}
+	obs := plan.Observed{Replicas: []plan.Replica{{Ordinal: 0, Revision: names[0]}, {Ordinal: 1, Revision: names[1]}}}
+	st.TrimHistory(obs)
+	if got, want := historyNames(st), []string{"1:a", "2:b", "3:c", "4:d"}; !slices.Equal(got, want) {
+		t.Errorf("history %v, want %v (b runs, c is the one kept)", got, want)
+	}
+	st.TrimHistory(plan.Observed{Replicas: obs.Replicas[:1]})
+	if got, want := historyNames(st), []string{"1:a", "3:c", "4:d"}; !slices.Equal(got, want) {
+		t.Errorf("history %v once b runs no more, want %v", got, want)
 	}
 }
 

@@ -101,7 +101,7 @@ func simulate(st state.State, obs plan.Observed, now time.Time, name func(string
 			}
 			break
 		}
-		in.CondemnedVolumes, _ = plan.Condemn(in.Set, in.CondemnedVolumes, pl.Actions)
+		in.CondemnedVolumes = pl.CondemnedVolumes
 		for _, a := range pl.Actions {
 			apply(&in, st, a, now, step, &out)
 			if a.Kind == plan.ActDelete && a.Recreate != "" {

@@ -27,7 +27,7 @@ var allowances = []allowance{
 		// sides of it are treated differently.
 		Step: func(d *divergence, s step) bool {
 			sp := d.before.sp
-			return !sp.onDelete && (s.ord < sp.partition) != (s.ord-sp.start < sp.partition)
+			return sp.rolling() && (s.ord < sp.partition) != (s.ord-sp.start < sp.partition)
 		},
 	},
 	{
@@ -56,10 +56,11 @@ var allowances = []allowance{
 		// Kubernetes marked the claim for deletion with its pod when the
 		// pod was condemned, and does not unmark it before the pod is
 		// ready again: a pod back in the range that fails or is deleted
-		// first takes its claim along.
+		// first takes its claim along, as does one condemned again (or
+		// the set deleted) before a pass of Kubernetes reached it.
 		Volume: func(d *divergence, ord int) bool {
 			sp := d.before.sp
-			return d.condemnedUnderDelete[ord] && !outside(sp, ord)
+			return d.condemnedUnderDelete[ord] && (!outside(sp, ord) || d.backInRange[ord])
 		},
 	},
 	{
@@ -75,7 +76,7 @@ var allowances = []allowance{
 		Step: func(d *divergence, s step) bool {
 			w, sp := d.before, d.before.sp
 			r, ok := w.replicas[s.ord]
-			return !sp.onDelete && !s.create && slices.Contains(d.ostsetSteps, s) && ok && r.state == running && !r.ready &&
+			return sp.rolling() && !s.create && slices.Contains(d.ostsetSteps, s) && ok && r.state == running && !r.ready &&
 				r.version != sp.version && rev(r.version) != w.current && s.ord >= sp.partition
 		},
 	},
@@ -100,43 +101,7 @@ func outside(sp spec, ord int) bool { return ord < sp.start || ord >= sp.start+s
 // knownDefects are differences that are not choices: ostset falls short of
 // what Kubernetes does. docs/kubernetes.md lists them ("Not matched yet")
 // until the planner is fixed; then the entry goes, and the oracle keeps the fix.
-var knownDefects = []allowance{
-	{
-		Rule: "a condemned volume is removed a pass after its replica, under the policy and range of then",
-		Doc:  "Not matched yet",
-		Volume: func(d *divergence, ord int) bool {
-			sp := d.before.sp
-			return d.releasedLastPass[ord] && (!sp.scaledDelete || ord >= sp.start && ord < sp.start+sp.replicas)
-		},
-	},
-	{
-		Rule: "a condemned replica removed otherwise than by the scale-down keeps its volumes",
-		Doc:  "Not matched yet",
-		// Also when the ordinal is back in the range, or whenScaled turned
-		// to Retain since: Kubernetes' garbage collector has deleted the
-		// claim, ostset keeps the volume.
-		Volume: func(d *divergence, ord int) bool { return d.removedOutsideScaleDown[ord] },
-	},
-	{
-		Rule: "a replica being removed counts as current and updated",
-		Doc:  "Not matched yet",
-		Match: func(d *divergence) bool {
-			return (d.what == "status.currentReplicas" || d.what == "status.updatedReplicas") && d.countsRemoving
-		},
-	},
-	{
-		Rule: "Parallel rollout: replacing an unavailable old replica does not spend maxUnavailable",
-		Doc:  "Not matched yet",
-		// Kubernetes deletes more old-revision replicas (at or above the
-		// partition) than ostset.
-		Step: func(d *divergence, s step) bool {
-			sp := d.before.sp
-			r, ok := d.before.replicas[s.ord]
-			return sp.parallel && !sp.onDelete && !s.create && slices.Contains(d.kubeSteps, s) && ok && r.state == running &&
-				r.version != sp.version && s.ord-sp.start >= sp.partition
-		},
-	},
-}
+var knownDefects = []allowance{}
 
 // differing are the steps one controller takes and the other does not.
 func differing(d *divergence) []step {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -161,6 +162,33 @@ func (k *kube) removePod(name string) {
 	}
 }
 
+// deleteSet deletes the set as the garbage collector carries the delete
+// out: every pod goes, with the claims it owns (whenScaled: Delete marks a
+// condemned pod's claims so), and the claims the set owns (whenDeleted:
+// Delete).
+func (k *kube) deleteSet() {
+	for name := range k.pods {
+		k.removePod(name)
+	}
+	for cn, c := range k.claims {
+		for _, ref := range c.OwnerReferences {
+			if ref.UID == "set-uid" {
+				delete(k.claims, cn)
+			}
+		}
+	}
+}
+
+// kept are the template versions of the ControllerRevisions left.
+func (k *kube) kept() []int {
+	var out []int
+	for _, o := range k.revisions.List() {
+		out = append(out, k.version(o.(*apps.ControllerRevision).Name))
+	}
+	slices.Sort(out)
+	return out
+}
+
 // claimOrdinals are the ordinals that have a claim.
 func (k *kube) claimOrdinals() map[int]bool {
 	out := map[int]bool{}
@@ -212,9 +240,14 @@ func kubeSet(sp spec, status apps.StatefulSetStatus) *apps.StatefulSet {
 	if sp.scaledDelete {
 		s.Spec.PersistentVolumeClaimRetentionPolicy.WhenScaled = apps.DeletePersistentVolumeClaimRetentionPolicyType
 	}
+	if sp.deletedDelete {
+		s.Spec.PersistentVolumeClaimRetentionPolicy.WhenDeleted = apps.DeletePersistentVolumeClaimRetentionPolicyType
+	}
+	s.Spec.RevisionHistoryLimit = new(int32(sp.historyLimit))
 	if sp.recreate {
-		s.Spec.UpdateStrategy.Type = apps.RecreateStatefulSetStrategyType
-	} else if !sp.onDelete {
+		s.Spec.UpdateStrategy = apps.StatefulSetUpdateStrategy{Type: apps.RecreateStatefulSetStrategyType}
+	}
+	if sp.rolling() {
 		mu := intstr.Parse(sp.maxUnavailable)
 		s.Spec.UpdateStrategy = apps.StatefulSetUpdateStrategy{Type: apps.RollingUpdateStatefulSetStrategyType,
 			RollingUpdate: &apps.RollingUpdateStatefulSetStrategy{Partition: new(int32(sp.partition)), MaxUnavailable: &mu}}

@@ -8,7 +8,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	apps "k8s.io/api/apps/v1"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
@@ -39,11 +41,12 @@ type nopWriter struct{}
 
 func (nopWriter) Write(p []byte) (int, error) { return len(p), nil }
 
-// gates turns on what Kubernetes 1.37 has on by default for StatefulSets,
-// and the alpha Recreate strategy, which ostset has.
+// gates turns on what Kubernetes 1.37 has on by default for StatefulSets.
 func gates(t *testing.T) {
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.MaxUnavailableStatefulSet, true)
-	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.StatefulSetRecreateStrategy, true)
+	if recreateSupported {
+		featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.StatefulSetRecreateStrategy, true)
+	}
 }
 
 // divergence is a pass, or a quiet state, where the controllers disagree.
@@ -55,21 +58,16 @@ type divergence struct {
 	ostsetSteps  []step
 	// seen is the world the pass saw, for a difference of status.
 	seen string
-	// countsRemoving: ostset's count is Kubernetes' plus the replicas
-	// being removed.
-	countsRemoving bool
 	// condemnedLeft: the pass saw replicas outside the desired range.
 	condemnedLeft bool
 	// The ordinals with claims, and with volumes (claims).
 	kubeClaims, ostsetVolumes map[int]bool
-	// releasedLastPass: the previous pass removed the ordinal's replica
-	// outside the range; removedOutsideScaleDown: its replica, outside the
-	// range under whenScaled: Delete, was removed otherwise (by hand, or
-	// already being removed).
-	releasedLastPass, removedOutsideScaleDown map[int]bool
 	// condemnedUnderDelete: the ordinal's replica was outside the range
 	// under whenScaled: Delete at some pass.
 	condemnedUnderDelete map[int]bool
+	// backInRange: the ordinal's replica, so condemned, was in the range
+	// again at some pass (ostset forgot the condemnation then).
+	backInRange map[int]bool
 }
 
 // pass has both controllers look at the world once and compares what they
@@ -77,26 +75,30 @@ type divergence struct {
 // there were none; otherwise it returns the divergence and leaves the world.
 func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p plan.Plan) {
 	w.passes++
-	for ord, r := range w.replicas {
+	for ord := range w.replicas {
 		if w.sp.scaledDelete && outside(w.sp, ord) {
 			w.condemnedUnderDelete[ord] = true
 		}
-		if r.state == terminating && w.sp.scaledDelete && (ord < w.sp.start || ord >= w.sp.start+w.sp.replicas) {
-			w.removedOutsideScaleDown[ord] = true
+		if w.condemnedUnderDelete[ord] && !outside(w.sp, ord) {
+			w.backInRange[ord] = true
 		}
 	}
 	in := w.input()
+	w.trimHistory()
 	p = plan.MakePlan(in)
-	// In OrderedReady a pass that removes volumes does nothing else; the
-	// controller's next pass follows at once. Kubernetes' garbage collector
-	// removes claims beside the controller: the volumes are compared once
-	// quiet.
+	// A pass that removes volumes holds back the creates of their ordinals
+	// (and in OrderedReady does nothing else); the controller's next pass
+	// follows at once: the volumes are removed first and the pass planned
+	// again, as Kubernetes' garbage collector deletes the claims beside the
+	// controller.
 	var volumeDeletes []int
-	for onlyVolumes(p) {
-		w.condemned, _ = plan.Condemn(in.Set, w.condemned, p.Actions)
+	for removesVolumes(p) {
+		w.condemned = p.CondemnedVolumes
 		for _, a := range p.Actions {
-			volumeDeletes = append(volumeDeletes, a.Ordinal)
-			delete(w.volumes, a.Ordinal)
+			if a.Kind == plan.ActDeleteVolume {
+				volumeDeletes = append(volumeDeletes, a.Ordinal)
+				delete(w.volumes, a.Ordinal)
+			}
 		}
 		in = w.input()
 		p = plan.MakePlan(in)
@@ -127,8 +129,6 @@ func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p
 			// same pass; Kubernetes creates it on the next. Both end with the
 			// same replacement at the same revision: it is compared then.
 			ost = append(ost, step{ord: a.Ordinal})
-		case plan.ActDeleteVolume:
-			volumeDeletes = append(volumeDeletes, a.Ordinal)
 		default:
 			ost = append(ost, step{ord: a.Ordinal, other: a.Kind.String()}) // no counterpart in Kubernetes
 		}
@@ -138,6 +138,9 @@ func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p
 	if !slices.Equal(kube, ost) {
 		return false, &divergence{what: "steps", kube: stepsString(kube), ostset: stepsString(ost), before: w, kubeSteps: kube, ostsetSteps: ost}, ks, p
 	}
+	if kk, ok := fmt.Sprint(w.kube.kept()), fmt.Sprint(w.kept()); kk != ok {
+		w.passDiffs = append(w.passDiffs, &divergence{what: "history", kube: "revisions of versions " + kk, ostset: "revisions of versions " + ok, before: w, seen: w.state()})
+	}
 	w.passDiffs = append(w.passDiffs, w.compareStatus(ks, p, false)...)
 	if d := w.compareClaims(claims, volumeDeletes); d != nil {
 		w.passDiffs = append(w.passDiffs, d)
@@ -145,17 +148,10 @@ func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p
 	if len(kube) > 0 || len(volumeDeletes) > 0 {
 		w.logf("%s %s: %s", w.sp, w.state(), stepsString(kube))
 	}
-	w.condemned, _ = plan.Condemn(in.Set, w.condemned, p.Actions)
+	w.condemned = p.CondemnedVolumes
 	for _, s := range kube {
 		if s.create {
 			continue
-		}
-		if s.ord < w.sp.start || s.ord >= w.sp.start+w.sp.replicas {
-			w.released[s.ord] = w.passes
-			// Recreate's removal of an old replica, not the scale-down's.
-			if r, ok := w.replicas[s.ord]; ok && w.sp.recreate && w.sp.scaledDelete && r.version != w.sp.version {
-				w.removedOutsideScaleDown[s.ord] = true
-			}
 		}
 		w.remove(s.ord)
 	}
@@ -164,22 +160,54 @@ func (w *world) pass() (quiet bool, d *divergence, ks *apps.StatefulSetStatus, p
 		v := w.kube.version(podRevision(pod))
 		w.replicas[ord] = &replica{ord: ord, version: v, state: running, created: w.now, pod: pod, sick: w.broken[v]}
 		delete(w.condemnedUnderDelete, ord)
+		delete(w.backInRange, ord)
 		w.volumes[ord] = true
-	}
-	for _, ord := range volumeDeletes {
-		delete(w.volumes, ord)
 	}
 	w.current = p.Status.CurrentRevision
 	return len(kube) == 0 && len(volumeDeletes) == 0, nil, ks, p
 }
 
-func onlyVolumes(p plan.Plan) bool {
-	for _, a := range p.Actions {
-		if a.Kind != plan.ActDeleteVolume {
-			return false
+// trimHistory trims ostset's history as a pass does when it observes the
+// world (state.Saw), from the current revision the last pass left.
+func (w *world) trimHistory() {
+	if w.current != "" {
+		w.hist.CurrentRevision = revisionName(unrev(w.current))
+	}
+	var obs plan.Observed
+	for _, ord := range w.ords() {
+		obs.Replicas = append(obs.Replicas, plan.Replica{Ordinal: ord, Revision: revisionName(w.replicas[ord].version)})
+	}
+	w.hist.TrimHistory(obs)
+}
+
+// deleteSet deletes the set once both are quiet: Kubernetes' garbage
+// collector takes every pod, the claims the pods own and, under whenDeleted:
+// Delete, those the set owns; ostset down removes the replicas, the volumes
+// of condemned replicas, and under whenDeleted: Delete all others. The
+// claims left must agree.
+func (w *world) deleteSet() []*divergence {
+	obs := w.input().Observed
+	w.kube.deleteSet()
+	claims := w.kube.claimOrdinals()
+	vols := map[int]bool{}
+	if _, others := plan.VolumesOnDelete(w.sp.ostsetSet(), w.condemned, obs); !w.sp.deletedDelete {
+		for _, v := range others {
+			vols[v.Ordinal] = true
 		}
 	}
-	return len(p.Actions) > 0
+	w.logf("event: the set is deleted")
+	kc := fmt.Sprint(slices.Sorted(maps.Keys(claims)))
+	oc := fmt.Sprint(slices.Sorted(maps.Keys(vols)))
+	if kc == oc {
+		return nil
+	}
+	return []*divergence{{what: "claims after the delete", kube: "claims of ordinals " + kc, ostset: "volumes of ordinals " + oc, before: w,
+		seen: w.state(), kubeClaims: claims, ostsetVolumes: vols,
+		condemnedUnderDelete: maps.Clone(w.condemnedUnderDelete), backInRange: maps.Clone(w.backInRange)}}
+}
+
+func removesVolumes(p plan.Plan) bool {
+	return slices.ContainsFunc(p.Actions, func(a plan.Action) bool { return a.Kind == plan.ActDeleteVolume })
 }
 
 // settle lets both controllers act, and time pass, until neither asks for
@@ -232,11 +260,8 @@ func (w *world) compareClaims(claims map[int]bool, removing []int) *divergence {
 		return nil
 	}
 	d := &divergence{what: "claims", kube: "claims of ordinals " + kc, ostset: "volumes of ordinals " + oc, before: w,
-		seen: w.state(), kubeClaims: claims, ostsetVolumes: vols, releasedLastPass: map[int]bool{},
-		removedOutsideScaleDown: maps.Clone(w.removedOutsideScaleDown), condemnedUnderDelete: maps.Clone(w.condemnedUnderDelete)}
-	for ord, at := range w.released {
-		d.releasedLastPass[ord] = at == w.passes-1
-	}
+		seen: w.state(), kubeClaims: claims, ostsetVolumes: vols,
+		condemnedUnderDelete: maps.Clone(w.condemnedUnderDelete), backInRange: maps.Clone(w.backInRange)}
 	return d
 }
 
@@ -257,13 +282,6 @@ func (w *world) compareStatus(ks *apps.StatefulSetStatus, p plan.Plan, quiet boo
 		{"currentRevision", w.kube.version(ks.CurrentRevision), unrev(s.CurrentRevision)},
 		{"updateRevision", w.kube.version(ks.UpdateRevision), unrev(s.UpdateRevision)},
 	}
-	// Replicas being removed, by revision.
-	removing := map[string]int{}
-	for _, r := range w.replicas {
-		if r.state == terminating {
-			removing[rev(r.version)]++
-		}
-	}
 	condemnedLeft := false
 	for ord := range w.replicas {
 		condemnedLeft = condemnedLeft || ord < w.sp.start || ord >= w.sp.start+w.sp.replicas
@@ -273,12 +291,6 @@ func (w *world) compareStatus(ks *apps.StatefulSetStatus, p plan.Plan, quiet boo
 		if f.kube != f.ostset && (quiet || f.name != "currentReplicas") {
 			d := &divergence{what: "status." + f.name, kube: fmt.Sprint(f.kube), ostset: fmt.Sprint(f.ostset), before: w, seen: w.state(),
 				condemnedLeft: condemnedLeft}
-			switch f.name {
-			case "currentReplicas":
-				d.countsRemoving = f.ostset-removing[s.CurrentRevision] == f.kube
-			case "updatedReplicas":
-				d.countsRemoving = f.ostset-removing[s.UpdateRevision] == f.kube
-			}
 			out = append(out, d)
 		}
 	}
@@ -313,7 +325,7 @@ func allowed(d *divergence) []*allowance {
 			all = append(all, &list[i])
 		}
 	}
-	if d.what == "claims" {
+	if d.what == "claims" || d.what == "claims after the delete" {
 		return explainVolumes(d, all)
 	}
 	if d.what != "steps" {
@@ -370,13 +382,14 @@ func (w *world) event(t *rapid.T, maxVersion *int) {
 		}
 		return w.replicas[rapid.SampledFrom(ords).Draw(t, "ordinal")], true
 	}
-	switch ev := rapid.IntRange(0, 13).Draw(t, "event"); ev {
+	switch ev := rapid.IntRange(0, 14).Draw(t, "event"); ev {
 	case 0:
 		w.sp.replicas = rapid.IntRange(0, 5).Draw(t, "replicas")
 		w.logf("event: scale to %d", w.sp.replicas)
 	case 1:
 		*maxVersion++
 		w.sp.version = *maxVersion
+		w.record()
 		if rapid.IntRange(0, 2).Draw(t, "broken") == 0 {
 			w.broken[w.sp.version] = true
 			w.logf("event: template changed to v%d, whose replicas never become ready", w.sp.version)
@@ -385,6 +398,7 @@ func (w *world) event(t *rapid.T, maxVersion *int) {
 		w.logf("event: template changed to v%d", w.sp.version)
 	case 2:
 		w.sp.version = rapid.IntRange(1, *maxVersion).Draw(t, "undo to")
+		w.record()
 		w.logf("event: template set back to v%d", w.sp.version)
 	case 3:
 		w.sp.partition = rapid.IntRange(0, 4).Draw(t, "partition")
@@ -409,9 +423,6 @@ func (w *world) event(t *rapid.T, maxVersion *int) {
 		w.logf("event: every replica's probe passes again")
 	case 8:
 		if r, ok := pick(); ok && r.state != terminating {
-			if w.sp.scaledDelete && (r.ord < w.sp.start || r.ord >= w.sp.start+w.sp.replicas) {
-				w.removedOutsideScaleDown[r.ord] = true
-			}
 			w.remove(r.ord)
 			w.logf("event: %s-%d deleted by hand", setName, r.ord)
 		}
@@ -427,29 +438,59 @@ func (w *world) event(t *rapid.T, maxVersion *int) {
 		w.sp.scaledDelete = !w.sp.scaledDelete
 		w.logf("event: whenScaled %v", map[bool]string{true: "Delete", false: "Retain"}[w.sp.scaledDelete])
 	case 12:
-		strategy := rapid.SampledFrom([]string{"RollingUpdate", "OnDelete", "Recreate"}).Draw(t, "updateStrategy")
-		w.sp.onDelete, w.sp.recreate = strategy == "OnDelete", strategy == "Recreate"
-		w.logf("event: updateStrategy %s", strategy)
+		w.sp.onDelete, w.sp.recreate = drawStrategy(t)
+		w.logf("event: updateStrategy %v", strategyName(w.sp))
 	case 13:
 		w.sp.start = rapid.IntRange(0, 2).Draw(t, "ordinals.start")
 		w.logf("event: ordinals.start %d", w.sp.start)
+	case 14:
+		w.sp.historyLimit = rapid.IntRange(0, 3).Draw(t, "revisionHistoryLimit")
+		w.record()
+		w.logf("event: revisionHistoryLimit %d", w.sp.historyLimit)
 	}
 }
 
+// drawStrategy draws the update strategy: RollingUpdate most often,
+// OnDelete, and Recreate where ostset has it.
+func drawStrategy(t *rapid.T) (onDelete, recreate bool) {
+	n := 3
+	if recreateSupported {
+		n = 4
+	}
+	switch rapid.IntRange(0, n).Draw(t, "strategy") {
+	case 0:
+		return true, false
+	case 4:
+		return false, true
+	}
+	return false, false
+}
+
+func strategyName(sp spec) string {
+	switch {
+	case sp.onDelete:
+		return "OnDelete"
+	case sp.recreate:
+		return "Recreate"
+	}
+	return "RollingUpdate"
+}
+
 func drawSpec(t *rapid.T) spec {
-	strategy := rapid.IntRange(0, 4).Draw(t, "strategy")
-	return spec{
+	sp := spec{
 		replicas:       rapid.IntRange(0, 5).Draw(t, "replicas"),
 		start:          rapid.IntRange(0, 2).Draw(t, "start"),
 		parallel:       rapid.Bool().Draw(t, "parallel"),
-		onDelete:       strategy == 0,
-		recreate:       strategy == 1,
 		partition:      rapid.IntRange(0, 4).Draw(t, "partition"),
 		maxUnavailable: rapid.SampledFrom([]string{"1", "2", "50%"}).Draw(t, "maxUnavailable"),
 		minReady:       rapid.IntRange(0, 3).Draw(t, "minReadySeconds"),
 		scaledDelete:   rapid.Bool().Draw(t, "whenScaled Delete"),
+		deletedDelete:  rapid.Bool().Draw(t, "whenDeleted Delete"),
+		historyLimit:   rapid.IntRange(0, 3).Draw(t, "revisionHistoryLimit"),
 		version:        1,
 	}
+	sp.onDelete, sp.recreate = drawStrategy(t)
+	return sp
 }
 
 // check reports divergences: allowed ones are counted, any other fails the
@@ -482,6 +523,9 @@ func check(t fataler, w *world, ds []*divergence) (stop bool) {
 	return stop
 }
 
+// progressEvery is how often a run prints how many histories it has run.
+const progressEvery = 50000
+
 // fataler is a *testing.T or a *rapid.T.
 type fataler interface {
 	Fatalf(format string, args ...any)
@@ -493,7 +537,13 @@ type fataler interface {
 // documented difference (allowances).
 func TestOracle(t *testing.T) {
 	gates(t)
+	began := time.Now()
+	var histories atomic.Int64
 	rapid.Check(t, func(t *rapid.T) {
+		// A long run says how far it got (rapid reports only at the end).
+		if n := histories.Add(1); n%progressEvery == 0 {
+			fmt.Fprintf(os.Stderr, "oracle: %d histories in %s (%.0f/s)\n", n, time.Since(began).Round(time.Second), float64(n)/time.Since(began).Seconds())
+		}
 		w := newWorld(drawSpec(t))
 		w.logf("start: %s", w.sp)
 		maxVersion := 1
@@ -507,7 +557,12 @@ func TestOracle(t *testing.T) {
 				return
 			}
 		}
-		check(t, w, w.settle())
+		if check(t, w, w.settle()) {
+			return
+		}
+		if rapid.Bool().Draw(t, "delete the set") {
+			check(t, w, w.deleteSet())
+		}
 	})
 	acceptedMu.Lock()
 	defer acceptedMu.Unlock()

@@ -74,6 +74,7 @@ func scenario(t *testing.T, sp spec, events ...event) []string {
 	if !run() {
 		for _, e := range events {
 			e.do(w)
+			w.record() // as ostset up does
 			w.logf("event: %s", e.name)
 			if run() {
 				break
@@ -93,7 +94,7 @@ func scenario(t *testing.T, sp spec, events ...event) []string {
 }
 
 func base(replicas int) spec {
-	return spec{replicas: replicas, maxUnavailable: "1", version: 1}
+	return spec{replicas: replicas, maxUnavailable: "1", historyLimit: 10, version: 1}
 }
 
 func parallel(sp spec) spec { sp.parallel = true; return sp }
@@ -125,6 +126,7 @@ func TestScenarioReplacesPods(t *testing.T) {
 	}
 }
 
+// RecreatesSucceededPod too: a container that exits 0 is one that exited.
 func TestScenarioRecreatesFailedPod(t *testing.T) {
 	for _, sp := range []spec{base(3), parallel(base(3))} {
 		expectNone(t, scenario(t, sp, fail(0), fail(2)))
@@ -163,14 +165,13 @@ func TestScenarioRollingUpdateWithMaxUnavailable(t *testing.T) {
 }
 
 // TestStatefulSetControlRollingUpdateWithMaxUnavailableAndUnavailableStalePod:
-// in Parallel, Kubernetes replaces an old-revision replica that is already
-// unavailable without counting it against maxUnavailable; ostset counts it.
+// in Parallel, an old-revision replica that is already unavailable is
+// replaced without counting it against maxUnavailable.
 func TestScenarioParallelUnavailableStalePod(t *testing.T) {
+	expectNone(t, scenario(t, parallel(base(3)), sicken(0), template(2)))
 	sp := parallel(base(3))
-	met := withoutStatus(scenario(t, sp, sicken(0), template(2)))
-	if !slices.Equal(met, []string{"Parallel rollout: replacing an unavailable old replica does not spend maxUnavailable"}) {
-		t.Fatalf("met %v", met)
-	}
+	sp.maxUnavailable = "2"
+	expectNone(t, scenario(t, sp, sicken(1), sicken(2), template(2)))
 }
 
 // TestStatefulSetOnDeleteStrategyIgnoresMinReadySeconds, and OnDelete
@@ -184,7 +185,7 @@ func TestScenarioOnDelete(t *testing.T) {
 // Recreate (Kubernetes 1.37, alpha): every old replica goes before the
 // first new one is created, in either policy, also with a scale-down, an
 // unhealthy old replica and minReadySeconds.
-func TestScenarioRecreate(t *testing.T) {
+func TestScenarioRecreateScaledAndMinReady(t *testing.T) {
 	sp := base(3)
 	sp.recreate = true
 	expectNone(t, scenario(t, sp, template(2)))
@@ -219,5 +220,114 @@ func TestScenarioAbandonedRevision(t *testing.T) {
 	met := withoutStatus(scenario(t, sp, brokenTemplate(2), template(1)))
 	if !slices.Equal(met, []string{"a not-ready replica at an abandoned revision is replaced at once"}) {
 		t.Fatalf("met %v", met)
+	}
+}
+
+func startAt(n int) event {
+	return event{"ordinals.start", func(w *world) { w.sp.start = n }}
+}
+
+func historyLimit(n int) event {
+	return event{"revisionHistoryLimit", func(w *world) { w.sp.historyLimit = n }}
+}
+
+// TestStatefulSetControlWithStartOrdinal: a set whose ordinals start at 2,
+// scaled, then moved to start at 0 and back.
+func TestScenarioStartOrdinal(t *testing.T) {
+	for _, sp := range []spec{base(3), parallel(base(3))} {
+		sp.start = 2
+		expectNone(t, scenario(t, sp, scale(5), scale(2), startAt(0), scale(4), startAt(1)))
+	}
+}
+
+// TestStatefulSetControlRollback: a rollout, then the template set back to
+// the earlier one (Kubernetes reuses its revision under a new number, as
+// ostset does), with a partition too.
+func TestScenarioRollback(t *testing.T) {
+	for _, sp := range []spec{base(3), parallel(base(3))} {
+		expectNone(t, scenario(t, sp, template(2), template(1), template(2)))
+	}
+	sp := base(4)
+	sp.partition = 2
+	expectNone(t, scenario(t, sp, template(2), template(3), template(1), partition(0)))
+}
+
+// TestStatefulSetHonorRevisionHistoryLimit, TestStatefulSetControlLimitsHistory:
+// the revisions kept, compared after every pass; under OnDelete and with a
+// partition the revisions replicas still run are kept besides the limit.
+func TestScenarioRevisionHistoryLimit(t *testing.T) {
+	sp := base(3)
+	sp.historyLimit = 2
+	expectNone(t, scenario(t, sp, template(2), template(3), template(4), template(5), historyLimit(0), template(2)))
+	sp.onDelete = true
+	expectNone(t, scenario(t, sp, template(2), deleteByHand(2), template(3), deleteByHand(1), template(4), historyLimit(1), template(5)))
+	sp = base(4)
+	sp.partition, sp.historyLimit = 2, 0
+	expectNone(t, scenario(t, sp, template(2), partition(3), template(3), template(4), partition(0)))
+}
+
+// TestParallelScale: Parallel scale-up and scale-down in bursts, with
+// replicas that are not ready.
+func TestScenarioParallelScale(t *testing.T) {
+	sp := parallel(base(0))
+	expectNone(t, scenario(t, sp, scale(5), sicken(1), sicken(3), scale(1), scale(4), heal(), scale(0)))
+}
+
+// TestStatefulSetControlRollingUpdateWithMaxUnavailableInOrderedModeVerifyInvariant:
+// in OrderedReady an unavailable replica counts against maxUnavailable.
+func TestScenarioOrderedMaxUnavailable(t *testing.T) {
+	sp := base(5)
+	sp.maxUnavailable = "2"
+	expectNone(t, scenario(t, sp, sicken(1), template(2), heal()))
+}
+
+// TestStatefulSetPartitionRollingUpdateWithMinReadySeconds,
+// TestStatefulSetZeroMinReadySeconds.
+func TestScenarioPartitionWithMinReadySeconds(t *testing.T) {
+	sp := base(4)
+	sp.partition, sp.minReady = 2, 3
+	expectNone(t, scenario(t, sp, template(2), partition(0)))
+	sp.minReady = 0
+	expectNone(t, scenario(t, parallel(sp), template(2), partition(1)))
+}
+
+// The claims a delete of the set leaves, under each retention policy
+// (runTestOverPVCRetentionPolicies): after a scale-down cut short, and with
+// a condemned replica removed by hand.
+func TestScenarioDeleteTheSet(t *testing.T) {
+	for _, scaled := range []bool{false, true} {
+		for _, deleted := range []bool{false, true} {
+			sp := base(4)
+			sp.scaledDelete, sp.deletedDelete = scaled, deleted
+			w := newWorld(sp)
+			gates(t)
+			w.logf("start: %s", sp)
+			if check(t, w, w.settle()) {
+				t.Fatal("diverged while starting")
+			}
+			w.sp.replicas = 1
+			w.logf("event: scale to 1")
+			if check(t, w, w.settleFor(1)) { // web-3 removed; web-1 and web-2 wait
+				t.Fatal("diverged while scaling down")
+			}
+			w.remove(1)
+			w.logf("event: %s-1 deleted by hand", setName)
+			if check(t, w, w.settleFor(1)) {
+				t.Fatal("diverged after the delete by hand")
+			}
+			check(t, w, w.deleteSet())
+		}
+	}
+}
+
+// TestStatefulSetControlRecreateUpdate, ...RecreateUpdatePreservesPVC: every
+// old replica is removed before any new one is created, and the claims stay.
+func TestScenarioRecreate(t *testing.T) {
+	if !recreateSupported {
+		t.Skip("ostset's set file does not take updateStrategy.type Recreate")
+	}
+	for _, sp := range []spec{base(3), parallel(base(3))} {
+		sp.recreate = true
+		expectNone(t, scenario(t, sp, template(2), sicken(1), template(3), heal(), scale(5), template(1)))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/engine/plan"
+	"github.com/ostset/ostset/engine/state"
 )
 
 const setName = "web"
@@ -25,13 +27,22 @@ type spec struct {
 	replicas, start int
 	parallel        bool
 	onDelete        bool
-	recreate        bool // updateStrategy Recreate (wins over onDelete)
 	partition       int
 	maxUnavailable  string // "1", "2", "50%"
 	minReady        int
 	scaledDelete    bool
-	version         int
+	// deletedDelete: whenDeleted: Delete (fixed for a history: Kubernetes
+	// sets a claim's owner by it only as it creates or updates the pod).
+	deletedDelete bool
+	// recreate: updateStrategy Recreate (only when ostset has it, see
+	// recreateSupported).
+	recreate     bool
+	historyLimit int
+	version      int
 }
+
+// rolling: RollingUpdate, where the partition and maxUnavailable apply.
+func (sp spec) rolling() bool { return !sp.onDelete && !sp.recreate }
 
 func (sp spec) String() string {
 	s := fmt.Sprintf("replicas=%d start=%d", sp.replicas, sp.start)
@@ -40,10 +51,10 @@ func (sp spec) String() string {
 	} else {
 		s += " OrderedReady"
 	}
-	if sp.recreate {
-		s += " Recreate"
-	} else if sp.onDelete {
+	if sp.onDelete {
 		s += " OnDelete"
+	} else if sp.recreate {
+		s += " Recreate"
 	} else {
 		s += fmt.Sprintf(" RollingUpdate(partition=%d maxUnavailable=%s)", sp.partition, sp.maxUnavailable)
 	}
@@ -51,7 +62,10 @@ func (sp spec) String() string {
 	if sp.scaledDelete {
 		s += " whenScaled=Delete"
 	}
-	return s + fmt.Sprintf(" template=v%d", sp.version)
+	if sp.deletedDelete {
+		s += " whenDeleted=Delete"
+	}
+	return s + fmt.Sprintf(" revisionHistoryLimit=%d template=v%d", sp.historyLimit, sp.version)
 }
 
 // ostsetSet is sp as ostset's set.
@@ -66,7 +80,7 @@ func (sp spec) ostsetSet() config.Set {
 		s.UpdateStrategy.Type = config.OnDelete
 	}
 	if sp.recreate {
-		s.UpdateStrategy.Type = config.Recreate
+		s.UpdateStrategy.Type = recreateType
 	}
 	s.UpdateStrategy.RollingUpdate.Partition = sp.partition
 	s.UpdateStrategy.RollingUpdate.MaxUnavailable = config.IntOrPercent(sp.maxUnavailable)
@@ -76,8 +90,58 @@ func (sp spec) ostsetSet() config.Set {
 	if sp.scaledDelete {
 		s.PersistentVolumeClaimRetentionPolicy.WhenScaled = config.Delete
 	}
+	s.PersistentVolumeClaimRetentionPolicy.WhenDeleted = config.Retain
+	if sp.deletedDelete {
+		s.PersistentVolumeClaimRetentionPolicy.WhenDeleted = config.Delete
+	}
+	s.RevisionHistoryLimit = new(sp.historyLimit)
 	s.ApplyDefaults()
 	return s
+}
+
+// recreateType is updateStrategy.type Recreate. recreateSupported: ostset's
+// set file takes it (ostset has the strategy); until then histories draw no
+// Recreate, and Kubernetes' (alpha in 1.37, gate StatefulSetRecreateStrategy)
+// is left out.
+const recreateType = "Recreate"
+
+var recreateSupported = func() bool {
+	s := spec{replicas: 1, maxUnavailable: "1", version: 1}.ostsetSet()
+	s.UpdateStrategy.Type = recreateType
+	return s.Validate() == nil
+}()
+
+// revisionName is the name ostset gives the revision of a template version
+// (engine/state's history, compared with Kubernetes' ControllerRevisions).
+func revisionName(version int) string {
+	if n, ok := revisionNames.Load(version); ok {
+		return n.(string)
+	}
+	s := spec{replicas: 1, maxUnavailable: "1", version: version}.ostsetSet()
+	n := config.RevisionName(setName, s.RevisionSpec("sha256:"+imageOf(version)).Hash())
+	revisionNames.Store(version, n)
+	return n
+}
+
+// revisionNames caches revisionName: a hash each replica of each pass.
+var revisionNames sync.Map
+
+// record makes the template the update revision of ostset's history, as
+// ostset up does, and notes which version each revision name holds.
+func (w *world) record() {
+	w.hist.Spec = w.sp.ostsetSet()
+	w.hist.SetUpdateRevision(w.hist.Spec.RevisionSpec("sha256:"+imageOf(w.sp.version)), "", w.now)
+	w.histVersion[w.hist.UpdateRevision] = w.sp.version
+}
+
+// kept are the template versions ostset's history holds.
+func (w *world) kept() []int {
+	var out []int
+	for _, r := range w.hist.Revisions {
+		out = append(out, w.histVersion[r.Name])
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Replica states in the world.
@@ -117,26 +181,29 @@ type world struct {
 	condemned []int
 	kube      *kube
 	trace     []string
-	// passes counts the passes; released holds, per ordinal, the pass that
-	// removed its replica outside the range, and removedOutsideScaleDown the
-	// ordinals whose replica, outside the range under whenScaled: Delete,
-	// was removed otherwise (by hand, or already being removed when it fell
-	// out of the range).
-	passes                  int
-	released                map[int]int
-	removedOutsideScaleDown map[int]bool
+	// passes counts the passes.
+	passes int
 	// condemnedUnderDelete are the ordinals whose replica (since created)
 	// was outside the range under whenScaled: Delete at some pass.
 	condemnedUnderDelete map[int]bool
+	// backInRange are those of them whose replica was in the range again at
+	// some pass.
+	backInRange map[int]bool
 	// passDiffs are the status differences of the passes of one settling.
 	passDiffs []*divergence
 	// broken are the template versions whose replicas never become ready.
 	broken map[int]bool
+	// hist is ostset's revision history (engine/state) and histVersion the
+	// version each of its revisions holds.
+	hist        state.State
+	histVersion map[string]int
 }
 
 func newWorld(sp spec) *world {
-	return &world{sp: sp, now: t0, replicas: map[int]*replica{}, volumes: map[int]bool{}, kube: newKube(), broken: map[int]bool{},
-		released: map[int]int{}, removedOutsideScaleDown: map[int]bool{}, condemnedUnderDelete: map[int]bool{}}
+	w := &world{sp: sp, now: t0, replicas: map[int]*replica{}, volumes: map[int]bool{}, kube: newKube(), broken: map[int]bool{},
+		condemnedUnderDelete: map[int]bool{}, backInRange: map[int]bool{}, histVersion: map[string]int{}}
+	w.record()
+	return w
 }
 
 func (w *world) logf(format string, args ...any) {
