@@ -98,6 +98,9 @@ func CreateOptions(spec plan.ReplicaSpec) (client.ContainerCreateOptions, error)
 // 1.41) with the endpoint (see Endpoint). The endpoint config keyed by the ID is
 // stored by the engine under the network's name, as inspect shows.
 func Attach(opts *client.ContainerCreateOptions, networkID string, endpoint *network.EndpointSettings) {
+	if endpoint == nil {
+		endpoint = &network.EndpointSettings{} // the engine refuses a nil one
+	}
 	opts.HostConfig.NetworkMode = container.NetworkMode(networkID)
 	opts.NetworkingConfig = &network.NetworkingConfig{EndpointsConfig: map[string]*network.EndpointSettings{
 		networkID: endpoint,
