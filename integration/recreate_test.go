@@ -42,9 +42,9 @@ func TestRecreateRemovesEveryOldReplicaBeforeCreatingNew(t *testing.T) {
 	if firstCreate < lastDestroy {
 		t.Errorf("a replica of v2 was created before the last of v1 was removed; events:\n%v", evs)
 	}
-	// The new ones in order: web-1 is created only after web-0 is healthy.
-	before(t, evs, event{"health_status: healthy", h.name(0)}, event{"create", h.name(1)})
-	before(t, evs, event{"health_status: healthy", h.name(1)}, event{"create", h.name(2)})
+	// The new ones in order: web-1 is created only after web-0 is ready.
+	before(t, evs, event{readyEvent, h.name(0)}, event{"create", h.name(1)})
+	before(t, evs, event{readyEvent, h.name(1)}, event{"create", h.name(2)})
 	for i := range 3 {
 		c := h.inspect(h.name(i))
 		if rev := c.Config.Labels["io.ostset.revision"]; rev == v1 {

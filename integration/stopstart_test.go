@@ -78,14 +78,22 @@ func TestStopAndStart(t *testing.T) {
 	}
 	evs = rec()
 	d.stop()
-	before(t, evs, event{"start", h.name(0)}, event{"health_status: healthy", h.name(0)})
-	before(t, evs, event{"health_status: healthy", h.name(0)}, event{"create", h.name(1)})
-	before(t, evs, event{"health_status: healthy", h.name(1)}, event{"start", h.name(2)})
+	// Readiness as ostset has it (readyEvent): its probe passing, or Docker's
+	// healthy, whichever comes first.
+	before(t, evs, event{"start", h.name(0)}, event{readyEvent, h.name(0)})
+	before(t, evs, event{readyEvent, h.name(0)}, event{"create", h.name(1)})
+	before(t, evs, event{readyEvent, h.name(1)}, event{"start", h.name(2)})
 	for i := range 3 {
 		c := h.inspect(h.name(i))
-		if (c.ID == ids[i]) == (i == 1) || c.State.Health == nil || c.State.Health.Status != "healthy" {
-			t.Fatalf("after start, %s is %s (health %+v); before stop %s", h.name(i), c.ID, c.State.Health, ids[i])
+		if (c.ID == ids[i]) == (i == 1) || c.State.Status != "running" {
+			t.Fatalf("after start, %s is %s (%s); before stop %s", h.name(i), c.ID, c.State.Status, ids[i])
 		}
+	}
+	var st struct {
+		ReadyReplicas int `json:"readyReplicas"`
+	}
+	if h.statusJSON(&st); st.ReadyReplicas != 3 {
+		t.Fatalf("after start, %d replicas ready, want 3", st.ReadyReplicas)
 	}
 }
 
