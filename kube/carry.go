@@ -55,6 +55,16 @@ func (k *kubeImport) keep(path string, n *yaml.Node) {
 	}
 }
 
+// keepConfigMap keeps a ConfigMap the set reads (a volume, a variable) for
+// an export, once, as written: a cluster needs it as the manifest gave it.
+// A Secret is not kept: its values stay in the private state directory,
+// never in an export.
+func (k *kubeImport) keepConfigMap(d *kubeDoc) {
+	if d.kind == "ConfigMap" && !slices.Contains(k.objects, d.root) {
+		k.keep("object", d.root)
+	}
+}
+
 // written keeps the objects an export of the StatefulSet d writes back (d,
 // its headless Service, the objects kept), as written, in the files' order.
 func (k *kubeImport) written(d *kubeDoc, headless bool) []config.KubernetesCarried {

@@ -25,6 +25,9 @@ var inputDifferences = map[string][]string{
 	"web":       nil,
 	"zookeeper": nil,
 	"cassandra": nil,
+	// Its init containers mount the ConfigMap by a path of the state
+	// directory: the one annotation keeps them as the set has them.
+	"mysql": {"+ StatefulSet/mysql: metadata.annotations"},
 }
 
 // `up -f m.yaml` then `export` gives back m.yaml: the same objects in the
@@ -36,7 +39,7 @@ var inputDifferences = map[string][]string{
 func TestExportGivesBackTheManifest(t *testing.T) {
 	for name, want := range inputDifferences {
 		t.Run(name, func(t *testing.T) {
-			sets, _, _, err := importFixture(t, name == "cassandra", name)
+			sets, _, _, err := importFixture(t, name == "cassandra" || name == "mysql", name)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -835,6 +835,7 @@ func (p *mapper) configVolume(pv *podVolume, src *node, kind string) {
 		return
 	}
 	d.used = true
+	p.k.keepConfigMap(d)
 	data, err := objectData(d)
 	if err != nil {
 		p.k.invalid(d.file, d.root, "data", err.Error())
@@ -1103,6 +1104,7 @@ func (p *mapper) valueFrom(vf *node) (string, *envref.Ref, bool) {
 			return "", nil, false
 		}
 		d.used = true
+		p.k.keepConfigMap(d)
 		data, err := objectData(d)
 		if b, ok := data[key]; err == nil && ok {
 			return string(b), &envref.Ref{Kind: src.kind, Name: obj, Key: key}, true
