@@ -14,6 +14,7 @@ import (
 
 	"github.com/ostset/ostset/config"
 	"github.com/ostset/ostset/config/envref"
+	"github.com/ostset/ostset/kube/kubenames"
 	"github.com/ostset/ostset/kube/kubeprobe"
 	"github.com/ostset/ostset/kube/kuberefs"
 	"github.com/ostset/ostset/kube/roundtrip"
@@ -261,6 +262,9 @@ func (e *exporter) podTemplate() kubePodTemplate {
 			e.keep(v, "template", "labels", k)
 		case strings.Contains(v, "{{"):
 			e.unexpressed(p, "%q: a pod template's labels are the same for every pod", v)
+			e.keep(v, "template", "labels", k)
+		case kubenames.CheckLabel(k, v) != nil:
+			e.unexpressed(p, "%v", kubenames.CheckLabel(k, v))
 			e.keep(v, "template", "labels", k)
 		case k == NameLabel && labels[k] == v:
 			// The manifest writes it as the selector, which an import
