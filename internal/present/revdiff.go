@@ -10,18 +10,24 @@ import (
 	"github.com/ostset/ostset/config"
 )
 
-// RevisionChanges says what changed from revision prev to cur, field by
-// field: "image ostset/web:1 -> :2", "env.VERSION 1 -> 2", "args added".
-// Fields of the template are named without "template.".
-func RevisionChanges(prev, cur config.RevisionSpec) []string {
-	a, b := flatSpec(prev), flatSpec(cur)
-	keys := slices.Sorted(maps.Keys(a))
+// BothKeys are the keys of a and b, sorted, each once.
+func BothKeys(a, b map[string]string) []string {
+	keys := slices.Collect(maps.Keys(a))
 	for k := range b {
 		if _, ok := a[k]; !ok {
 			keys = append(keys, k)
 		}
 	}
 	slices.Sort(keys)
+	return keys
+}
+
+// RevisionChanges says what changed from revision prev to cur, field by
+// field: "image ostset/web:1 -> :2", "env.VERSION 1 -> 2", "args added".
+// Fields of the template are named without "template.".
+func RevisionChanges(prev, cur config.RevisionSpec) []string {
+	a, b := flatSpec(prev), flatSpec(cur)
+	keys := BothKeys(a, b)
 	var out []string
 	imageChanged := a["image"] != b["image"]
 	for _, k := range keys {

@@ -3,10 +3,9 @@ package preview
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/ostset/ostset/config"
+	"github.com/ostset/ostset/internal/present"
 )
 
 // revisionFields are the set's fields that the revision holds: their changes
@@ -17,15 +16,8 @@ var revisionFields = []string{"template", "volumeClaimTemplates", "serviceName",
 // (replicas, policies, strategy, retention), one "field old -> new" each.
 func specChanges(old, cur config.Set) []string {
 	a, b := flat(old), flat(cur)
-	keys := slices.Sorted(maps.Keys(a))
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
 	var out []string
-	for _, k := range slices.Compact(keys) {
+	for _, k := range present.BothKeys(a, b) {
 		before, had := a[k]
 		after, has := b[k]
 		switch {
