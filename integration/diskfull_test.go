@@ -207,10 +207,17 @@ func TestEfFullDisk(t *testing.T) {
 		}
 	}
 
-	// A scale-up, filled up once its new replica is created.
+	// A scale-up, filled up once its new replica is created and before it is
+	// ready: the ordinal's volume (kept from an earlier life) holds the test
+	// image's "unhealthy" marker until the disk is full, so the readiness the
+	// wait records comes after, however fast the replica's probe is.
+	h.mustOstset("scale", h.set, "--replicas", "4")
+	h.docker("exec", h.name(3), "/web", "touch", "/data/unhealthy")
+	h.mustOstset("scale", h.set, "--replicas", "3")
 	scale := h.ostsetBackground("scale", h.set, "--replicas", "4")
 	scale.await(t, "the new replica created", func() bool { return strings.Contains(scale.stdout(), h.name(3)+" created") })
 	fillDisk(t, mnt)
+	h.docker("exec", h.name(3), "/web", "rm", "/data/unhealthy")
 	h.fullDiskLine("scale during its wait", scale.wait())
 	h.stateReadable("after scale")
 	freeDisk(t, mnt)
