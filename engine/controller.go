@@ -175,7 +175,11 @@ func (c *Controller) pass(ctx context.Context, name string, planned func(state.S
 	for _, a := range pl.Actions {
 		c.logger().Info("action", "set", name, "action", a.String())
 	}
-	if condemned := st.Condemn(pl.CondemnedVolumes); st.RecordRemovals(pl.Actions, c.now()) || condemned {
+	// A stop is saved ahead too: the state names the container among those
+	// the set keeps stopped (StoppedIDs), so that a start after a kill here
+	// starts it again rather than recreates it.
+	stops := slices.ContainsFunc(pl.Actions, func(a plan.Action) bool { return a.Kind == plan.ActStop })
+	if condemned := st.Condemn(pl.CondemnedVolumes); st.RecordRemovals(pl.Actions, c.now()) || condemned || stops {
 		if err := c.Store.Save(st); err != nil {
 			return pl, st, err
 		}

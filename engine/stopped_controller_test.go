@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/ostset/ostset/engine"
@@ -47,6 +48,33 @@ func TestStopKeepsAndStartStartsTheSameContainers(t *testing.T) {
 	after := replicaIDs(t, rt)
 	if before[0] != after[0] || before[2] != after[2] || before[1] == after[1] {
 		t.Errorf("containers before the stop %v, after the start %v: not the same", before, after)
+	}
+}
+
+// A replica is named among the containers the set keeps stopped before it
+// is stopped: a kill between the stop and the end of the pass leaves start to
+// start it again, not to recreate it as a replica that exited.
+func TestStoppedReplicaIsRecordedBeforeItStops(t *testing.T) {
+	rt := enginetest.New()
+	c, _ := newController(t, rt, 2, "v1")
+	converge(t, c)
+	ids := replicaIDs(t, rt)
+	setStopped(t, c.Store, true)
+	stopped := 0
+	rt.OnStop = func(name string) {
+		st, err := c.Store.Load("web")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ord := map[string]int{"web-0": 0, "web-1": 1}[name]
+		if !slices.Contains(st.StoppedIDs, ids[ord]) {
+			t.Errorf("%s stopped while the saved state names %v", name, st.StoppedIDs)
+		}
+		stopped++
+	}
+	converge(t, c)
+	if stopped != 2 {
+		t.Fatalf("%d replicas stopped, want 2", stopped)
 	}
 }
 

@@ -57,6 +57,8 @@ type Runtime struct {
 	FailRemoveVolume string
 	// OnRemove, when set, is called with the name of each replica removed.
 	OnRemove func(name string)
+	// OnStop, when set, is called with the name of each replica stopped.
+	OnStop func(name string)
 	// FailCreate makes the n-th CreateReplica call fail (1-based; 0: never).
 	FailCreate int
 	// FailStart makes the n-th CreateReplica call fail after it made the
@@ -345,6 +347,9 @@ func (r *Runtime) StopReplica(ctx context.Context, _, id string, _ time.Duration
 		if c.ID == id {
 			if err := engine.CheckOwner(ctx, c.Owner); err != nil {
 				return fmt.Errorf("refusing to stop container %s: %w", name, err)
+			}
+			if r.OnStop != nil {
+				r.OnStop(name)
 			}
 			c.State = plan.StateExited
 			r.containers[name] = c
