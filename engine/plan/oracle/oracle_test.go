@@ -218,25 +218,30 @@ func removesVolumes(p plan.Plan) bool {
 func (w *world) settle() []*divergence { return w.settleFor(0) }
 
 // settleFor is settle, cut short after limit passes when limit > 0 (the
-// next event comes while the controllers are still acting).
+// next event comes while the controllers are still acting). It returns the
+// divergences in the order of the passes, a divergence of steps after those
+// of the passes before it: one may be the consequence of an earlier one.
 func (w *world) settleFor(limit int) []*divergence {
 	for i := range 100 {
 		if limit > 0 && i == limit {
-			ds := w.passDiffs
-			w.passDiffs = nil
-			return ds
+			return w.takeDiffs()
 		}
 		quiet, d, ks, p := w.pass()
 		if d != nil {
-			return []*divergence{d}
+			return append(w.takeDiffs(), d)
 		}
 		if changing := w.tick(); quiet && !changing {
-			ds := append(w.passDiffs, w.compareQuiet(ks, p)...)
-			w.passDiffs = nil
-			return ds
+			return append(w.takeDiffs(), w.compareQuiet(ks, p)...)
 		}
 	}
-	return []*divergence{{what: "convergence", kube: "still acting after 100 passes", ostset: "still acting after 100 passes", before: w}}
+	return append(w.takeDiffs(), &divergence{what: "convergence", kube: "still acting after 100 passes", ostset: "still acting after 100 passes", before: w})
+}
+
+// takeDiffs returns the divergences the passes found so far and forgets them.
+func (w *world) takeDiffs() []*divergence {
+	ds := w.passDiffs
+	w.passDiffs = nil
+	return ds
 }
 
 // compareQuiet compares, field by field, the status both controllers report
