@@ -311,6 +311,12 @@ func TestRemoveAndStartReplica(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The app handles SIGTERM once it says it listens; before that, as PID 1,
+	// it ignores the signal, or exits on it before printing anything if the
+	// signal lands while its runtime starts. Each start is awaited until the
+	// app listens, so that every stop below is the app's own, and the logs
+	// hold one line per start.
+	waitListening(t, ctx, set, res.ID, 1)
 	if _, err := rt.cli.ContainerStop(ctx, res.ID, client.ContainerStopOptions{Timeout: ptr(5)}); err != nil {
 		t.Fatal(err)
 	}
@@ -320,20 +326,7 @@ func TestRemoveAndStartReplica(t *testing.T) {
 	if c := inspect(t, ctx, res.ID); !c.State.Running {
 		t.Fatalf("not running after StartReplica: %+v", c.State)
 	}
-	// The app handles SIGTERM once it says it listens; before that, as PID 1,
-	// it ignores the signal and only the grace period's SIGKILL ends it.
-	waitFor(t, 10*time.Second, "the restarted app to listen", func() bool {
-		rc, err := rt.Logs(ctx, set, res.ID, false, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = rc.Close() }()
-		out, err := io.ReadAll(rc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return bytes.Count(out, []byte("listening on :8080")) == 2 // the first start's line, then this one's
-	})
+	waitListening(t, ctx, set, res.ID, 2) // the first start's line, then this one's
 	start := time.Now()
 	if err := rt.RemoveReplica(ctx, set, res.ID, 10*time.Second); err != nil {
 		t.Fatal(err)
@@ -556,4 +549,32 @@ func TestWatchWakesOnANetworkDisconnect(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("no wake-up for the disconnect")
 	}
+}
+
+// waitListening waits until the app in container id has said it listens n
+// times in all; on a timeout it says what the logs and the state were.
+func waitListening(t *testing.T, ctx context.Context, set, id string, n int) {
+	t.Helper()
+	var out []byte
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		rc, err := rt.Logs(ctx, set, id, false, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err = io.ReadAll(rc)
+		_ = rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Count(out, []byte("listening on :8080")) >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	c := inspect(t, ctx, id)
+	t.Fatalf("timed out after 10s waiting for the app to listen (start %d): state %+v, logs:\n%s", n, *c.State, out)
 }
