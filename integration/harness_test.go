@@ -102,6 +102,9 @@ func (h *harness) cleanup() {
 }
 
 // spec is a set file template: {{SET}}, {{NET}} and {{IMAGE}} are filled in.
+// Its healthcheck's timeout is far above the check's own time, so that an
+// exec a loaded machine makes slow is not a failed check; the failures tests
+// cause are the app's answers, which come at once.
 const baseSpec = `
 name: {{SET}}
 replicas: 3
@@ -113,7 +116,7 @@ template:
   healthcheck:
     test: ["CMD", "/web", "health"]
     interval: 500ms
-    timeout: 1s
+    timeout: 5s
     retries: 1
 volumeClaimTemplates:
   - name: data
@@ -169,9 +172,19 @@ func (h *harness) mustOstset(args ...string) result {
 	return r
 }
 
+// dockerTimeout bounds a docker command of a test: one that does not answer
+// fails its test, saying which command, instead of holding the whole run
+// until go test's timeout.
+const dockerTimeout = 2 * time.Minute
+
 func (h *harness) docker(args ...string) string {
 	h.t.Helper()
-	out, err := exec.Command("docker", args...).CombinedOutput()
+	ctx, cancel := context.WithTimeout(context.Background(), dockerTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "docker", args...).CombinedOutput()
+	if ctx.Err() != nil {
+		h.t.Fatalf("docker %v: no answer after %s\n%s", args, dockerTimeout, out)
+	}
 	if err != nil {
 		h.t.Fatalf("docker %v: %v\n%s", args, err, out)
 	}

@@ -16,7 +16,9 @@ import (
 // livenessSpec is an OrderedReady set of 2 whose /healthz fails while the
 // file /run/unhealthy exists (DATA_DIR on a tmpfs, which a restart empties),
 // with a liveness probe on it and its claim on /data. It has no readiness
-// healthcheck: running is ready, so only the liveness probe acts.
+// healthcheck: running is ready, so only the liveness probe acts. The
+// probe's timeout is far above its time, so that only the app's answer, not a
+// slow exec on a loaded machine, restarts a replica.
 const livenessSpec = `
 name: {{SET}}
 replicas: 2
@@ -32,7 +34,7 @@ template:
   liveness:
     test: ["CMD", "/web", "health"]
     interval: 1s
-    timeout: 2s
+    timeout: 10s
     retries: 2
 volumeClaimTemplates:
   - name: data
