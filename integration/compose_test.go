@@ -84,6 +84,7 @@ func composeHarness(t *testing.T) (h *harness, project, file string) {
 // the database by its per-ordinal and service names, and down then up keeps
 // the data.
 func TestComposePostgresProject(t *testing.T) {
+	t.Parallel()
 	h, project, file := composeHarness(t)
 	db, app := project+"-db", project+"-app"
 	r := h.mustOstset("up", "-f", file, "--timeout", "4m")
@@ -120,6 +121,7 @@ func TestComposePostgresProject(t *testing.T) {
 // set is applied, with the context less what .dockerignore excludes; a second
 // up reuses the image, and --build builds it again.
 func TestComposeBuild(t *testing.T) {
+	t.Parallel()
 	h, project, _ := composeHarness(t)
 	t.Cleanup(func() { // before the harness's own cleanup: the image goes once its containers are gone
 		h.ostset("down", "-p", project, "--volumes")
@@ -187,6 +189,7 @@ func projectHarness(t *testing.T, prefix, image string) (h *harness, project str
 // tells the other's rollout once: the final wait follows it from the end of
 // the first, not again from before the change (the daemon's log replayed).
 func TestComposeUpWithTheDaemonTellsEachRolloutOnce(t *testing.T) {
+	t.Parallel()
 	h, project := projectHarness(t, "cr", imageV1)
 	h.startDaemon(nil, "--resync", "10m")
 	file := filepath.Join(h.dir, "compose.yaml")

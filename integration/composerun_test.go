@@ -40,6 +40,7 @@ func freePort(t *testing.T) int {
 // itself, with no port published; with two replicas up refuses it at its
 // line, before anything is done.
 func TestComposeHostNetwork(t *testing.T) {
+	t.Parallel()
 	h, project := projectHarness(t, "hn", imageV1)
 	port := freePort(t)
 	text := fmt.Sprintf(`name: %s
@@ -82,6 +83,7 @@ services:
 // post_start that fails stops up with its exit status, the replica left
 // running, as docker compose does.
 func TestComposeLifecycleHooks(t *testing.T) {
+	t.Parallel()
 	h, project := projectHarness(t, "lh", imageV1)
 	text := fmt.Sprintf(`name: %s
 services:
@@ -138,6 +140,7 @@ volumes:
 // A one-replica service has the fixed address it asks for on a network made
 // with the file's subnet.
 func TestComposeFixedAddress(t *testing.T) {
+	t.Parallel()
 	h, project := projectHarness(t, "fa", imageV1)
 	b := make([]byte, 2)
 	_, _ = rand.Read(b)

@@ -187,6 +187,7 @@ var offsets = []time.Duration{0, 30 * time.Millisecond, 300 * time.Millisecond}
 // the other succeeds too if its rollout completed first, and otherwise exits 1
 // saying that its revision was superseded, as kubectl rollout status does.
 func TestConcurrentUpsApplyOneFile(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	files := []string{raceSpec(h, "a.yaml", imageV1, "a", 2), raceSpec(h, "b.yaml", imageV2, "b", 3)}
 	outcomes := []outcome{{imageV1, "a", 2}, {imageV2, "b", 3}}
@@ -230,6 +231,7 @@ func TestConcurrentUpsApplyOneFile(t *testing.T) {
 // if one ran after the other. Undo flips between the two templates; scale
 // sets its count.
 func TestConcurrentScaleAndUndo(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", raceSpec(h, "a.yaml", imageV1, "a", 2))
 	h.mustOstset("up", "-f", raceSpec(h, "b.yaml", imageV2, "b", 2))
@@ -261,6 +263,7 @@ func TestConcurrentScaleAndUndo(t *testing.T) {
 // at once. Whatever order they took, the spec is the file's template with
 // either count, and the daemon brings the containers to exactly that.
 func TestCommandsAgainstTheDaemon(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	daemon := exec.Command(ostsetBin, "daemon")
 	daemon.Env = append(os.Environ(), "OSTSET_STATE_DIR="+h.stateDir)

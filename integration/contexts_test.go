@@ -39,6 +39,7 @@ func dockerContextStore(t *testing.T, name, host string) string {
 // socket (a proxy in front of the machine's engine), and version says which
 // context it used. --context default goes back to the default socket.
 func TestCurrentDockerContextReceivesTheTraffic(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	sockDir, err := os.MkdirTemp("", "octx")
 	if err != nil {
@@ -83,6 +84,7 @@ func TestCurrentDockerContextReceivesTheTraffic(t *testing.T) {
 // engine and which context, and the default socket is not tried behind the
 // user's back.
 func TestUnreachableContextIsNamed(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	dead := "unix://" + filepath.Join(t.TempDir(), "nothing.sock")
 	ctxName := "dead-" + h.set

@@ -12,6 +12,7 @@ import (
 // Identity: names, hostnames, labels, env, DNS aliases, and a volume whose data
 // survives the replacement of its replica by a rolling update.
 func TestIdentityAndDataSurviveUpdate(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1))
 
@@ -70,6 +71,7 @@ func TestIdentityAndDataSurviveUpdate(t *testing.T) {
 // OrderedReady scale-up and scale-down, as Docker's own event log saw them:
 // each ordinal is created only once the one below passed its healthcheck.
 func TestOrderedScaleInDockerEvents(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	rec := h.recordEvents()
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1))
@@ -92,6 +94,7 @@ func TestOrderedScaleInDockerEvents(t *testing.T) {
 
 // Parallel creates every replica without waiting for the ones below.
 func TestParallelDoesNotWait(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	rec := h.recordEvents()
 	spec := baseSpec + "podManagementPolicy: Parallel\n"
@@ -103,6 +106,7 @@ func TestParallelDoesNotWait(t *testing.T) {
 
 // Scale-up halts while a replica is unhealthy and resumes once it recovers.
 func TestScaleUpHaltsWhileUnhealthy(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	file := h.writeSpec(strings.Replace(baseSpec, "replicas: 3", "replicas: 2", 1), imageV1)
 	h.mustOstset("up", "-f", file)
@@ -129,6 +133,7 @@ func TestScaleUpHaltsWhileUnhealthy(t *testing.T) {
 
 // A rolling update goes from the highest ordinal down and honours the partition.
 func TestRollingUpdateWithPartition(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1))
 	ids := map[string]string{}
@@ -170,6 +175,7 @@ func TestRollingUpdateWithPartition(t *testing.T) {
 
 // OnDelete never replaces on its own; a deleted replica comes back updated.
 func TestOnDelete(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	spec := baseSpec + "updateStrategy:\n  type: OnDelete\n"
 	h.mustOstset("up", "-f", h.writeSpec(spec, imageV1))
@@ -196,6 +202,7 @@ func TestOnDelete(t *testing.T) {
 
 // A replica that exited and that Docker does not restart is recreated.
 func TestExitedReplicaRecreated(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1))
 	old := h.inspect(h.name(1)).ID
@@ -209,6 +216,7 @@ func TestExitedReplicaRecreated(t *testing.T) {
 
 // `down` removes replicas highest first and keeps volumes under Retain.
 func TestDownKeepsVolumes(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1))
 	rec := h.recordEvents()
@@ -229,6 +237,7 @@ func TestDownKeepsVolumes(t *testing.T) {
 
 // Invalid input exits 2 with the file and line; nothing is created.
 func TestInvalidSetFile(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	r := h.ostset("up", "-f", h.writeSpec(baseSpec+"replica: 2\n", imageV1))
 	if r.code != 2 || !strings.Contains(r.stderr, "set.yaml:") || !strings.Contains(r.stderr, `"replica"`) {

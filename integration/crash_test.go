@@ -4,10 +4,10 @@ package integration
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -80,6 +80,7 @@ type crashRun struct {
 // OSTSET_CRASH_SEED replays a run (the seed is logged); OSTSET_CRASH_KILLS
 // (default 50) is how many kills a run makes at least.
 func TestCrashAnywhere(t *testing.T) {
+	t.Parallel()
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("OSTSET_CRASH_SEED"); s != "" {
 		var err error
@@ -362,7 +363,7 @@ type streamEvent struct {
 func (h *harness) streamEvents() (stop func() []streamEvent) {
 	h.t.Helper()
 	sentinel := h.nextSentinel()
-	cmd := exec.Command("docker", "events", "--since", time.Now().Add(-100*time.Millisecond).Format(time.RFC3339Nano),
+	cmd := h.dockerCommand(context.Background(), "events", "--since", time.Now().Add(-100*time.Millisecond).Format(time.RFC3339Nano),
 		"--filter", "type=container", "--filter", "type=volume",
 		"--format", `{{.TimeNano}}	{{.Type}}	{{.Action}}	{{.Actor.ID}}	{{index .Actor.Attributes "name"}}	{{index .Actor.Attributes "io.ostset.set"}}	{{index .Actor.Attributes "io.ostset.ordinal"}}	{{index .Actor.Attributes "io.ostset.init"}}	{{index .Actor.Attributes "execID"}}	{{index .Actor.Attributes "exitCode"}}`)
 	out, err := cmd.StdoutPipe()

@@ -15,6 +15,7 @@ import (
 // quick exit of the same replica is held back by the crash-loop back-off, which
 // get shows.
 func TestCfDaemonHealsCrashesWithoutTheResync(t *testing.T) {
+	t.Parallel()
 	h := newHarnessPrefix(t, "cf")
 	h.startDaemon(nil, "--resync", "10m")
 	h.mustOstset("up", "-f", h.writeSpec(daemonSpec(2), imageV1), "--wait=false")

@@ -55,6 +55,7 @@ networks:
 // its per-ordinal and service names; each network's alias answers on that
 // network only. A second up changes nothing.
 func TestCxComposeTwoNetworks(t *testing.T) {
+	t.Parallel()
 	h, project, file := cxProject(t, cxNetworks)
 	h.mustOstset("up", "-f", file, "--timeout", "2m")
 	for client, alias := range map[string]string{project + "-web-0": "store-front", project + "-worker-0": "store-back"} {
@@ -105,6 +106,7 @@ volumes:
 // before its dependents, however many replicas they have; a scale-up does
 // not run it again, a second up does, and a failing run stops the up.
 func TestCxComposeCompletedOncePerUp(t *testing.T) {
+	t.Parallel()
 	h, project, file := cxProject(t, cxJob)
 	t.Cleanup(func() { // before cxProject's: the volume goes once the replicas are gone
 		h.ostset("down", "-p", project)
@@ -158,6 +160,7 @@ services:
 // it without a word) is listed with the reason, an error unless --lenient;
 // in a set file it is an error naming its line.
 func TestCxStartIntervalOnAnOldEngine(t *testing.T) {
+	t.Parallel()
 	h, project, file := cxProject(t, cxStartInterval)
 	if v := h.docker("version", "-f", "{{.Server.APIVersion}}"); v != "1.41" {
 		t.Skipf("the engine speaks API %s; this test is for one below 1.44", v)
@@ -184,6 +187,7 @@ func TestCxStartIntervalOnAnOldEngine(t *testing.T) {
 // A build: whose FROM is on a registry that needs credentials pulls its base
 // image with those of the Docker config, as docker build does.
 func TestCxComposeBuildPullsWithCredentials(t *testing.T) {
+	t.Parallel()
 	h := newHarnessPrefix(t, "cx")
 	reg := startRegistry(t, "cx", "cx-secret")
 	base, _ := h.pushImage(reg, "base", "a")

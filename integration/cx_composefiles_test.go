@@ -59,6 +59,7 @@ configs:
 // its container_name and hostname; what it wrote to its anonymous volume is
 // still there once the replica is recreated.
 func TestCxComposeSecretsNamesAnonymousVolume(t *testing.T) {
+	t.Parallel()
 	h, project, file := cxProject(t, cxFiles)
 	if err := os.WriteFile(filepath.Join(filepath.Dir(file), "pw.txt"), []byte("s3cret"), 0o600); err != nil {
 		t.Fatal(err)
@@ -105,6 +106,7 @@ func TestCxComposeSecretsNamesAnonymousVolume(t *testing.T) {
 // stdin_open keeps a replica's stdin open (cat waits on it rather than exit),
 // tty gives it a terminal (as inspect shows), pid: host the host's processes, runtime its runtime.
 func TestCxComposeStdinTTYPidRuntime(t *testing.T) {
+	t.Parallel()
 	h, project, file := cxProject(t, cxFiles)
 	if err := os.WriteFile(filepath.Join(filepath.Dir(file), "pw.txt"), []byte("s3cret"), 0o600); err != nil {
 		t.Fatal(err)

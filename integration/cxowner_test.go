@@ -30,6 +30,7 @@ services:
 // project that became a job, is refused with exit 2 before anything is done:
 // the set's replicas are the same containers, still running.
 func TestCxComposeJobNeverTouchesASet(t *testing.T) {
+	t.Parallel()
 	h, project, file := cxProject(t, cxJobOverSet)
 	set := project + "-db"
 	setFile := filepath.Join(h.dir, "db.yaml")
@@ -67,6 +68,7 @@ func TestCxComposeJobNeverTouchesASet(t *testing.T) {
 // (exit 2, both files named), and the first project's set keeps its
 // container and image.
 func TestCxComposeProjectsKeptApart(t *testing.T) {
+	t.Parallel()
 	h, project, file := cxProject(t, "name: {{PROJECT}}\nservices:\n  x-db:\n    image: ostset-test/redis:7\n    stop_grace_period: 1s\n")
 	other := project + "-x"
 	t.Cleanup(func() { h.ostset("down", "-p", other, "--volumes") })
@@ -112,6 +114,7 @@ services:
 // job's, not a replica's) and the project's network, and no set: down -p finds
 // both by the project's label and removes them.
 func TestCxComposeDownAfterKilledUp(t *testing.T) {
+	t.Parallel()
 	h, project, file := cxProject(t, cxLongJob)
 	job, network := project+"-migrate-0", project+"_default"
 	b := h.ostsetBackground("up", "-f", file, "--timeout", "2m")
@@ -142,6 +145,7 @@ func TestCxComposeDownAfterKilledUp(t *testing.T) {
 // A short bind mount's missing source directory is created, as compose
 // creates it, and the replica writes into it.
 func TestCxComposeShortBindCreated(t *testing.T) {
+	t.Parallel()
 	h, project, file := cxProject(t, "name: {{PROJECT}}\nservices:\n  web:\n    image: ostset-test/redis:7\n    entrypoint: [\"sleep\", \"infinity\"]\n    stop_grace_period: 1s\n    volumes: [\"./data/sub:/data\"]\n")
 	dir := filepath.Join(h.dir, "data", "sub")
 	r := h.mustOstset("up", "-f", file, "--timeout", "2m")

@@ -53,7 +53,7 @@ func (b *syncBuffer) String() string {
 func (h *harness) startDaemon(env []string, args ...string) *daemon {
 	h.t.Helper()
 	cmd := exec.Command(ostsetBin, append([]string{"daemon"}, args...)...)
-	cmd.Env = append(append(os.Environ(), "OSTSET_STATE_DIR="+h.stateDir), env...)
+	cmd.Env = append(append(append(os.Environ(), "OSTSET_STATE_DIR="+h.stateDir), h.env...), env...)
 	d := &daemon{t: h.t, cmd: cmd, out: &syncBuffer{}, end: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = d.out, d.out
 	if err := cmd.Start(); err != nil {
@@ -114,6 +114,7 @@ func daemonSpec(replicas int) string {
 // ostset daemon converges a set applied without waiting and heals a replica
 // removed behind its back, reacting to Docker events; its /metrics says so.
 func TestDaemonConvergesAndHeals(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	d := h.startDaemon(nil, "--metrics-addr", "127.0.0.1:0", "--pprof", "--log-format", "json", "--resync", "10m")
 	addr := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)/metrics`).FindStringSubmatch(d.out.String())
@@ -154,6 +155,7 @@ func TestDaemonConvergesAndHeals(t *testing.T) {
 // A daemon killed with SIGKILL at any point, even in the middle of healing a
 // replica, and started again converges with exactly one container per ordinal.
 func TestDaemonKilledAndRestartedConvergesWithoutDuplicates(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	d := h.startDaemon(nil)
 	h.mustOstset("up", "-f", h.writeSpec(daemonSpec(3), imageV1), "--wait=false")
@@ -177,6 +179,7 @@ func TestDaemonKilledAndRestartedConvergesWithoutDuplicates(t *testing.T) {
 // every set at once, so a replica removed while it could not hear comes back
 // without waiting for the resync (here 10 minutes away).
 func TestDaemonReconnectsAndResyncs(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	dir, err := os.MkdirTemp("", "ofp") // short: a socket path has a length limit
 	if err != nil {
@@ -244,6 +247,7 @@ func (h *harness) awaitReady(n int) {
 // A set whose lock a command holds is waited for, and the wait is said in the
 // daemon's log format: every line of a JSON log parses as JSON.
 func TestDaemonLogsLockWaitInItsFormat(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(daemonSpec(1), imageV1), "--wait=false")
 	unlock, err := state.Store{Dir: h.stateDir}.Lock(context.Background(), h.set)

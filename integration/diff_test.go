@@ -42,11 +42,13 @@ func snapshot(t *testing.T, dir string) map[string]string {
 // is exit 1 with every ordinal listed as replaced, highest first; neither
 // touches a container, volume, network or the state directory, nor pulls.
 func TestDiffAndDryRunChangeNothing(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1))
 	ids, v1 := h.ids(), h.revisions()[h.name(0)]
 	volumes := strings.Join(h.dockerLines("volume", "ls", "-q", "--filter", "label=io.ostset.set="+h.set), " ")
-	networks := strings.Join(h.dockerLines("network", "ls", "-q"), " ")
+	// The networks the test's set files could make (others' tests make theirs meanwhile).
+	networks := strings.Join(h.dockerLines("network", "ls", "-q", "--filter", "name="+h.set), " ")
 	state := snapshot(t, h.stateDir)
 	stop := h.recordEvents()
 
@@ -99,7 +101,7 @@ func TestDiffAndDryRunChangeNothing(t *testing.T) {
 	if got := strings.Join(h.dockerLines("volume", "ls", "-q", "--filter", "label=io.ostset.set="+h.set), " "); got != volumes {
 		t.Errorf("volumes %s after diff, were %s", got, volumes)
 	}
-	if got := strings.Join(h.dockerLines("network", "ls", "-q"), " "); got != networks {
+	if got := strings.Join(h.dockerLines("network", "ls", "-q", "--filter", "name="+h.set), " "); got != networks {
 		t.Errorf("networks changed by diff: %s, were %s", got, networks)
 	}
 	after := snapshot(t, h.stateDir)
@@ -118,6 +120,7 @@ func TestDiffAndDryRunChangeNothing(t *testing.T) {
 // A new set previews as created whole: its replicas, volumes and network;
 // none of them is made, and the state directory stays empty.
 func TestDiffOfANewSetShowsEverythingCreated(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	r := h.ostset("diff", "-f", h.writeSpec(baseSpec, imageV1))
 	for _, want := range []string{h.set + ": new set, revision " + h.set + "-", "  + create  " + h.name(0) + " at ", "  + create  " + h.name(2) + " at ",

@@ -152,6 +152,7 @@ func (h *harness) fullDiskLine(what string, r result) {
 // daemon finishes the rollout by itself and the next command carries on, with
 // every replica's data there.
 func TestEfFullDisk(t *testing.T) {
+	t.Parallel()
 	mnt := mountTmpfs(t, 256)
 	h := newNamedHarness(t, "efd", filepath.Join(mnt, "state"))
 	h.mustOstset("up", "-f", h.writeSpec(scaledSpec(3, ""), imageV1))

@@ -210,9 +210,10 @@ func (e *privateEngine) remove() {
 // update revision, every volume's data there, never two containers for one
 // ordinal, the rollout finished.
 func TestEfEngineRestart(t *testing.T) {
+	t.Parallel()
 	e := startPrivateEngine(t)
-	t.Setenv("DOCKER_HOST", e.host()) // ostset and the checks' docker CLI both use the private engine
 	h := newNamedHarness(t, "efr", t.TempDir())
+	h.useEngine(e.host()) // ostset and the checks' docker CLI both use the private engine
 	guard := h.guardOrdinals()
 	defer guard()
 	d := h.startDaemon(nil, "--resync", "5s")

@@ -152,6 +152,7 @@ func leaderChange(out string) bool {
 // The etcd example: a 3-member cluster that stays writable through a rolling
 // restart, keeps its member IDs and keys, and changes membership by scaling.
 func TestExampleEtcd(t *testing.T) {
+	t.Parallel()
 	h := exampleHarness(t, "etcd", "ETCD_IMAGE", etcdImage)
 	file := example("etcd", "set.yaml")
 	h.mustOstset("up", "-f", file, "--timeout", "3m")
@@ -246,6 +247,7 @@ func (h *harness) redis(m int, args ...string) string {
 // The Redis example: a primary and replicas that sync, scale, survive a rolling
 // update, a replica removed by hand, and down and up.
 func TestExampleRedis(t *testing.T) {
+	t.Parallel()
 	h := exampleHarness(t, "redis", "REDIS_IMAGE", redisImage)
 	file := example("redis", "set.yaml")
 	h.mustOstset("up", "-f", file, "--timeout", "3m")
@@ -303,13 +305,15 @@ func (h *harness) eventually(m int, query, want string) {
 			return
 		}
 	}
-	h.t.Errorf("%s: %q answers %q, want %q", h.name(m), query, got, want)
+	logs, _ := h.tryDocker("logs", "--tail", "40", h.name(m))
+	h.t.Errorf("%s: %q answers %q, want %q; its last logs:\n%s", h.name(m), query, got, want, logs)
 }
 
 // The Postgres example: a standby seeded by the clone init container streams
 // from the primary, keeps its data through a rolling update of a setting, a
 // replica removed by hand and down and up, and scaling adds a standby.
 func TestExamplePostgres(t *testing.T) {
+	t.Parallel()
 	h := exampleHarness(t, "postgres", "POSTGRES_IMAGE", postgresImage)
 	file := example("postgres", "set.yaml")
 	h.mustOstset("up", "-f", file, "--timeout", "3m")
@@ -359,6 +363,7 @@ func TestExamplePostgres(t *testing.T) {
 // Debian and CI reaches no registry, so this runs only with KAFKA_IMAGE naming
 // a local Kafka image.
 func TestExampleKafka(t *testing.T) {
+	t.Parallel()
 	image := os.Getenv("KAFKA_IMAGE")
 	if image == "" {
 		t.Skip("no local Kafka image: Kafka is not packaged in Debian and no registry is reachable; set KAFKA_IMAGE to run it")

@@ -45,6 +45,7 @@ volumeClaimTemplates:
 // ostset up is the same set: the revision is unchanged and no replica is
 // replaced.
 func TestExportRoundTripChangesNothing(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(exportSpec, imageV1))
 	ids := map[string]string{}

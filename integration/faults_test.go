@@ -156,6 +156,7 @@ func noCrash(t *testing.T, r result) {
 // back-off, finds the containers whose create answer was lost by name and
 // labels, never holds two containers for one ordinal, and converges.
 func TestFaultsDuringRolloutAndScaleConverge(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	p := h.withProxy()
 	guard := h.guardOrdinals()
@@ -292,6 +293,7 @@ func (b *bgRun) wait() result { return <-b.done }
 // event stream too, new ones refused): the waiting command reports the error,
 // keeps waiting, and completes once the engine is back.
 func TestEngineCutDuringScaleUp(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	p := h.withProxy()
 	guard := h.guardOrdinals()
@@ -327,6 +329,7 @@ func TestEngineCutDuringScaleUp(t *testing.T) {
 // how to clear it. A delete that fails for another reason is shown as being
 // deleted by get, status and describe until a later down finishes it.
 func TestDownFinishesDespiteAStaleNetwork(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	p := h.withProxy()
 	file := h.writeSpec(faultSpec(2), imageV1)
@@ -392,6 +395,7 @@ func TestDownFinishesDespiteAStaleNetwork(t *testing.T) {
 // hand first, as Docker requires): the next pass creates the network again and
 // recreates the replicas on it, with their aliases and their volumes' data.
 func TestNetworkRemovedUnderReplicas(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(faultSpec(2), imageV1))
 	h.docker("exec", h.name(0), "/web", "write", "/data/note", "kept")
@@ -431,6 +435,7 @@ func TestNetworkRemovedUnderReplicas(t *testing.T) {
 // the replica and its volume are both removed by hand, the next pass recreates
 // the replica with a new, empty volume carrying the set's labels.
 func TestVolumeRemovedUnderReplica(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(faultSpec(1), imageV1))
 	vol := "data-" + h.name(0)

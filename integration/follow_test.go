@@ -47,6 +47,7 @@ func (h *harness) progressLines(out string) []string {
 // With a daemon running, `ostset up` follows it: the daemon creates the replicas,
 // the command prints the progress lines it prints when it drives, and exits 0.
 func TestUpFollowsTheDaemon(t *testing.T) {
+	t.Parallel()
 	alone := newHarness(t)
 	driven := alone.mustOstset("up", "-f", alone.writeSpec(followSpec(2), imageV1))
 
@@ -83,6 +84,7 @@ func TestUpFollowsTheDaemon(t *testing.T) {
 // A command following the daemon goes on with the rollout itself when the daemon
 // dies.
 func TestFollowerTakesOverFromADeadDaemon(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	d := h.startDaemon(nil).cmd
 	h.mustOstset("up", "-f", h.writeSpec(followSpec(2), imageV1))

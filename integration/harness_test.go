@@ -67,6 +67,26 @@ type harness struct {
 	sentinels int
 	// env is added to the environment of every ostset run (KEY=value).
 	env []string
+	// engine is the DOCKER_HOST of a test that runs its own engine, for its
+	// ostset runs and docker commands alike; "" is the machine's engine.
+	// Tests run in parallel, so it is never the process's environment.
+	engine string
+}
+
+// useEngine points the test's ostset runs, daemons and docker commands at
+// the engine host.
+func (h *harness) useEngine(host string) {
+	h.engine = host
+	h.env = append(h.env, "DOCKER_HOST="+host)
+}
+
+// dockerCommand is the docker CLI with args, against the test's engine.
+func (h *harness) dockerCommand(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "docker", args...)
+	if h.engine != "" {
+		cmd.Env = append(os.Environ(), "DOCKER_HOST="+h.engine)
+	}
+	return cmd
 }
 
 func newHarness(t *testing.T) *harness {
@@ -181,7 +201,7 @@ func (h *harness) docker(args ...string) string {
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), dockerTimeout)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "docker", args...).CombinedOutput()
+	out, err := h.dockerCommand(ctx, args...).CombinedOutput()
 	if ctx.Err() != nil {
 		h.t.Fatalf("docker %v: no answer after %s\n%s", args, dockerTimeout, out)
 	}
@@ -192,13 +212,13 @@ func (h *harness) docker(args ...string) string {
 }
 
 func (h *harness) dockerQuiet(args ...string) {
-	if out, err := exec.Command("docker", args...).CombinedOutput(); err != nil {
+	if out, err := h.dockerCommand(context.Background(), args...).CombinedOutput(); err != nil {
 		h.t.Logf("cleanup: docker %v: %v %s", args, err, out)
 	}
 }
 
 func (h *harness) dockerLines(args ...string) []string {
-	out, err := exec.Command("docker", args...).Output()
+	out, err := h.dockerCommand(context.Background(), args...).Output()
 	if err != nil {
 		return nil
 	}
@@ -280,7 +300,7 @@ func (h *harness) recordEvents() (stop func() []event) {
 	h.t.Helper()
 	sentinel := h.nextSentinel()
 	since := time.Now().Add(-100 * time.Millisecond)
-	cmd := exec.Command("docker", "events", "--since", since.Format(time.RFC3339Nano),
+	cmd := h.dockerCommand(context.Background(), "events", "--since", since.Format(time.RFC3339Nano),
 		"--filter", "type=container", "--filter", "event=create", "--filter", "event=start",
 		"--filter", "event=kill", "--filter", "event=die", "--filter", "event=destroy",
 		"--filter", "event=health_status", "--filter", "event=exec_start", "--filter", "event=exec_die",
@@ -369,7 +389,7 @@ func before(t *testing.T, evs []event, a, b event) {
 
 // tryDocker runs docker and returns its error instead of failing the test.
 func (h *harness) tryDocker(args ...string) (string, error) {
-	out, err := exec.Command("docker", args...).CombinedOutput()
+	out, err := h.dockerCommand(context.Background(), args...).CombinedOutput()
 	return strings.TrimSpace(string(out)), err
 }
 

@@ -14,6 +14,7 @@ import (
 // into man1, installs. A base of an earlier recipe is built again by make
 // test-images.
 func TestDebianBaseKeepsTheManSectionDirs(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	base := os.Getenv("OSTSET_TEST_BASE")
 	if base == "" {

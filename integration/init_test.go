@@ -66,6 +66,7 @@ func (h *harness) awaitExited(name string) int {
 // and templates expanded for it; the replica reads what they wrote; they are
 // gone once it started; a Docker restart of the replica runs none of them again.
 func TestInitContainersSeedTheVolume(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	file := h.writeInitSpec("2", `    - name: seed
       image: {{IMAGE}}
@@ -107,6 +108,7 @@ func TestInitContainersSeedTheVolume(t *testing.T) {
 // the next ordinal. describe, get -o wide, status, events and logs --init report
 // it with its exit code and output; a fixed template heals the set.
 func TestFailingInitContainer(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	failing := h.writeInitSpec("2", `    - name: fail
       image: {{IMAGE}}
@@ -197,6 +199,7 @@ func TestFailingInitContainer(t *testing.T) {
 // process waits for it rather than starting the replica, and goes on once it
 // succeeded.
 func TestKilledDuringInitContainerResumes(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	file := h.writeInitSpec("1", `    - name: wait
       image: {{IMAGE}}
@@ -236,6 +239,7 @@ func TestKilledDuringInitContainerResumes(t *testing.T) {
 
 // down removes init containers with the replicas: they carry the set's labels.
 func TestDownRemovesInitContainers(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	file := h.writeInitSpec("1", `    - name: wait
       image: {{IMAGE}}
@@ -255,6 +259,7 @@ func TestDownRemovesInitContainers(t *testing.T) {
 // up pulls an init container's image per its policy, with progress, and a
 // missing one is invalid input naming the init container's field.
 func TestUpPullsInitContainerImage(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	reg := startRegistry(t, "", "")
 	h.noCredentials()

@@ -50,6 +50,7 @@ func (h *harness) started(marker string, args ...string) (*exec.Cmd, *bytes.Buff
 // Ctrl-C during up exits 130, says where the rollout stopped and how to go on;
 // running up again finishes the rollout.
 func TestCtrlCDuringUp(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1))
 	v2 := h.writeSpec(baseSpec, imageV2)
@@ -80,6 +81,7 @@ func TestCtrlCDuringUp(t *testing.T) {
 // up after a down killed midway cancels the delete and brings the set back with
 // its volumes; until then status shows the pending delete and scale refuses it.
 func TestUpAfterKilledDown(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	file := h.writeSpec(baseSpec, imageV1)
 	h.mustOstset("up", "-f", file)
@@ -109,6 +111,7 @@ func TestUpAfterKilledDown(t *testing.T) {
 // up keeps a partition set by rollout partition when the file leaves it out, and
 // says so: the canary stays a canary.
 func TestUpKeepsCommandPartition(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1))
 	h.mustOstset("rollout", "partition", h.set, "2")
@@ -137,6 +140,7 @@ func TestUpKeepsCommandPartition(t *testing.T) {
 // Replicas ready for longer than minReadySeconds are available to a new
 // process, although Docker's five-probe window has slid past the start.
 func TestAvailabilityAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(scaledSpec(2, "minReadySeconds: 4\n"), imageV1))
 	time.Sleep(4 * time.Second) // the scenario: ten more 500 ms probes, beyond Docker's window of five
@@ -149,6 +153,7 @@ func TestAvailabilityAcrossProcesses(t *testing.T) {
 
 // down --volumes removes what an earlier down kept; recreate replaces one replica.
 func TestDownVolumesAfterDownAndRecreate(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec+"updateStrategy: {type: OnDelete}\n", imageV1))
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec+"updateStrategy: {type: OnDelete}\n", imageV2))
@@ -185,6 +190,7 @@ func TestDownVolumesAfterDownAndRecreate(t *testing.T) {
 // so, exit 0: the set is gone, with its replicas and, as down --volumes asked,
 // its volumes.
 func TestReconcileFinishesKilledDown(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1))
 	cmd, _ := h.started(h.name(2)+" removed", "down", h.set, "--volumes")

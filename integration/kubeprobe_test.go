@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -19,8 +20,12 @@ import (
 // busybox-static package) with docker import; the test is skipped without it.
 const busyboxImage = "kf-busybox:static"
 
+var busyboxMu sync.Mutex
+
 func ensureBusyboxImage(t *testing.T) {
 	t.Helper()
+	busyboxMu.Lock() // tests run in parallel: one makes it, the others wait and find it
+	defer busyboxMu.Unlock()
 	if exec.Command("docker", "image", "inspect", busyboxImage).Run() == nil {
 		return
 	}
@@ -81,6 +86,7 @@ func newKFHarness(t *testing.T) *harness {
 // in a FROM scratch image with no shell at all: the probe is ostset's own
 // static program, copied into each replica before it starts.
 func TestKubernetesTCPProbeInAnyImage(t *testing.T) {
+	t.Parallel()
 	ensureBusyboxImage(t)
 	for _, c := range []struct {
 		name, image, run string

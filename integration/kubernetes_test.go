@@ -34,6 +34,7 @@ func (h *harness) kubeManifest(fixture string, replacements ...string) string {
 // claim template at the mount path, its hostname, and its DNS name in the
 // headless Service's domain (a network alias: Docker has no search domain).
 func TestKubernetesWebManifest(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	svc := "svc-" + h.set
 	path := h.kubeManifest("web.yaml",
@@ -82,6 +83,7 @@ func TestKubernetesWebManifest(t *testing.T) {
 // reservations, and the names it has in a cluster: the client Service, the
 // cluster-local names, hostname -d.
 func TestKubernetesZooKeeperManifest(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	hs := "hs-" + h.set
 	path := h.kubeManifest("zookeeper.yaml",

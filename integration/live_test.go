@@ -22,6 +22,7 @@ func newLiveHarness(t *testing.T) *harness {
 // scale runs in another process, until the new ordinal is healthy; and
 // exec picks the lowest ordinal of a bare set.
 func TestLvGetWatchAndExec(t *testing.T) {
+	t.Parallel()
 	h := newLiveHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1, "replicas: 3", "replicas: 1"))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -80,6 +81,7 @@ func TestLvGetWatchAndExec(t *testing.T) {
 // replicas it has and exits 2, rather than pass on Docker's "No such
 // container"; one it has runs.
 func TestLvExecReplicaTheSetDoesNotHave(t *testing.T) {
+	t.Parallel()
 	h := newLiveHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1, "replicas: 3", "replicas: 2"))
 	r := h.ostset("exec", h.name(9), "--", "/web", "cat", "/etc/hostname")
@@ -96,6 +98,7 @@ func TestLvExecReplicaTheSetDoesNotHave(t *testing.T) {
 // ostset view under tmux against the real engine: two quick presses of +
 // scale 1 to 3 and show the new ordinals, healthy; r asks before it restarts.
 func TestLvViewScalesUnderTmux(t *testing.T) {
+	t.Parallel()
 	requireTool(t, "tmux", "tmux")
 	h := newLiveHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1, "replicas: 3", "replicas: 1"))

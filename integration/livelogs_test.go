@@ -23,6 +23,7 @@ template:
 // ostset view under tmux on the real engine: the logs pane follows the
 // selected replica's output as it is written, with no change to the set.
 func TestLwViewFollowsLogs(t *testing.T) {
+	t.Parallel()
 	requireTool(t, "tmux", "tmux")
 	h := newHarnessPrefix(t, "lw")
 	h.mustOstset("up", "-f", h.writeSpec(tickerSpec, "ostset-test/debian:bookworm"))

@@ -76,6 +76,7 @@ func (h *harness) awaitStatus(what string, ok func(livenessStatus) bool) livenes
 // once in RESTARTS and said in the set's events; the healthy replica is left
 // alone.
 func TestLivenessRestartsTheFailingReplicaInPlace(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.startDaemon(nil)
 	h.mustOstset("up", "-f", h.writeSpec(livenessSpec, imageV1))
@@ -141,6 +142,7 @@ template:
 // and has no healthcheck, and an OrderedReady rollout waits for it: the next
 // ordinal is created only after the probe passes.
 func TestStartupProbeHoldsReadinessAndOrderedReady(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	spec := h.writeSpec(startupSpec, imageV1)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

@@ -18,6 +18,7 @@ import (
 // ostset logs: every replica's lines, prefixed by its name, in ordinal order; one
 // replica by SET-ORDINAL; --tail, --no-prefix; unknown names are invalid input.
 func TestLogs(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	spec := strings.Replace(baseSpec, "replicas: 3", "replicas: 2", 1)
 	// The web server logs "<OSTSET_NAME> (version $VERSION) listening on :8080" at startup.
@@ -87,6 +88,7 @@ func TestLogs(t *testing.T) {
 
 // ostset logs -f prints lines as they arrive and stops cleanly (exit 0) on SIGINT.
 func TestLogsFollow(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	spec := strings.Replace(baseSpec, "replicas: 3", "replicas: 2", 1)
 	h.mustOstset("up", "-f", h.writeSpec(spec, imageV1))

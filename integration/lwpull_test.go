@@ -11,6 +11,7 @@ import (
 // A registry that cannot be reached (nothing listens on its port): exit 1,
 // not 2, told at the file's image: line, with the image the set runs now.
 func TestLwUpRegistryUnreachableExitOne(t *testing.T) {
+	t.Parallel()
 	h := newHarnessPrefix(t, "lw")
 	h.noCredentials()
 	h.mustOstset("up", "-f", h.writePullSpec(imageV1, "IfNotPresent"))

@@ -48,6 +48,7 @@ func (h *harness) networksOf(name string) []string {
 // ever). Lowering the partition rolls the change from the highest ordinal
 // down, and the network the set left is removed once no replica is on it.
 func TestNetworkChangeKeepsThePartitionAndRollsFromTheTop(t *testing.T) {
+	t.Parallel()
 	h := newNetHarness(t)
 	moved := h.otherNetwork()
 	h.mustOstset("up", "-f", h.writeSpec(daemonSpec(2), imageV1))
@@ -92,6 +93,7 @@ func TestNetworkChangeKeepsThePartitionAndRollsFromTheTop(t *testing.T) {
 // once, in ordinal order, with no error, and no reuse of a volume made by the
 // same rollout.
 func TestDaemonBringsASetBackAfterDownAndUp(t *testing.T) {
+	t.Parallel()
 	h := newNetHarness(t)
 	h.startDaemon(nil, "--resync", "10m")
 	spec := h.writeSpec(daemonSpec(2), imageV1)
@@ -128,6 +130,7 @@ func TestDaemonBringsASetBackAfterDownAndUp(t *testing.T) {
 // again. No container event tells of it, and the resync is 10 minutes away:
 // the network events do.
 func TestDaemonRecreatesReplicasOfARemovedNetwork(t *testing.T) {
+	t.Parallel()
 	h := newNetHarness(t)
 	d := h.startDaemon(nil, "--resync", "10m")
 	h.mustOstset("up", "-f", h.writeSpec(daemonSpec(2), imageV1), "--wait=false")
@@ -184,6 +187,7 @@ func TestDaemonRecreatesReplicasOfARemovedNetwork(t *testing.T) {
 // hitting, although the daemon recorded it before the command started, and
 // its timeout names it.
 func TestFollowerShowsTheDaemonsRepeatedFailure(t *testing.T) {
+	t.Parallel()
 	h := newNetHarness(t)
 	h.startDaemon(nil)
 	// A volume of the name replica 0 needs, not the set's: every create fails.
@@ -214,6 +218,7 @@ func TestFollowerShowsTheDaemonsRepeatedFailure(t *testing.T) {
 // being recreated; the network event tells of it (the resync is 10 minutes
 // away).
 func TestDaemonConnectsAReplicaDisconnectedFromASecondNetwork(t *testing.T) {
+	t.Parallel()
 	h := newNetHarness(t)
 	second := h.otherNetwork()
 	d := h.startDaemon(nil, "--resync", "10m")

@@ -44,6 +44,7 @@ func engineJSON(t *testing.T, host, version, path string, v any) {
 // health where that engine puts it, and an OrderedReady rollout, a rolling
 // update, a scale-down and down behave as on 20.10.
 func TestNewEngineCore(t *testing.T) {
+	t.Parallel()
 	bin := os.Getenv("OSTSET_NEW_DOCKERD")
 	if bin == "" {
 		t.Skip("OSTSET_NEW_DOCKERD names no dockerd (make test-new-engine builds one and runs this test)")
@@ -51,8 +52,8 @@ func TestNewEngineCore(t *testing.T) {
 	// Current engines give each container a time namespace, which the runc of
 	// Debian 12 (1.1.5) does not know: "namespace {"time" ""} does not exist".
 	e := startPrivateEngineWith(t, bin, `{"features": {"time-namespaces": false}}`+"\n")
-	t.Setenv("DOCKER_HOST", e.host()) // ostset and the checks' docker CLI both use the private engine
 	h := newHarnessPrefix(t, "ne")
+	h.useEngine(e.host()) // ostset and the checks' docker CLI both use the private engine
 
 	v := h.mustOstset("version")
 	m := regexp.MustCompile(`\(API 1\.(\d+),`).FindStringSubmatch(v.stdout)

@@ -29,6 +29,7 @@ volumeClaimTemplates:
 // does, unless the claim says nocopy: then it starts empty, as a Kubernetes
 // claim does (what an import gives).
 func TestClaimNoCopyStartsEmpty(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(nocopySpec, "ostset-test/debian:bookworm"), "--timeout", "60s")
 	if got := strings.TrimSpace(h.docker("exec", h.name(0), "ls", "-A", "/etc/apt")); got == "" {

@@ -57,6 +57,7 @@ func (h *harness) awaitReason(want string) notReadyStatus {
 // An unhealthy replica says why: the output of its failing healthcheck, in the
 // waiting messages, get -o wide, status and describe, with its last log lines.
 func TestNotReadyUnhealthySaysWhy(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	spec := h.writeSpec(notReadySpec, imageV1, "{ENV}", `{UNHEALTHY: "1"}`)
 	// The wait's budget covers the create, the start and the first failed
@@ -86,6 +87,7 @@ func TestNotReadyUnhealthySaysWhy(t *testing.T) {
 
 // A replica that Docker keeps restarting says its exit code and restarts.
 func TestNotReadyCrashLoopSaysWhy(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	// It exits before it listens: ostset probes at once, and a replica that
 	// answers its healthcheck before each crash is ready for that moment.

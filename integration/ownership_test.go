@@ -16,6 +16,7 @@ import (
 // A foreign container holding a replica's name is reported, never touched, and
 // an OrderedReady set does not go past it.
 func TestForeignContainerIsReportedNotTouched(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	foreign, err := testcontainers.Run(context.Background(), imageV1,
 		testcontainers.WithName(h.name(1)),
@@ -63,6 +64,7 @@ func TestForeignContainerIsReportedNotTouched(t *testing.T) {
 // down --cascade=orphan forgets the set and leaves its containers running; up of
 // the same set adopts them without restarting any.
 func TestOrphanThenAdopt(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	file := h.writeSpec(scaledSpec(2, ""), imageV1)
 	h.mustOstset("up", "-f", file)
@@ -90,6 +92,7 @@ func TestOrphanThenAdopt(t *testing.T) {
 // The set's network: created and labelled when missing and removed by down; an
 // existing network is reused and left alone.
 func TestNetworkOwnership(t *testing.T) {
+	t.Parallel()
 	t.Run("created", func(t *testing.T) {
 		h := newHarness(t)
 		h.mustOstset("up", "-f", h.writeSpec(scaledSpec(1, ""), imageV1))
@@ -119,6 +122,7 @@ func TestNetworkOwnership(t *testing.T) {
 // Template expansion: {{.Name}} and friends are expanded per replica; an invalid
 // template is refused at up time, naming the field.
 func TestTemplateExpansion(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	spec := strings.Replace(scaledSpec(2, ""), "  healthcheck:", "  env:\n    GREETING: \"hi {{.Name}} #{{.Ordinal}} of {{.Set}} in {{.Service}}\"\n  healthcheck:", 1)
 	h.mustOstset("up", "-f", h.writeSpec(spec, imageV1))

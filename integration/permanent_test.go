@@ -60,6 +60,7 @@ func (h *harness) noContainers() {
 // and the holder (exit 1), get shows the replica that cannot start with why,
 // and once the port is free the set completes.
 func TestPortHeldByForeignContainer(t *testing.T) {
+	t.Parallel()
 	h := newPfHarness(t)
 	holder := h.set + "-holder"
 	hold := func() {
@@ -101,6 +102,7 @@ func TestPortHeldByForeignContainer(t *testing.T) {
 // set's container, also for the ordinals a scale-up adds; a set that runs
 // holds its own ports, so an up of it unchanged passes.
 func TestPortHeldByAnotherSet(t *testing.T) {
+	t.Parallel()
 	a := newPfHarness(t)
 	b := newPfHarness(t)
 	b.stateDir = a.stateDir
@@ -142,6 +144,7 @@ template:
 
 // A bind source that does not exist is reported before anything is done.
 func TestMissingBindSource(t *testing.T) {
+	t.Parallel()
 	h := newPfHarness(t)
 	file := h.writeSpec(settingsFree+"  volumeMounts:\n    - {source: /nonexistent-{{SET}}, target: /conf}\n", imageV1)
 	r := h.ostset("up", "-f", file, "--timeout", "2m")
@@ -177,6 +180,7 @@ func engineNofile() int {
 // A ulimit above the engine's own hard limit is reported before anything is
 // done, with the limit to use instead.
 func TestUlimitOverEngineLimit(t *testing.T) {
+	t.Parallel()
 	most := engineNofile()
 	if most == 0 || most >= 65536 {
 		t.Skipf("the engine's nofile hard limit (%d) is unknown or allows 65536", most)
@@ -193,6 +197,7 @@ func TestUlimitOverEngineLimit(t *testing.T) {
 
 // A rollback to a template with other host ports is checked as an up is.
 func TestRollbackOntoAHeldPort(t *testing.T) {
+	t.Parallel()
 	h := newPfHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(portSpec, imageV1, "{{N}}", "1", "{{PORT}}", "21460"), "--timeout", "2m")
 	h.mustOstset("up", "-f", h.writeSpec(portSpec, imageV1, "{{N}}", "1", "{{PORT}}", "21462"), "--timeout", "2m")
@@ -214,6 +219,7 @@ func TestRollbackOntoAHeldPort(t *testing.T) {
 // ever. Shifted up by one, it rolls to the end: the highest replica goes
 // first and frees the port the lowest moves to.
 func TestUpRefusesAPortShiftTheRolloutCannotFinish(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	base := freePortRange(t, 4)
 	spec := func(port int) string {

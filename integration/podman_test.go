@@ -178,6 +178,7 @@ volumeClaimTemplates:
 // Its time is bounded: the service must answer within 30 s, each docker
 // call within a minute, each ostset command within 3 minutes (harness).
 func TestPodmanCore(t *testing.T) {
+	t.Parallel()
 	p := startPodman(t)
 	h := newHarnessPrefix(t, "pm")
 	h.env = []string{"DOCKER_HOST=" + p.host}

@@ -40,6 +40,7 @@ type proberStatus struct {
 // one before it has passed, in order, and the status says the readiness of
 // those Docker still calls starting came from ostset's probe.
 func TestProberOrderedReadyAheadOfDockersHealthcheck(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	spec := h.writeSpec(proberSpec, imageV1, "{ENV}", "{START_DELAY: 2s}")
 	stop := h.recordEvents()
@@ -82,6 +83,7 @@ func TestProberOrderedReadyAheadOfDockersHealthcheck(t *testing.T) {
 // A replica whose healthcheck never passes is never ready, whoever runs the
 // check, and the next ordinal is not created.
 func TestProberNeverPassingHealthcheckHoldsTheRollout(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	spec := h.writeSpec(proberSpec, imageV1, "{ENV}", "{UNHEALTHY: \"1\"}")
 	r := h.ostset("up", "-f", spec, "--timeout", "4s")
@@ -102,6 +104,7 @@ func TestProberNeverPassingHealthcheckHoldsTheRollout(t *testing.T) {
 // replica ready on Docker: the next ordinal starts only after Docker reported
 // the one before healthy, and no readiness comes from ostset's probe.
 func TestProberOffWaitsForDockersHealthcheck(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.env = append(h.env, "OSTSET_PROBE_STARTING=false")
 	spec := h.writeSpec(strings.Replace(proberSpec, "replicas: 3", "replicas: 2", 1), imageV1, "{ENV}", "{START_DELAY: 1s}")

@@ -64,6 +64,7 @@ func (h *harness) allRun(id string, replicas int) {
 // An image that is not present locally is pulled from its registry, with
 // progress, and the replicas run it; once present, it is not pulled again.
 func TestUpPullsMissingImage(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	reg := startRegistry(t, "", "")
 	h.noCredentials()
@@ -93,6 +94,7 @@ func TestUpPullsMissingImage(t *testing.T) {
 // Always pulls at every up: an image pushed anew under the same tag rolls the
 // set, which IfNotPresent, finding the tag present, does not.
 func TestUpPullAlwaysRollsToTheRegistryImage(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	reg := startRegistry(t, "", "")
 	h.noCredentials()
@@ -130,6 +132,7 @@ func TestUpPullAlwaysRollsToTheRegistryImage(t *testing.T) {
 // A missing image under Never, and a tag the registry does not have, are
 // invalid input at the set's file and line; nothing is created.
 func TestUpImageFailuresExitTwo(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	reg := startRegistry(t, "", "")
 	h.noCredentials()
@@ -159,6 +162,7 @@ func TestUpImageFailuresExitTwo(t *testing.T) {
 // A registry with basic auth: the pull authenticates with the credentials of
 // the Docker config (DOCKER_CONFIG), and fails clearly without them.
 func TestUpPullWithCredentials(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	reg := startRegistry(t, "ostset", "s3cret")
 	ref, id := h.pushImage(reg, "v1", "a")

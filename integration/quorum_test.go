@@ -40,6 +40,7 @@ volumeClaimTemplates:
 // once by the daemon, not one by one: in order, the lowest would wait for
 // its peers to be ready and they for it, and the set would never converge.
 func TestQfAllExitedReplicasOfAQuorumComeBack(t *testing.T) {
+	t.Parallel()
 	h := newHarnessPrefix(t, "qf")
 	h.startDaemon(nil, "--resync", "10m")
 	// A quorum is first formed in Parallel (in order the first replica would

@@ -106,6 +106,7 @@ func (h *harness) notReadyReason(name string) string {
 // passing run of another command, nor of a container not seen to start, nor
 // one after Docker's own verdict, nor one after a kill.
 func TestReadinessFromEvents(t *testing.T) {
+	t.Parallel()
 	type ev struct{ action, key, exec, code string }
 	start, hc := func(k string) ev { return ev{"start", k, "", ""} }, func(k, x string) ev { return ev{"exec_start: " + healthTest, k, x, ""} }
 	die := func(k, x, code string) ev { return ev{"exec_die", k, x, code} }

@@ -11,6 +11,7 @@ import (
 // Docker's own event stream), the new ones come in ordinal order
 // (OrderedReady), and each ordinal keeps its volume and its data.
 func TestRecreateRemovesEveryOldReplicaBeforeCreatingNew(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	const strategy = "updateStrategy:\n  type: Recreate\n"
 	h.mustOstset("up", "-f", h.writeSpec(scaledSpec(3, strategy), imageV1))

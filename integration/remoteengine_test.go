@@ -80,6 +80,7 @@ func (h *harness) loadImage(host, image string) {
 // bind mount of this machine's paths failed ("bind source path does not
 // exist").
 func TestRemoteEngineProbeAndSecretVolume(t *testing.T) {
+	t.Parallel()
 	ensureBusyboxImage(t)
 	h := newKFHarness(t)
 	host := h.remoteEngine()

@@ -13,6 +13,7 @@ import (
 // An ostset process killed in the middle of a rollout leaves a state that the
 // next one repairs: every ordinal once, all at the update revision.
 func TestKilledMidRolloutResumes(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	file := h.writeSpec(scaledSpec(4, ""), imageV1)
 	h.mustOstset("up", "-f", file)

@@ -41,6 +41,7 @@ func brokenSpec(extra string) string {
 
 // undo goes back to the previous revision, which reappears under a new number.
 func TestRolloutUndoAndHistory(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1))
 	v1 := h.revisions()[h.name(0)]
@@ -65,6 +66,7 @@ func TestRolloutUndoAndHistory(t *testing.T) {
 
 // restart replaces every replica with an unchanged template.
 func TestRolloutRestart(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1))
 	before, rev := h.ids(), h.revisions()[h.name(0)]
@@ -86,6 +88,7 @@ func TestRolloutRestart(t *testing.T) {
 // A phased rollout: the partition is lowered step by step; a replica deleted
 // on the way comes back at the revision its side of the partition runs.
 func TestPhasedRolloutByPartition(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1))
 	v1 := h.revisions()[h.name(0)]
@@ -117,6 +120,7 @@ func TestPhasedRolloutByPartition(t *testing.T) {
 // A rollout to a release whose healthcheck never passes stalls on the first
 // replica; rollout undo heals the set with no manual deletes.
 func TestBrokenRolloutUndo(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1))
 	good := h.revisions()[h.name(0)]
@@ -139,6 +143,7 @@ func TestBrokenRolloutUndo(t *testing.T) {
 // With autoRollback, a rollout that misses its progress deadline goes back to
 // the last complete revision by itself, and up says so (exit 1).
 func TestProgressDeadlineAutoRollback(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	strategy := "updateStrategy:\n  progressDeadlineSeconds: 3\n  autoRollback: true\n"
 	h.mustOstset("up", "-f", h.writeSpec(scaledSpec(3, strategy), imageV1))
@@ -155,6 +160,7 @@ func TestProgressDeadlineAutoRollback(t *testing.T) {
 
 // pause stops replacements but not scaling; resume finishes the rollout.
 func TestPauseStopsReplacementNotScaling(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(scaledSpec(2, ""), imageV1))
 	v1 := h.revisions()[h.name(0)]

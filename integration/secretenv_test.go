@@ -54,6 +54,7 @@ spec:
 // from, as kubectl does), export (which writes the secretKeyRef and no
 // Secret), events, or the container's labels. A new value rolls the set.
 func TestSecretKeyRefValueOnlyInTheReplica(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	const value, newValue = "Xy7-secret-value", "Zq9-other-value"
 	var outputs []string

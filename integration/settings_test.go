@@ -40,6 +40,7 @@ template:
 // itself (/proc, /etc/hosts) on the engine the tests run on (API 1.41): none
 // is dropped on the way.
 func TestContainerSettings(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(settingsSpec, imageV1))
 	name := h.name(0)

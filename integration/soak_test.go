@@ -58,6 +58,7 @@ type soakSet struct {
 }
 
 func TestEfSoak(t *testing.T) {
+	t.Parallel()
 	total, err := time.ParseDuration(os.Getenv("OSTSET_SOAK_DURATION"))
 	if err != nil || total <= 0 {
 		t.Skip("OSTSET_SOAK_DURATION not set (make soak sets it)")

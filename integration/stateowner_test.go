@@ -17,6 +17,7 @@ import (
 // down --volumes, and says whose it is and how to take it over; adopting it on
 // purpose then works without restarting anything.
 func TestTwoStateDirectoriesOneSet(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	second := t.TempDir()
 	other := func(args ...string) result {

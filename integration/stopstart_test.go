@@ -17,6 +17,7 @@ import (
 // starts the same containers lowest first, each once the one below is ready,
 // and creates the one removed.
 func TestStopAndStart(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(baseSpec, imageV1), "--timeout", "3m")
 	ids := map[int]string{}
@@ -100,6 +101,7 @@ func TestStopAndStart(t *testing.T) {
 // get -p lists one compose project's sets; logs -l prints the replicas of
 // every set whose labels match, each line prefixed with its replica's name.
 func TestGetProjectAndLogsSelector(t *testing.T) {
+	t.Parallel()
 	h, project := projectHarness(t, "gl", imageV1)
 	file := filepath.Join(h.dir, "compose.yaml")
 	text := `name: ` + project + `

@@ -47,6 +47,7 @@ func oldOstset(t *testing.T) string {
 // replica is recreated by up, reconcile or the daemon, and the next change
 // rolls as usual with every volume's data kept.
 func TestEfUpgradeInPlace(t *testing.T) {
+	t.Parallel()
 	old := oldOstset(t)
 	h := newNamedHarness(t, "efu", filepath.Join(t.TempDir(), "state"))
 	file := h.writeSpec(scaledSpec(2, ""), imageV1)

@@ -18,6 +18,7 @@ import (
 // restart replaces each container, delete removes them; unknown
 // words and kinds answer with what to type instead (exit 2).
 func TestKubectlAndComposeVerbs(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	spec := h.writeSpec(baseSpec, imageV1)
 	h.mustOstset("apply", "-f", spec, "--wait=false")
@@ -78,6 +79,7 @@ func TestKubectlAndComposeVerbs(t *testing.T) {
 // docker ostset: the docker CLI finds ostset in cli-plugins as docker-ostset,
 // lists it, completes its commands, and runs them on the same engine.
 func TestDockerCLIPlugin(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	cfg := t.TempDir()
 	plugins := filepath.Join(cfg, "cli-plugins")

@@ -29,6 +29,7 @@ func (h *harness) volumeNames() []string {
 // back, although whenScaled is Delete: only a scale-down removes volumes, and
 // only those of the replicas it removed.
 func TestVfUpKeepsVolumesDownKept(t *testing.T) {
+	t.Parallel()
 	const parallel = "podManagementPolicy: Parallel\n"
 	t.Run("scale up, down, up", func(t *testing.T) {
 		h := newVfHarness(t)
@@ -78,6 +79,7 @@ func TestVfUpKeepsVolumesDownKept(t *testing.T) {
 // finish or cancel it; the plain down after it says that it finishes a delete
 // that removes the volumes, before it removes any.
 func TestVfInterruptedDownVolumesIsSaid(t *testing.T) {
+	t.Parallel()
 	h := newVfHarness(t)
 	// The replicas ignore SIGUSR1, so each stop lasts the grace period and the
 	// interrupt lands while down waits for one.
@@ -145,6 +147,7 @@ func (h *harness) inspectMounts(container string) []mount {
 // claim covers), and the anonymous volume Docker makes there goes with the
 // replica ostset removes, while the claim's named volume stays.
 func TestVfImageVolumeWarnedAndRemoved(t *testing.T) {
+	t.Parallel()
 	h := newVfHarness(t)
 	image := h.set + "-anon:test"
 	dir := t.TempDir()

@@ -66,6 +66,7 @@ data: {app.conf: "a=1"}
 // its line with exit 2, before anything is written: the directory it names
 // keeps every file, and nothing is created.
 func TestKubernetesVolumeNameCannotLeaveTheStateDirectory(t *testing.T) {
+	t.Parallel()
 	h := newKFHarness(t)
 	victim := filepath.Join(t.TempDir(), "victim")
 	if err := os.MkdirAll(filepath.Join(victim, "deep"), 0o755); err != nil {
@@ -108,6 +109,7 @@ func TestKubernetesVolumeNameCannotLeaveTheStateDirectory(t *testing.T) {
 // the container, not bind-mounted from the state directory, which stays
 // private on the host.
 func TestKubernetesSecretVolumeReadableByTheUser(t *testing.T) {
+	t.Parallel()
 	ensureBusyboxImage(t)
 	h := newKFHarness(t)
 	path := h.volumeManifest("secret", "      securityContext: {runAsUser: 1000, runAsGroup: 2000, fsGroup: 2000}\n")

@@ -31,6 +31,7 @@ volumeClaimTemplates:
 // a database running as its own user needs; without one, Docker's new volume
 // belongs to root. Recreating the replica keeps the data and the owner.
 func TestVolumeOwnerLetsANonRootReplicaWrite(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(ownedSpec, imageV1))
 	name := h.name(0)

@@ -18,6 +18,7 @@ func scaledSpec(replicas int, extra string) string {
 // Retain (the default): data written by web-3 is there when web-3 comes back,
 // and ostset says the volume comes from an earlier life of the ordinal.
 func TestScaleDownUpRetainKeepsData(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(scaledSpec(4, ""), imageV1))
 	h.docker("exec", h.name(3), "/web", "write", "/data/note", "from the first "+h.name(3))
@@ -35,6 +36,7 @@ func TestScaleDownUpRetainKeepsData(t *testing.T) {
 // whenScaled: Delete removes the volumes of removed ordinals; the ordinal comes
 // back with an empty volume.
 func TestScaleDownDeleteRemovesVolumes(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(scaledSpec(4, "persistentVolumeClaimRetentionPolicy:\n  whenScaled: Delete\n"), imageV1))
 	h.docker("exec", h.name(3), "/web", "write", "/data/note", "gone")
@@ -58,6 +60,7 @@ func TestScaleDownDeleteRemovesVolumes(t *testing.T) {
 
 // whenDeleted: Delete removes the volumes on down; --volumes does so explicitly.
 func TestDownVolumes(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, extra string
 		flags       []string
@@ -79,6 +82,7 @@ func TestDownVolumes(t *testing.T) {
 // ordinals.start: the set can start anywhere, and moving it creates the new
 // ordinals before removing the old ones.
 func TestOrdinalsStartMovesTheSet(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(scaledSpec(2, "ordinals:\n  start: 1\n"), imageV1))
 	if got, want := h.replicaNames(), []string{h.name(1), h.name(2)}; !sameSet(got, want) {
@@ -95,6 +99,7 @@ func TestOrdinalsStartMovesTheSet(t *testing.T) {
 // Ports: ordinal i publishes on hostPort+i; a port taken on the host is a clear
 // error for that replica.
 func TestPortsPerOrdinal(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	base := freePortRange(t, 3)
 	spec := scaledSpec(2, "") + fmt.Sprintf("  ports:\n    - {containerPort: 8080, hostPort: %d}\n", base)
@@ -145,6 +150,7 @@ func freePortRange(t *testing.T, n int) int {
 // down and up: the replicas come back to their kept volumes and say which
 // revision used them last, as after a scale-down and up.
 func TestDownUpReportsLastUse(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	spec := h.writeSpec(scaledSpec(1, ""), imageV1)
 	rev := h.mustOstset("up", "-f", spec).stdout
@@ -162,6 +168,7 @@ func TestDownUpReportsLastUse(t *testing.T) {
 // and ostset volumes SET, as kept by a deleted set, until down --volumes
 // removes them.
 func TestVolumesListsWhatDownKept(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mustOstset("up", "-f", h.writeSpec(scaledSpec(2, ""), imageV1))
 	h.mustOstset("down", h.set)

@@ -28,6 +28,7 @@ func newWaitHarness(t *testing.T) *harness {
 // outside the template, recreate's wait completes (it failed at once with the
 // earlier deadline).
 func TestWaitAfterAMissedDeadlineStartsAnew(t *testing.T) {
+	t.Parallel()
 	h := newWaitHarness(t)
 	strategy := "updateStrategy:\n  progressDeadlineSeconds: 8\n"
 	h.mustOstset("up", "-f", h.writeSpec(scaledSpec(2, strategy), imageV1))
@@ -63,6 +64,7 @@ func TestWaitAfterAMissedDeadlineStartsAnew(t *testing.T) {
 // superseded its revision, naming B's command, and exits 1; B's completes.
 // The same when both follow a daemon.
 func TestUpSupersededByAnotherUp(t *testing.T) {
+	t.Parallel()
 	for _, daemon := range []bool{false, true} {
 		t.Run(map[bool]string{false: "driving", true: "following"}[daemon], func(t *testing.T) {
 			h := newWaitHarness(t)
