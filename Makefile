@@ -107,7 +107,9 @@ $(NEW_DOCKERD):
 	GOBIN=$(CURDIR)/bin/.moby-$(MOBY_V2) $(GO) install github.com/moby/moby/v2/cmd/dockerd@$(MOBY_V2)
 	mv bin/.moby-$(MOBY_V2)/dockerd $@ && rmdir bin/.moby-$(MOBY_V2)
 
-.PHONY: test-new-engine
+.PHONY: test-new-engine new-dockerd
+
+new-dockerd: $(NEW_DOCKERD) ## build the current engine test-new-engine runs (bin/dockerd-moby-VERSION), once
 
 test-new-engine: build test-images $(NEW_DOCKERD) ## the core against a current dockerd (API 1.52+; built once from github.com/moby/moby/v2, about 12 min on 2 busy cores)
 	OSTSET_NEW_DOCKERD=$(CURDIR)/$(NEW_DOCKERD) $(GO) test -race -count=1 -tags integration -timeout 10m -run '^TestNewEngineCore$$' ./integration/
