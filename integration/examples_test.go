@@ -49,6 +49,11 @@ func (h *harness) cleanupOwned() {
 	}
 }
 
+// The examples run as users run them, on the default network "ostset",
+// which every example shares: their tests do not run in parallel, so that
+// one's down, which removes that network once nothing is attached, cannot
+// race another's create, nor leave the network behind.
+
 // example is the path of examples/<name>/<file>.
 func example(name, file string) string {
 	p, _ := filepath.Abs(filepath.Join("..", "examples", name, file))
@@ -152,7 +157,6 @@ func leaderChange(out string) bool {
 // The etcd example: a 3-member cluster that stays writable through a rolling
 // restart, keeps its member IDs and keys, and changes membership by scaling.
 func TestExampleEtcd(t *testing.T) {
-	t.Parallel()
 	h := exampleHarness(t, "etcd", "ETCD_IMAGE", etcdImage)
 	file := example("etcd", "set.yaml")
 	h.mustOstset("up", "-f", file, "--timeout", "3m")
@@ -247,7 +251,6 @@ func (h *harness) redis(m int, args ...string) string {
 // The Redis example: a primary and replicas that sync, scale, survive a rolling
 // update, a replica removed by hand, and down and up.
 func TestExampleRedis(t *testing.T) {
-	t.Parallel()
 	h := exampleHarness(t, "redis", "REDIS_IMAGE", redisImage)
 	file := example("redis", "set.yaml")
 	h.mustOstset("up", "-f", file, "--timeout", "3m")
@@ -313,7 +316,6 @@ func (h *harness) eventually(m int, query, want string) {
 // from the primary, keeps its data through a rolling update of a setting, a
 // replica removed by hand and down and up, and scaling adds a standby.
 func TestExamplePostgres(t *testing.T) {
-	t.Parallel()
 	h := exampleHarness(t, "postgres", "POSTGRES_IMAGE", postgresImage)
 	file := example("postgres", "set.yaml")
 	h.mustOstset("up", "-f", file, "--timeout", "3m")
@@ -363,7 +365,6 @@ func TestExamplePostgres(t *testing.T) {
 // Debian and CI reaches no registry, so this runs only with KAFKA_IMAGE naming
 // a local Kafka image.
 func TestExampleKafka(t *testing.T) {
-	t.Parallel()
 	image := os.Getenv("KAFKA_IMAGE")
 	if image == "" {
 		t.Skip("no local Kafka image: Kafka is not packaged in Debian and no registry is reachable; set KAFKA_IMAGE to run it")
