@@ -49,6 +49,17 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// lacking skips the test for something this machine lacks, except in CI
+// (CI=true), where .ci/run installs everything and a test that cannot run
+// is a failure, not a silent skip.
+func lacking(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("CI=true: "+format, args...)
+	}
+	t.Skipf(format, args...)
+}
+
 func envOr(k, def string) string {
 	if v := os.Getenv(k); v != "" {
 		return v

@@ -35,10 +35,7 @@ func requireTool(t *testing.T, name, pkg string) string {
 	if err == nil {
 		return path
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s is not installed (apt-get install %s)", name, pkg)
-	}
-	t.Skipf("%s is not installed (apt-get install %s)", name, pkg)
+	lacking(t, "%s is not installed (apt-get install %s)", name, pkg)
 	return ""
 }
 
