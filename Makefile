@@ -92,7 +92,7 @@ test-oracle: ## compare the planner with Kubernetes' own StatefulSet controller 
 	cd engine/plan/oracle && ORACLE_HISTORIES=$(ORACLE_HISTORIES) $(GO) test -count=1 -timeout 30m ./...
 
 # The integration tests run in parallel: they wait on containers far more than
-# they compute (measured: 25 min one at a time, 5 to 8 min at 4 on 2 cores).
+# they compute (measured: 25 min one at a time, 5 to 7 min at 4 on 2 cores).
 IT_PARALLEL ?= 4
 
 test-integration: build test-images engine-image ## integration tests on the real Docker engine
@@ -112,7 +112,7 @@ $(NEW_DOCKERD):
 new-dockerd: $(NEW_DOCKERD) ## build the current engine test-new-engine runs (bin/dockerd-moby-VERSION), once
 
 test-new-engine: build test-images $(NEW_DOCKERD) ## the core against a current dockerd (API 1.52+; built once from github.com/moby/moby/v2, about 12 min on 2 busy cores)
-	OSTSET_NEW_DOCKERD=$(CURDIR)/$(NEW_DOCKERD) $(GO) test -race -count=1 -tags integration -timeout 10m -run '^TestNewEngineCore$$' ./integration/
+	OSTSET_NEW_DOCKERD=$(CURDIR)/$(NEW_DOCKERD) $(GO) test -race -count=1 -tags integration -timeout 10m -v -run '^TestNewEngineCore$$' ./integration/
 
 SOAK      ?= 60m
 
