@@ -251,13 +251,16 @@ func TestExampleRedis(t *testing.T) {
 	h := exampleHarness(t, "redis", "REDIS_IMAGE", redisImage)
 	file := example("redis", "set.yaml")
 	h.mustOstset("up", "-f", file, "--timeout", "3m")
-	h.redis(0, "set", "greeting", "hello")
-	if acked := h.redis(0, "wait", "2", "5000"); acked != "2" {
-		t.Fatalf("replicas that acknowledged the write: %s, want 2", acked)
+	// One connection for both: WAIT waits for its own connection's writes, so
+	// on a connection of its own it returns at once, whatever the replicas hold.
+	if out := h.exec(h.name(0), "sh", "-c", `printf 'SET greeting hello\nWAIT 2 5000\n' | redis-cli`); out != "OK\n2" {
+		t.Fatalf("SET, then WAIT for 2 replicas, on the primary: %q, want OK and 2", out)
 	}
 	for m := range 3 {
 		if got := h.redis(m, "get", "greeting"); got != "hello" {
-			t.Errorf("%s reads %q", h.name(m), got)
+			logs, _ := h.tryDocker("logs", "--tail", "30", h.name(m))
+			t.Errorf("%s reads %q after the primary's WAIT; the primary's replication:\n%s\nits last logs:\n%s",
+				h.name(m), got, h.redis(0, "info", "replication"), logs)
 		}
 	}
 	if role := h.redis(1, "role"); !strings.HasPrefix(role, "slave\nredis-0.redis") {
