@@ -53,7 +53,7 @@ func (b *syncBuffer) String() string {
 func (h *harness) startDaemon(env []string, args ...string) *daemon {
 	h.t.Helper()
 	cmd := exec.Command(ostsetBin, append([]string{"daemon"}, args...)...)
-	cmd.Env = append(append(append(os.Environ(), "OSTSET_STATE_DIR="+h.stateDir), h.env...), env...)
+	cmd.Env = append(h.ostsetEnv(), env...)
 	d := &daemon{t: h.t, cmd: cmd, out: &syncBuffer{}, end: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = d.out, d.out
 	if err := cmd.Start(); err != nil {

@@ -213,7 +213,7 @@ func TestEfEngineRestart(t *testing.T) {
 	t.Parallel()
 	e := startPrivateEngine(t)
 	h := newNamedHarness(t, "efr", t.TempDir())
-	h.useEngine(e.host()) // ostset and the checks' docker CLI both use the private engine
+	h.engine = e.host() // ostset and the checks' docker CLI both use the private engine
 	guard := h.guardOrdinals()
 	defer guard()
 	d := h.startDaemon(nil, "--resync", "5s")

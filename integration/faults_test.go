@@ -225,7 +225,7 @@ func (h *harness) ostsetBackground(args ...string) *bgRun {
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	b := &bgRun{cmd: exec.CommandContext(ctx, ostsetBin, args...), done: make(chan result, 1)}
-	b.cmd.Env = append(append(os.Environ(), "OSTSET_STATE_DIR="+h.stateDir), h.env...)
+	b.cmd.Env = h.ostsetEnv()
 	stdout, err := b.cmd.StdoutPipe()
 	if err != nil {
 		h.t.Fatal(err)

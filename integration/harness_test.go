@@ -79,24 +79,28 @@ type harness struct {
 	// env is added to the environment of every ostset run (KEY=value).
 	env []string
 	// engine is the DOCKER_HOST of a test that runs its own engine, for its
-	// ostset runs and docker commands alike; "" is the machine's engine.
-	// Tests run in parallel, so it is never the process's environment.
+	// ostset runs, daemons and docker commands alike; "" is the machine's
+	// engine. Tests run in parallel, so it is never the process's environment.
 	engine string
 }
 
-// useEngine points the test's ostset runs, daemons and docker commands at
-// the engine host.
-func (h *harness) useEngine(host string) {
-	h.engine = host
-	h.env = append(h.env, "DOCKER_HOST="+host)
+// engineEnv is the process's environment with the test's engine.
+func (h *harness) engineEnv() []string {
+	if h.engine == "" {
+		return os.Environ()
+	}
+	return append(os.Environ(), "DOCKER_HOST="+h.engine)
+}
+
+// ostsetEnv is the environment of the test's ostset runs and daemons.
+func (h *harness) ostsetEnv() []string {
+	return append(append(h.engineEnv(), "OSTSET_STATE_DIR="+h.stateDir), h.env...)
 }
 
 // dockerCommand is the docker CLI with args, against the test's engine.
 func (h *harness) dockerCommand(ctx context.Context, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "docker", args...)
-	if h.engine != "" {
-		cmd.Env = append(os.Environ(), "DOCKER_HOST="+h.engine)
-	}
+	cmd.Env = h.engineEnv()
 	return cmd
 }
 
@@ -180,7 +184,7 @@ func (h *harness) ostset(args ...string) result {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, ostsetBin, args...)
-	cmd.Env = append(append(os.Environ(), "OSTSET_STATE_DIR="+h.stateDir), h.env...)
+	cmd.Env = h.ostsetEnv()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -53,7 +53,7 @@ func TestNewEngineCore(t *testing.T) {
 	// Debian 12 (1.1.5) does not know: "namespace {"time" ""} does not exist".
 	e := startPrivateEngineWith(t, bin, `{"features": {"time-namespaces": false}}`+"\n")
 	h := newHarnessPrefix(t, "ne")
-	h.useEngine(e.host()) // ostset and the checks' docker CLI both use the private engine
+	h.engine = e.host() // ostset and the checks' docker CLI both use the private engine
 
 	v := h.mustOstset("version")
 	m := regexp.MustCompile(`\(API 1\.(\d+),`).FindStringSubmatch(v.stdout)
